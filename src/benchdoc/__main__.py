@@ -1,0 +1,5 @@
+"""Allow ``python -m benchdoc``."""
+
+from benchdoc.cli import main
+
+raise SystemExit(main())
