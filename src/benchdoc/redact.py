@@ -1,0 +1,342 @@
+"""Secret redaction: what benchdoc stores or prints never carries a key, token or password.
+
+Every secret found is replaced by the marker ``***`` (:data:`MARKER`). Where the kind of
+secret helps a reader (a URL's user name, a header's scheme, a well-known key prefix), that
+part is kept and only the secret itself becomes ``***``::
+
+    postgresql://bench:s3cretpw@db/ledger      -> postgresql://bench:***@db/ledger
+    https://host/v1?api_key=abc123&model=m     -> https://host/v1?api_key=***&model=m
+    Authorization: Bearer eyJhbGciOi...        -> Authorization: Bearer ***
+    OPENAI_API_KEY=sk-proj-Abc123...           -> OPENAI_API_KEY=***
+    --api-key abc123 / --token=abc123          -> --api-key *** / --token=***
+    hf_AbCdEf0123456789abcdefXYZ (anywhere)    -> hf_***
+
+Two kinds of evidence are used, and every entry point applies both:
+
+* **by name** — a value is secret when the name it is bound to (an environment variable,
+  a JSON key, a ``--flag``, a query parameter, a header) looks secret; see
+  :func:`is_secret_name`.
+* **by shape** — some values are secret wherever they appear: credentials inside URLs,
+  bearer tokens, and keys with well-known prefixes (``sk-``, ``hf_``, ``ghp_``, ``xoxb-``,
+  ``AKIA``, ``AIza``, ``glpat-``, JSON web tokens, PEM private key blocks).
+
+Redaction is idempotent: redacting already-redacted text changes nothing. Values that
+reveal nothing (empty, ``None``, ``null``, ``true``, ``false``) are left as they are. In
+free text a ``name=value`` value ends at whitespace, a quote or one of ``& , ; ) ] }`` (as
+in query strings and printed Python objects); where the boundaries are known (an
+environment mapping, an argv element, a JSON value) the whole value is replaced.
+
+Not recognised: secrets passed as a bare positional argument, curl's ``-u user:password``,
+and secrets with no telling name and no known shape (a 40-character hex string under an
+innocent name is indistinguishable from a commit hash).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+MARKER = "***"
+
+# Words that make a name secret. Names are split into words on separators and camelCase
+# humps (``OPENAI_API_KEY`` -> OPENAI, API, KEY; ``apiKey`` -> API, KEY), so a word inside
+# another word (MONKEY, TOKENIZER, PASSES) never matches. The plural TOKENS is deliberately
+# absent: ``max_tokens``, ``output_tokens`` are counts, not credentials.
+_SECRET_WORDS = frozenset(
+    {
+        "KEY", "APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "AUTHKEY",
+        "TOKEN", "ACCESSTOKEN", "AUTHTOKEN", "APITOKEN", "REFRESHTOKEN", "BEARER",
+        "SECRET", "SECRETS", "CLIENTSECRET",
+        "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PASSPHRASE",
+        "CREDENTIAL", "CREDENTIALS", "CREDS",
+        "AUTH", "AUTHORIZATION",
+        "COOKIE", "COOKIES", "SESSION",
+        "PRIVATE", "DSN", "SIGNATURE", "SIG",
+    }
+)  # fmt: skip
+
+# Glued-on prefixes still betray these words (``PGPASSWORD``, ``CSRFTOKEN``,
+# ``DBSECRET``). KEY is not among them: too many words end in it (MONKEY, WHISKEY).
+_SECRET_WORD_ENDINGS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "APIKEY", "CREDENTIALS")
+
+# A name ending in one of these words describes a secret (its id, length, file, kind)
+# without being one: ``eos_token_id``, ``AWS_ACCESS_KEY_ID``, ``HF_TOKEN_PATH``,
+# ``--speculative-token-map``, ``session_timeout``. The value still passes the shape rules.
+_DESCRIPTIVE_LAST_WORDS = frozenset(
+    {
+        "ID", "IDS", "COUNT", "NUM", "LEN", "LENGTH", "SIZE", "LIMIT", "MAX", "MIN",
+        "TIMEOUT", "TTL", "EXPIRY", "FILE", "PATH", "DIR", "TYPE", "MODE", "MAP", "NAME",
+        "ENABLED", "DISABLED", "REQUIRED", "URL", "HOST", "PORT", "BACKEND", "METHOD",
+        "SOCK", "SOCKET",
+    }
+)  # fmt: skip
+
+# A name starting with one of these is an on/off switch (``--disable-auth``,
+# ``--enable-sessions``), never a credential, and as a flag it takes no value.
+_SWITCH_FIRST_WORDS = frozenset(
+    {"ENABLE", "DISABLE", "NO", "USE", "SKIP", "ALLOW", "WITH", "WITHOUT", "REQUIRE", "IGNORE"}
+)
+
+# KEY after one of these words is a lookup key, not a credential (``sort_key``,
+# ``cache_key``, ``public_key``).
+_NON_SECRET_KEY_QUALIFIERS = frozenset(
+    {
+        "SORT", "GROUP", "CACHE", "PARTITION", "PRIMARY", "FOREIGN", "HASH", "LOOKUP",
+        "ROUTING", "DICT", "INDEX", "METRIC", "ROW", "COLUMN", "SHARD", "PUBLIC", "MAP",
+    }
+)  # fmt: skip
+
+# Values that reveal nothing ("not set", a switch): leaving them visible tells the reader
+# that no credential was configured.
+_REVEALS_NOTHING = frozenset(
+    {"", "None", "none", "null", "NULL", "''", '""', "true", "false", "True", "False"}
+)
+
+_HUMP_ACRONYM = re.compile(r"([A-Z]+)([A-Z][a-z])")
+_HUMP = re.compile(r"([a-z0-9])([A-Z])")
+_NON_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_TRAILING_DIGITS = re.compile(r"\d+$")
+
+
+def _name_words(name: str) -> list[str]:
+    spaced = _HUMP.sub(r"\1_\2", _HUMP_ACRONYM.sub(r"\1_\2", name))
+    words = (_TRAILING_DIGITS.sub("", word).upper() for word in _NON_ALNUM.split(spaced))
+    return [word for word in words if word]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a value bound to ``name`` (variable, key, flag, parameter, header) is secret.
+
+    True when one of the name's words is a secret word (KEY, TOKEN, SECRET, PASSWORD,
+    PASSWD, PASS, PASSPHRASE, CREDENTIAL(S), AUTH, AUTHORIZATION, COOKIE, SESSION, PRIVATE,
+    DSN, SIGNATURE and compounds like APIKEY) or ends in PASSWORD, SECRET, TOKEN and the
+    like (``PGPASSWORD``), unless the name ends in a word that only
+    describes the secret (ID, PATH, FILE, COUNT, ...), starts with a switch word (ENABLE,
+    DISABLE, NO, USE, ...), or the secret word is a lookup KEY (``sort_key``, ``public_key``).
+    """
+    words = _name_words(name)
+    if not words or words[-1] in _DESCRIPTIVE_LAST_WORDS or words[0] in _SWITCH_FIRST_WORDS:
+        return False
+    for index, word in enumerate(words):
+        if word not in _SECRET_WORDS and not word.endswith(_SECRET_WORD_ENDINGS):
+            continue
+        if word == "KEY" and index > 0 and words[index - 1] in _NON_SECRET_KEY_QUALIFIERS:
+            continue
+        return True
+    return False
+
+
+# --- rules by shape -------------------------------------------------------------------
+
+_PEM_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?P<kind>[A-Z0-9 ]*PRIVATE KEY)-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    re.DOTALL,
+)
+
+# scheme://user:password@host -- the authority ends at the first '/', '?', '#' or space;
+# the user information is everything before its last '@'.
+_URL_AUTHORITY = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#\"'<>]+)")
+
+# Keys recognisable by their prefix; the prefix is kept, the rest becomes the marker.
+_KEY_SHAPES = re.compile(
+    r"""(?<![A-Za-z0-9_\-])(?:
+        (?P<openai>sk-)[A-Za-z0-9][A-Za-z0-9_\-]{15,}
+      | (?P<stripe>[sr]k_(?:live|test)_)[A-Za-z0-9]{16,}
+      | (?P<hf>hf_)[A-Za-z0-9]{20,}
+      | (?P<github>gh[pousr]_)[A-Za-z0-9]{20,}
+      | (?P<github_pat>github_pat_)[A-Za-z0-9_]{20,}
+      | (?P<gitlab>glpat-)[A-Za-z0-9_\-]{20,}
+      | (?P<slack>xox[abposr]-)[A-Za-z0-9\-]{10,}
+      | (?P<aws>(?:AKIA|ASIA))[0-9A-Z]{16}
+      | (?P<google>AIza)[0-9A-Za-z_\-]{35}
+      | (?P<npm>npm_)[A-Za-z0-9]{36}
+      | (?P<jwt>eyJ)[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}
+    )(?![A-Za-z0-9_\-])""",
+    re.VERBOSE,
+)
+
+# --- rules by name inside text --------------------------------------------------------
+
+# Authorization headers keep their scheme (Bearer, Basic, token, ...) and lose the credential.
+_AUTHORIZATION_HEADER = re.compile(
+    r"(?i)(?P<head>\b(?:proxy-)?authorization\s*:\s*)(?:(?P<scheme>bearer|basic|token|digest|apikey)\s+)?(?P<value>[^\s\"',;]+)"
+)
+_COOKIE_HEADER = re.compile(r"(?i)(?P<head>\b(?:set-)?cookie\s*:\s*)(?P<value>[^\r\n\"']+)")
+# Other headers (hyphenated names such as X-Api-Key) whose name looks secret.
+_SECRET_HEADER = re.compile(r"(?P<head>(?<![\w\-])(?P<name>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)\s*:\s*)(?P<value>[^\s\"',;]+)")
+# A bearer token wherever it appears (curl -H arguments, log lines).
+_BEARER = re.compile(r"(?i)(?P<head>\bbearer\s+)(?P<value>[A-Za-z0-9\-._~+/]{8,}=*)")
+# name=value, name="value", name='value': environment assignments, query parameters,
+# --flag=value, keyword arguments in a printed Python object.
+_ASSIGNMENT = re.compile(
+    r"""(?P<head>(?<![A-Za-z0-9_.\-])(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]*)=)(?P<value>"[^"]*"|'[^']*'|[^\s&"',;)\]}]+)"""
+)
+# "name": "value" and 'name': 'value' in JSON or a printed dict.
+_QUOTED_PAIR = re.compile(r"""(?P<head>(?P<q>["'])(?P<name>[^"'\s]+)(?P=q)\s*:\s*)(?P<value>"[^"]*"|'[^']*'|[^\s"',}\]]+)""")
+# name: value at the start of a line (YAML, key: value logs).
+_LINE_PAIR = re.compile(r"(?m)(?P<head>^[ \t]*(?:-[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:[ \t]+)(?P<value>\S[^\r\n]*?)[ \t]*$")
+# --flag value, with the value as the next word.
+_FLAG_VALUE = re.compile(r"""(?P<head>(?<!\S)(?P<name>--?[A-Za-z][A-Za-z0-9_\-]*)[ \t]+)(?P<value>"[^"]*"|'[^']*'|[^\s\-]\S*)""")
+
+
+def _is_quoted(value: str) -> bool:
+    return len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'"
+
+
+def _masked(value: str) -> str:
+    """The marker standing in for ``value``, keeping surrounding quotes; the value itself
+    if it is empty, says "not set", or was already redacted."""
+    if value in _REVEALS_NOTHING or MARKER in value:
+        return value
+    if _is_quoted(value):
+        return value[0] + MARKER + value[-1]
+    return MARKER
+
+
+def _redact_authority(match: re.Match[str]) -> str:
+    authority = match.group("authority")
+    userinfo, at, host = authority.rpartition("@")
+    if not at:
+        return match.group(0)
+    user, colon, password = userinfo.partition(":")
+    if not colon or not password or password == MARKER:
+        return match.group(0)
+    return f"{match.group('scheme')}{user}:{MARKER}@{host}"
+
+
+def _redact_key_shape(match: re.Match[str]) -> str:
+    prefix = next(group for group in match.groups() if group)
+    return prefix + MARKER
+
+
+def _redact_value(match: re.Match[str]) -> str:
+    return match.group("head") + _masked(match.group("value"))
+
+
+def _redact_named_value(match: re.Match[str]) -> str:
+    if not is_secret_name(match.group("name")):
+        return match.group(0)
+    return _redact_value(match)
+
+
+def _redact_authorization(match: re.Match[str]) -> str:
+    scheme = match.group("scheme")
+    return match.group("head") + (f"{scheme} " if scheme else "") + _masked(match.group("value"))
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every recognised secret replaced by ``***`` (see the module docs)."""
+    if not text:
+        return text
+    text = _PEM_PRIVATE_KEY.sub(lambda m: f"-----BEGIN {m.group('kind')}-----{MARKER}-----END {m.group('kind')}-----", text)
+    text = _URL_AUTHORITY.sub(_redact_authority, text)
+    text = _KEY_SHAPES.sub(_redact_key_shape, text)
+    text = _AUTHORIZATION_HEADER.sub(_redact_authorization, text)
+    text = _COOKIE_HEADER.sub(_redact_value, text)
+    text = _SECRET_HEADER.sub(_redact_named_value, text)
+    text = _BEARER.sub(_redact_value, text)
+    text = _ASSIGNMENT.sub(_redact_named_value, text)
+    text = _QUOTED_PAIR.sub(_redact_named_value, text)
+    text = _LINE_PAIR.sub(_redact_named_value, text)
+    text = _FLAG_VALUE.sub(_redact_named_value, text)
+    return text
+
+
+def redact_env(environment: Mapping[str, str]) -> dict[str, str]:
+    """A copy of an environment with secret values replaced by ``***``.
+
+    A variable whose name looks secret (:func:`is_secret_name`: ``OPENAI_API_KEY``,
+    ``HF_TOKEN``, ``PGPASSWORD``) loses its whole value; every other value is kept but
+    passed through :func:`redact_text`, so ``DATABASE_URL=postgresql://u:pw@h/db`` keeps
+    all but the password. Empty values stay empty.
+    """
+    redacted: dict[str, str] = {}
+    for name, value in environment.items():
+        if is_secret_name(name):
+            redacted[name] = MARKER if value else value
+        else:
+            redacted[name] = redact_text(value)
+    return redacted
+
+
+_ENV_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)=")
+
+
+def _is_flag(arg: str) -> bool:
+    return len(arg) > 1 and arg.startswith("-") and not arg[1:2].isdigit() and arg[1:2] != "."
+
+
+def redact_argv(argv: Sequence[str]) -> list[str]:
+    """A copy of a command line with secrets replaced by ``***``.
+
+    The argument after a secret-looking flag (``--api-key VALUE``, ``--hf-token VALUE``)
+    becomes ``***`` unless it is itself a flag; ``--token=VALUE`` becomes ``--token=***``;
+    every other argument passes through :func:`redact_text` (URLs with passwords,
+    ``HF_TOKEN=...`` before a command, ``-H "Authorization: Bearer ..."``, known key shapes).
+    """
+    redacted: list[str] = []
+    value_is_secret = False
+    for arg in argv:
+        if value_is_secret:
+            value_is_secret = False
+            if not _is_flag(arg):
+                redacted.append(_masked(arg))
+                continue
+        assignment = _ENV_ASSIGNMENT.match(arg)
+        if assignment and is_secret_name(assignment.group("name")):
+            # NAME=VALUE before a command (env, docker -e): the whole value is the secret.
+            redacted.append(assignment.group("name") + "=" + _masked(arg[assignment.end() :]))
+            continue
+        if _is_flag(arg):
+            name, equals, value = arg.partition("=")
+            if equals:
+                redacted.append(f"{name}={_masked(value)}" if is_secret_name(name) else f"{name}={redact_text(value)}")
+                continue
+            if is_secret_name(name):
+                value_is_secret = True
+                redacted.append(arg)
+                continue
+        redacted.append(redact_text(arg))
+    return redacted
+
+
+def _redact_everything(obj: Any) -> Any:
+    """Every scalar leaf of ``obj`` replaced: it sits under a secret name."""
+    if isinstance(obj, Mapping):
+        return {key: _redact_everything(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_redact_everything(item) for item in obj]
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, str):
+        return _masked(obj)
+    return MARKER
+
+
+def redact_obj(obj: Any) -> Any:
+    """A redacted copy of JSON-like data (dicts, lists, tuples, strings, numbers).
+
+    Under a key whose name looks secret (``api_key``, ``Authorization``, ``credentials``)
+    every value is replaced by ``***``, including all leaves of a nested dict or list
+    (``None`` and booleans stay: they reveal nothing). A list made only of strings is
+    treated as a command line (:func:`redact_argv`); every other string passes through
+    :func:`redact_text`, dict keys included. Other values are returned unchanged.
+    Tuples come back as lists.
+    """
+    if isinstance(obj, Mapping):
+        result: dict[Any, Any] = {}
+        for key, value in obj.items():
+            if isinstance(key, str):
+                safe_key = redact_text(key)
+                result[safe_key] = _redact_everything(value) if is_secret_name(key) else redact_obj(value)
+            else:
+                result[key] = redact_obj(value)
+        return result
+    if isinstance(obj, (list, tuple)):
+        if obj and all(isinstance(item, str) for item in obj):
+            return redact_argv(obj)
+        return [redact_obj(item) for item in obj]
+    if isinstance(obj, str):
+        return redact_text(obj)
+    return obj
