@@ -1,0 +1,83 @@
+"""The server's counters and their Prometheus text rendering, named as vLLM names them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Counters:
+    """Live counts of one server; mutated only from its event loop."""
+
+    running: int = 0
+    waiting: int = 0
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    requests_finished: dict[str, int] = field(default_factory=dict)  # by finish reason
+    requests_failed: int = 0  # answered 500 (injected errors)
+    requests_aborted: int = 0  # the client went away mid-request
+    spec_drafts: int = 0  # verify steps
+    spec_draft_tokens: int = 0
+    spec_accepted_tokens: int = 0
+    spec_accepted_per_position: list[int] = field(default_factory=list)
+
+    def record_step(self, drafted: int, accepted: int) -> None:
+        self.spec_drafts += 1
+        self.spec_draft_tokens += drafted
+        self.spec_accepted_tokens += accepted
+        if len(self.spec_accepted_per_position) < drafted:
+            self.spec_accepted_per_position.extend([0] * (drafted - len(self.spec_accepted_per_position)))
+        for position in range(accepted):
+            self.spec_accepted_per_position[position] += 1
+
+    def mean_accept_length(self) -> float | None:
+        """Tokens per verify step since start, as 1 + accepted / drafts."""
+        if not self.spec_drafts:
+            return None
+        return 1.0 + self.spec_accepted_tokens / self.spec_drafts
+
+
+def render(counters: Counters, model: str, speculative: bool) -> str:
+    """Prometheus text exposition (format 0.0.4)."""
+    label = f'model_name="{_escape(model)}"'
+    lines: list[str] = []
+
+    def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
+        lines.append(f"# HELP {name} {help_text}")
+        lines.append(f"# TYPE {name} {kind}")
+        for labels, value in samples:
+            lines.append(f"{name}{{{labels}}} {float(value)!r}")
+
+    metric("vllm:num_requests_running", "gauge", "Requests in the running batch (simulated).",
+           [(label, counters.running)])
+    metric("vllm:num_requests_waiting", "gauge", "Requests waiting for a batch slot (simulated).",
+           [(label, counters.waiting)])
+    metric("vllm:prompt_tokens_total", "counter", "Prefill tokens processed (simulated).",
+           [(label, counters.prompt_tokens)])
+    metric("vllm:generation_tokens_total", "counter", "Generation tokens produced (simulated).",
+           [(label, counters.generation_tokens)])
+    reasons = dict(counters.requests_finished)
+    for reason in ("length", "stop", "abort"):
+        reasons.setdefault(reason, 0)
+    reasons["abort"] += counters.requests_aborted
+    metric("vllm:request_success_total", "counter", "Finished requests by finish reason (simulated).",
+           [(f'{label},finished_reason="{reason}"', count) for reason, count in sorted(reasons.items())])
+    metric("benchdoc_sim:request_errors_total", "counter", "Requests answered with an injected HTTP 500.",
+           [(label, counters.requests_failed)])
+    if speculative:
+        metric("vllm:spec_decode_num_drafts_total", "counter", "Speculative verify steps (simulated).",
+               [(label, counters.spec_drafts)])
+        metric("vllm:spec_decode_num_draft_tokens_total", "counter", "Draft tokens proposed (simulated).",
+               [(label, counters.spec_draft_tokens)])
+        metric("vllm:spec_decode_num_accepted_tokens_total", "counter", "Draft tokens accepted (simulated).",
+               [(label, counters.spec_accepted_tokens)])
+        metric("vllm:spec_decode_num_accepted_tokens_per_pos_total", "counter",
+               "Draft tokens accepted at each draft position (simulated).",
+               [(f'{label},position="{position}"', count)
+                for position, count in enumerate(counters.spec_accepted_per_position)])
+    lines.append("# benchdoc simulator: these figures are simulated, not measured on hardware")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
