@@ -231,7 +231,6 @@ def redact_text(text: str) -> str:
         return text
     text = _PEM_PRIVATE_KEY.sub(lambda m: f"-----BEGIN {m.group('kind')}-----{MARKER}-----END {m.group('kind')}-----", text)
     text = _URL_AUTHORITY.sub(_redact_authority, text)
-    text = _KEY_SHAPES.sub(_redact_key_shape, text)
     text = _AUTHORIZATION_HEADER.sub(_redact_authorization, text)
     text = _COOKIE_HEADER.sub(_redact_value, text)
     text = _SECRET_HEADER.sub(_redact_named_value, text)
@@ -240,6 +239,8 @@ def redact_text(text: str) -> str:
     text = _QUOTED_PAIR.sub(_redact_named_value, text)
     text = _LINE_PAIR.sub(_redact_named_value, text)
     text = _FLAG_VALUE.sub(_redact_named_value, text)
+    # Shapes last: a value already hidden by its name becomes a plain marker, not "sk-***".
+    text = _KEY_SHAPES.sub(_redact_key_shape, text)
     return text
 
 
