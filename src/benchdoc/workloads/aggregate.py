@@ -1,0 +1,109 @@
+"""Run-level metrics from per-request records: means, percentiles and rates.
+
+Pure functions: the same records always give the same numbers. Failed requests are
+counted in ``error_rate`` and excluded from everything else.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+from benchdoc.workloads.metrics import DEFAULT_PERCENTILES, percentile_suffix
+from benchdoc.workloads.records import RequestRecord
+
+
+def percentile(sorted_values: Sequence[float], pct: float) -> float:
+    """The ``pct`` percentile of already sorted values, interpolating linearly between
+    the closest ranks (the usual definition, as numpy's default computes it)."""
+    if not sorted_values:
+        raise ValueError("percentile of no values")
+    if not 0.0 <= pct <= 100.0:
+        raise ValueError(f"percentile must be within [0, 100] (got {pct})")
+    position = (len(sorted_values) - 1) * pct / 100.0
+    lower = math.floor(position)
+    upper = min(lower + 1, len(sorted_values) - 1)
+    fraction = position - lower
+    low_value = sorted_values[lower]
+    return low_value + (sorted_values[upper] - low_value) * fraction
+
+
+def summarise(values: Iterable[float], percentiles: Iterable[float] = ()) -> dict[str, float]:
+    """``{"mean": .., "p50": .., "p90": .., "p99": .., extras}``; empty when there are no values."""
+    ordered = sorted(values)
+    if not ordered:
+        return {}
+    wanted = sorted(set(DEFAULT_PERCENTILES) | {float(p) for p in percentiles})
+    result = {"mean": math.fsum(ordered) / len(ordered)}
+    for pct in wanted:
+        result[percentile_suffix(pct)] = percentile(ordered, pct)
+    return result
+
+
+def latency_values(records: Iterable[RequestRecord]) -> dict[str, list[float]]:
+    """The per-request (or, for itl and chunk gaps, pooled per-token) values of each
+    latency metric over the successful requests."""
+    values: dict[str, list[float]] = {
+        "ttft_ms": [],
+        "tpot_ms": [],
+        "itl_ms": [],
+        "e2e_ms": [],
+        "queue_ms": [],
+        "chunk_gap_ms": [],
+    }
+    for record in records:
+        if not record.ok:
+            continue
+        for name, value in (
+            ("ttft_ms", record.ttft_ms),
+            ("tpot_ms", record.tpot_ms),
+            ("e2e_ms", record.e2e_ms),
+            ("queue_ms", record.queue_ms),
+        ):
+            if value is not None:
+                values[name].append(value)
+        values["itl_ms"].extend(record.itl_ms())
+        values["chunk_gap_ms"].extend(record.chunk_gaps_ms())
+    return values
+
+
+def run_metrics(
+    records: Sequence[RequestRecord],
+    duration_s: float,
+    percentiles: Iterable[float] = (),
+    accept_length: float | None = None,
+) -> dict[str, float]:
+    """Every run-level metric the records support, by its catalogue name.
+
+    ``duration_s`` is the measured phase's wall duration. A latency metric with no values
+    (no successful request) is left out rather than reported as zero.
+    """
+    extra = list(percentiles)
+    ok = [r for r in records if r.ok]
+    metrics: dict[str, float] = {}
+    total = len(records)
+    metrics["error_rate"] = (total - len(ok)) / total if total else 0.0
+    if duration_s > 0:
+        metrics["output_tok_s"] = sum(r.output_tokens or 0 for r in ok) / duration_s
+        metrics["input_tok_s"] = sum(r.input_tokens or 0 for r in ok) / duration_s
+        metrics["request_s"] = len(ok) / duration_s
+    if accept_length is not None:
+        metrics["accept_length"] = accept_length
+    for name, values in latency_values(ok).items():
+        for suffix, value in summarise(values, extra).items():
+            metrics[f"{name}_{suffix}"] = value
+    return metrics
+
+
+def accept_length_from_meta_info(records: Iterable[RequestRecord]) -> float | None:
+    """Sum of completion tokens over sum of verify steps, over the successful requests
+    that report verify steps (weights each request by its steps, not equally)."""
+    tokens = 0
+    steps = 0
+    for record in records:
+        if record.ok and record.spec_verify_ct and record.output_tokens is not None:
+            tokens += record.output_tokens
+            steps += record.spec_verify_ct
+    if steps <= 0:
+        return None
+    return tokens / steps

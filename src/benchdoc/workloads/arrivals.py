@@ -1,0 +1,58 @@
+"""When the requests of an open-loop workload are due: seeded Poisson or gamma arrivals."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+
+def arrival_gaps(rate: float, burstiness: float = 1.0, seed: int = 0) -> Iterator[float]:
+    """Endless seeded gaps (seconds) between arrivals at ``rate`` requests per second.
+
+    Gaps follow a gamma distribution of shape ``burstiness`` and mean ``1/rate``:
+    burstiness 1 is a Poisson process (exponential gaps), below 1 burstier, above 1 more
+    regular. The same seed always gives the same gaps.
+    """
+    if not rate > 0:
+        raise ValueError(f"rate must be > 0 requests/s (got {rate})")
+    if not burstiness > 0:
+        raise ValueError(f"burstiness must be > 0 (got {burstiness})")
+    rng = random.Random(seed)
+    if burstiness == 1.0:
+        while True:
+            yield rng.expovariate(rate)
+    scale = 1.0 / (rate * burstiness)
+    while True:
+        yield rng.gammavariate(burstiness, scale)
+
+
+def arrival_times(
+    rate: float,
+    count: int | None = None,
+    duration_s: float | None = None,
+    burstiness: float = 1.0,
+    seed: int = 0,
+) -> list[float]:
+    """Due times (seconds from the start) of ``count`` arrivals, or of every arrival
+    before ``duration_s``. The first request is due at 0; the gaps follow.
+
+    The schedule is not rescaled to make its total span exactly ``count / rate``: the
+    process is what it says, and its realised rate is visible in ``request_s``.
+    """
+    if (count is None) == (duration_s is None):
+        raise ValueError("give exactly one of count and duration_s")
+    gaps = arrival_gaps(rate, burstiness, seed)
+    times: list[float] = []
+    now = 0.0
+    if count is not None:
+        if count < 0:
+            raise ValueError(f"count must be >= 0 (got {count})")
+        for _ in range(count):
+            times.append(now)
+            now += next(gaps)
+        return times
+    assert duration_s is not None
+    while now < duration_s:
+        times.append(now)
+        now += next(gaps)
+    return times

@@ -1,0 +1,546 @@
+"""The asyncio engine that drives a workload against a server over one connection pool.
+
+One ``aiohttp.ClientSession`` serves every request of a run. Each request is stamped with
+``time.perf_counter`` when it is sent and at every network read; its stream is parsed
+incrementally as the bytes arrive. A watchdog task enforces the first-token, idle and
+per-request timeouts by cancelling the request it bounds, so a stalled stream fails with
+its reason instead of holding up the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from time import perf_counter
+from typing import Any
+
+import aiohttp
+
+from benchdoc.errors import RunError
+from benchdoc.workloads import records as rec
+from benchdoc.workloads.aggregate import accept_length_from_meta_info
+from benchdoc.workloads.arrivals import arrival_times
+from benchdoc.workloads.prometheus import SPEC_COUNTERS, accept_length_from_counters, parse_counters
+from benchdoc.workloads.prompts import pick_length, synthetic_prompt
+from benchdoc.workloads.protocols import (
+    API_SGLANG,
+    GenerationRequest,
+    StreamError,
+    decoder_for,
+    request_body,
+)
+from benchdoc.workloads.records import RequestRecord
+from benchdoc.workloads.result import WorkloadResult
+from benchdoc.workloads.spec import WorkloadSpec, redact_url
+from benchdoc.workloads.sse import SSEParser
+
+Progress = Callable[[int, "int | None"], None]
+
+# After the terminating event, how long the server may take to end the response before
+# the connection is dropped (the request itself is complete by then).
+_CLOSE_GRACE_S = 1.0
+# Warm-up requests are numbered from here so their prompts differ from measured ones.
+_WARMUP_INDEX_BASE = 1_000_000_000
+
+
+class _Watch:
+    """The deadline of one in-flight request, checked by the watchdog."""
+
+    __slots__ = ("task", "deadline", "reason", "expired", "finished_stream")
+
+    def __init__(self, task: asyncio.Task[Any], deadline: float, reason: str) -> None:
+        self.task = task
+        self.deadline = deadline
+        self.reason = reason
+        self.expired = False
+        self.finished_stream = False
+
+
+@dataclass
+class _Phase:
+    name: str
+    start: float
+    last_end: float
+
+
+@dataclass(frozen=True)
+class _Planned:
+    record: RequestRecord
+    body: bytes
+
+
+class _Engine:
+    def __init__(self, spec: WorkloadSpec, http: aiohttp.ClientSession, headers: dict[str, str]) -> None:
+        self.spec = spec
+        self.http = http
+        self.headers = headers
+        self.model = spec.model
+        self.watches: set[_Watch] = set()
+        self.consecutive_connect_errors = 0
+        self.abort_reason: str | None = None
+        timeouts = spec.timeouts
+        self.first_token_s = timeouts.first_token_s
+        self.idle_s = timeouts.idle_s
+        self.request_s = timeouts.request_s
+        shortest = min(t for t in (timeouts.connect_s, timeouts.first_token_s, timeouts.idle_s) if t)
+        self.tick_s = max(0.005, min(0.05, shortest / 20))
+
+    # -- discovery and scraping -------------------------------------------------------
+
+    async def discover_model(self) -> dict[str, Any]:
+        """Ask the server which models it serves; fail clearly if it cannot be reached."""
+        url = self.spec.base_url + "/v1/models"
+        timeout = aiohttp.ClientTimeout(total=self.spec.timeouts.connect_s + min(self.idle_s, 30.0))
+        info: dict[str, Any] = {"models": []}
+        try:
+            async with self.http.get(url, headers=self.headers, timeout=timeout) as resp:
+                if resp.status == 200:
+                    payload = await resp.json(content_type=None)
+                    data = payload.get("data") if isinstance(payload, dict) else None
+                    if isinstance(data, list):
+                        info["models"] = [m for m in data if isinstance(m, dict)]
+                else:
+                    info["models_error"] = f"HTTP {resp.status}"
+        except (aiohttp.ClientConnectorError, aiohttp.ServerTimeoutError, asyncio.TimeoutError) as err:
+            raise RunError(f"cannot reach the server at {redact_url(self.spec.base_url)}: {_describe(err)}") from None
+        except (aiohttp.ClientError, ValueError) as err:
+            info["models_error"] = _describe(err)
+        if self.model is None and info["models"]:
+            first = info["models"][0].get("id")
+            if isinstance(first, str):
+                self.model = first
+        return info
+
+    async def scrape_counters(self) -> dict[str, float] | None:
+        """The speculative-decoding counters of the server's Prometheus endpoint, or None."""
+        url = self.spec.metrics_url
+        if url == "":
+            return None
+        url = url or self.spec.base_url + "/metrics"
+        timeout = aiohttp.ClientTimeout(total=self.spec.timeouts.connect_s + 5.0)
+        try:
+            async with self.http.get(url, headers=self.headers, timeout=timeout) as resp:
+                if resp.status != 200:
+                    return None
+                text = await resp.text(errors="replace")
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError):
+            return None
+        return parse_counters(text, SPEC_COUNTERS)
+
+    # -- the watchdog ------------------------------------------------------------------
+
+    async def watchdog(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_s)
+            now = perf_counter()
+            for watch in list(self.watches):
+                if not watch.expired and now > watch.deadline:
+                    watch.expired = True
+                    watch.task.cancel()
+
+    # -- one request -------------------------------------------------------------------
+
+    def plan(self, index: int, due_s: float, warmup: bool = False) -> _Planned:
+        spec = self.spec
+        number = index + (_WARMUP_INDEX_BASE if warmup else 0)
+        rng = random.Random(spec.seed * 1_000_003 + number)
+        input_len = pick_length(spec.input_tokens, spec.input_tokens_max, rng)
+        output_len = pick_length(spec.output_tokens, spec.output_tokens_max, rng)
+        prompt = synthetic_prompt(input_len, seed=rng.randrange(2**63))
+        generation = GenerationRequest(
+            prompt=prompt,
+            output_tokens=output_len,
+            model=self.model,
+            temperature=spec.temperature,
+            ignore_eos=spec.ignore_eos,
+        )
+        body = json.dumps(request_body(spec.api, generation)).encode()
+        record = RequestRecord(
+            index=index, due_s=due_s, requested_input_tokens=input_len, requested_output_tokens=output_len
+        )
+        return _Planned(record, body)
+
+    async def send(self, planned: _Planned, phase: _Phase) -> RequestRecord:
+        record = planned.record
+        task = asyncio.current_task()
+        assert task is not None
+        t_send = perf_counter()
+        record.sent_s = t_send - phase.start
+        hard_deadline = t_send + self.request_s if self.request_s else float("inf")
+        watch = _Watch(
+            task,
+            min(t_send + self.first_token_s, hard_deadline),
+            f"no output within the first-token timeout ({self.first_token_s:g} s)",
+        )
+        self.watches.add(watch)
+        decoder = decoder_for(self.spec.api)
+        try:
+            await self._stream(planned.body, record, decoder, watch, t_send, hard_deadline)
+        except asyncio.CancelledError:
+            if not watch.expired:
+                raise
+            if not watch.finished_stream:
+                record.error = watch.reason
+        except aiohttp.ClientConnectorError as err:
+            record.error = f"cannot connect: {_describe(err)}"
+            self._connect_failed(record.error)
+        except aiohttp.ServerTimeoutError as err:
+            # aiohttp raises this for its socket-connect bound.
+            record.error = f"connect timeout ({self.spec.timeouts.connect_s:g} s): {_describe(err)}"
+            self._connect_failed(record.error)
+        except aiohttp.ServerDisconnectedError:
+            record.error = "the server closed the connection before the response was complete"
+        except aiohttp.ClientPayloadError as err:
+            record.error = f"response cut off mid-stream: {_describe(err)}"
+        except StreamError as err:
+            record.error = str(err)
+        except (aiohttp.ClientError, OSError) as err:
+            record.error = f"network error: {_describe(err)}"
+        finally:
+            self.watches.discard(watch)
+            phase.last_end = max(phase.last_end, perf_counter())
+        if record.error is None:
+            if record.end_ms is None:
+                record.error = "the stream ended without its terminating event"
+            else:
+                _finish_counts(record, decoder)
+                record.ok = True
+        return record
+
+    async def _stream(
+        self,
+        body: bytes,
+        record: RequestRecord,
+        decoder: Any,
+        watch: _Watch,
+        t_send: float,
+        hard_deadline: float,
+    ) -> None:
+        async with self.http.post(self.spec.endpoint_url, data=body, headers=self.headers) as resp:
+            self.consecutive_connect_errors = 0
+            record.http_status = resp.status
+            if resp.status != 200:
+                raw = await resp.content.read(4096)
+                record.error = _http_error(resp.status, resp.reason, raw)
+                return
+            parser = SSEParser()
+            chunk_ms = record.chunk_ms
+            chunk_tokens = record.chunk_tokens
+            idle_s = self.idle_s
+            idle_reason = f"stalled: no data within the idle timeout ({idle_s:g} s) after output had started"
+            started = False
+            async for data in resp.content.iter_any():
+                now = perf_counter()
+                if started and not watch.finished_stream:
+                    watch.deadline = min(now + idle_s, hard_deadline)
+                for event in parser.feed(data):
+                    tokens = decoder.feed(event.data)
+                    if tokens is not None:
+                        chunk_ms.append((now - t_send) * 1000.0)
+                        chunk_tokens.append(tokens)
+                        if not started:
+                            started = True
+                            watch.reason = idle_reason
+                            watch.deadline = min(now + idle_s, hard_deadline)
+                    elif decoder.done:
+                        record.end_ms = (now - t_send) * 1000.0
+                        # Complete; keep reading only to return the connection to the pool.
+                        watch.finished_stream = True
+                        watch.deadline = now + _CLOSE_GRACE_S
+            now = perf_counter()
+            for event in parser.close():
+                tokens = decoder.feed(event.data)
+                if tokens is not None:
+                    chunk_ms.append((now - t_send) * 1000.0)
+                    chunk_tokens.append(tokens)
+                elif decoder.done:
+                    record.end_ms = (now - t_send) * 1000.0
+            if not decoder.done:
+                got = f"{len(chunk_ms)} output chunk{'s' if len(chunk_ms) != 1 else ''}"
+                record.error = f"the stream ended before its terminating [DONE] event ({got} received)"
+
+    def _connect_failed(self, reason: str) -> None:
+        self.consecutive_connect_errors += 1
+        limit = self.spec.abort_after_connect_errors
+        if self.abort_reason is None and self.consecutive_connect_errors >= limit:
+            self.abort_reason = (
+                f"stopped sending after {limit} consecutive requests failed to connect; last: {reason}"
+            )
+
+    # -- load shapes -------------------------------------------------------------------
+
+    async def closed_loop(
+        self,
+        phase: _Phase,
+        concurrency: int,
+        count: int | None,
+        duration_s: float | None,
+        warmup: bool,
+        done: Callable[[RequestRecord], None],
+    ) -> list[RequestRecord]:
+        results: list[RequestRecord] = []
+        next_index = 0
+
+        async def worker() -> None:
+            nonlocal next_index
+            while self.abort_reason is None:
+                now = perf_counter()
+                if count is not None and next_index >= count:
+                    return
+                if duration_s is not None and now - phase.start >= duration_s:
+                    return
+                index = next_index
+                next_index += 1
+                planned = self.plan(index, now - phase.start, warmup)
+                results.append(planned.record)
+                done(await self.send(planned, phase))
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        if count is not None:
+            for index in range(next_index, count):
+                results.append(self._not_sent(index))
+        results.sort(key=lambda r: r.index)
+        return results
+
+    async def open_loop(self, phase: _Phase, done: Callable[[RequestRecord], None]) -> list[RequestRecord]:
+        spec = self.spec
+        assert spec.rate is not None
+        schedule = arrival_times(spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed)
+        limit = asyncio.Semaphore(spec.max_concurrency) if spec.max_concurrency else None
+        results: list[RequestRecord] = []
+        tasks: list[asyncio.Task[None]] = []
+
+        async def one(planned: _Planned) -> None:
+            if limit is None:
+                done(await self.send(planned, phase))
+                return
+            async with limit:
+                if self.abort_reason is not None:
+                    planned.record.error = self._not_sent_reason()
+                    done(planned.record)
+                    return
+                done(await self.send(planned, phase))
+
+        try:
+            for index, due in enumerate(schedule):
+                delay = phase.start + due - perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                if self.abort_reason is not None:
+                    if spec.requests is not None:
+                        results.extend(self._not_sent(i) for i in range(index, len(schedule)))
+                    break
+                planned = self.plan(index, due)
+                results.append(planned.record)
+                tasks.append(asyncio.ensure_future(one(planned)))
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+        return results
+
+    def _not_sent_reason(self) -> str:
+        return f"not sent: {self.abort_reason}"
+
+    def _not_sent(self, index: int) -> RequestRecord:
+        spec = self.spec
+        return RequestRecord(
+            index=index,
+            due_s=0.0,
+            requested_input_tokens=spec.input_tokens,
+            requested_output_tokens=spec.output_tokens,
+            error=self._not_sent_reason(),
+        )
+
+
+def _finish_counts(record: RequestRecord, decoder: Any) -> None:
+    """Settle the request's token counts and their provenance, never inventing one.
+
+    Output tokens: the server's usage or meta_info count when it sent one, else the
+    number of output-carrying chunks. Per-chunk tokens: the server's cumulative counts
+    when every chunk carried one; otherwise one per chunk when that adds up, else the
+    total spread evenly over the chunks (each labelled).
+    """
+    chunks = len(record.chunk_tokens)
+    if decoder.completion_tokens is not None:
+        record.output_tokens = decoder.completion_tokens
+        record.output_token_source = decoder.completion_source
+    else:
+        record.output_tokens = chunks
+        record.output_token_source = rec.TOKENS_FROM_CHUNKS
+    if decoder.prompt_tokens is not None:
+        record.input_tokens = decoder.prompt_tokens
+        record.input_token_source = decoder.prompt_source
+    else:
+        record.input_tokens = record.requested_input_tokens
+        record.input_token_source = rec.INPUT_FROM_PROMPT
+    record.spec_verify_ct = decoder.spec_verify_ct
+    record.finish_reason = decoder.finish_reason
+    total = record.output_tokens
+    if decoder.counts_on_every_chunk and decoder.completion_source is not None:
+        record.chunk_token_source = rec.CHUNK_TOKENS_FROM_COUNTS
+    elif total == chunks:
+        record.chunk_token_source = rec.CHUNK_TOKENS_ONE_EACH
+        record.chunk_tokens = [1] * chunks
+    else:
+        record.chunk_token_source = rec.CHUNK_TOKENS_SPREAD
+        record.chunk_tokens = _spread(total, chunks)
+
+
+def _spread(total: int, chunks: int) -> list[int]:
+    """``total`` tokens over ``chunks`` chunks: one in the first, the rest as evenly as
+    integers allow over the others."""
+    if chunks == 0:
+        return []
+    if chunks == 1:
+        return [total]
+    first = 1 if total >= 1 else 0
+    rest = total - first
+    base, extra = divmod(rest, chunks - 1)
+    return [first] + [base + (1 if i < extra else 0) for i in range(chunks - 1)]
+
+
+def _http_error(status: int, reason: str | None, raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict):
+        error = payload.get("error", payload.get("message", payload.get("detail")))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error:
+            text = str(error)
+    text = " ".join(text.split())
+    if len(text) > 200:
+        text = text[:200] + "..."
+    head = f"HTTP {status}" + (f" {reason}" if reason else "")
+    return f"{head}: {text}" if text else head
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _count(records: list[RequestRecord], attribute: str) -> dict[str, int]:
+    return dict(Counter(getattr(r, attribute) for r in records if r.ok and getattr(r, attribute)))
+
+
+async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = None) -> WorkloadResult:
+    """Run ``spec`` against its server and return what was measured.
+
+    Raises :class:`~benchdoc.errors.UsageError` for an invalid spec and
+    :class:`~benchdoc.errors.RunError` when the server cannot be reached at all;
+    everything that goes wrong with individual requests is in the result instead.
+    """
+    spec = spec.resolved()
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+    if spec.api_key:
+        headers["Authorization"] = f"Bearer {spec.api_key}"
+    pool = spec.concurrency if not spec.open_loop else (spec.max_concurrency or 0)
+    connector = aiohttp.TCPConnector(limit=pool, limit_per_host=0, force_close=False)
+    timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as http:
+        engine = _Engine(spec, http, headers)
+        watchdog = asyncio.ensure_future(engine.watchdog())
+        try:
+            server_info = await engine.discover_model()
+            spec = replace(spec, model=engine.model)
+            engine.spec = spec
+
+            warmup: list[RequestRecord] = []
+            if spec.warmup_requests:
+                warm_phase = _Phase("warmup", perf_counter(), perf_counter())
+                warm_concurrency = min(spec.warmup_requests, spec.concurrency or spec.max_concurrency or 1)
+                warmup = await engine.closed_loop(
+                    warm_phase, warm_concurrency, spec.warmup_requests, None, True, lambda r: None
+                )
+                # A failed warm-up says nothing yet: the measured phase starts afresh.
+                engine.abort_reason = None
+                engine.consecutive_connect_errors = 0
+
+            before = await engine.scrape_counters()
+            completed = 0
+            total = spec.requests
+
+            def done(_: RequestRecord) -> None:
+                nonlocal completed
+                completed += 1
+                if progress is not None:
+                    progress(completed, total)
+
+            start = perf_counter()
+            phase = _Phase("measured", start, start)
+            if spec.open_loop:
+                records = await engine.open_loop(phase, done)
+            else:
+                assert spec.concurrency is not None
+                records = await engine.closed_loop(
+                    phase, spec.concurrency, spec.requests, spec.duration_s, False, done
+                )
+            duration = max(0.0, phase.last_end - phase.start)
+            after = await engine.scrape_counters()
+        finally:
+            watchdog.cancel()
+            await asyncio.gather(watchdog, return_exceptions=True)
+
+    accept_length, accept_source = _accept_length(spec, records, before, after)
+    ok = [r for r in records if r.ok]
+    provenance: dict[str, Any] = {
+        "output_tokens": _count(ok, "output_token_source"),
+        "input_tokens": _count(ok, "input_token_source"),
+        "chunk_tokens": _count(ok, "chunk_token_source"),
+        "accept_length": accept_source,
+        "clock": "time.perf_counter",
+    }
+    settings = spec.settings()
+    settings["model"] = engine.model
+    server = {
+        "url": redact_url(spec.base_url),
+        "api": spec.api,
+        "model": engine.model,
+        "models": [m.get("id") for m in server_info.get("models", [])],
+        "owned_by": sorted({str(m.get("owned_by")) for m in server_info.get("models", []) if m.get("owned_by")}),
+    }
+    return WorkloadResult(
+        settings=settings,
+        provenance=provenance,
+        records=records,
+        duration_s=duration,
+        server=server,
+        warmup_records=warmup,
+        accept_length=accept_length,
+        aborted=engine.abort_reason,
+        percentiles=tuple(spec.percentiles),
+    )
+
+
+def _accept_length(
+    spec: WorkloadSpec,
+    records: list[RequestRecord],
+    before: dict[str, float] | None,
+    after: dict[str, float] | None,
+) -> tuple[float | None, str | None]:
+    """Speculative decoding's accept length and a sentence saying where it came from."""
+    if spec.api == API_SGLANG:
+        value = accept_length_from_meta_info(records)
+        if value is not None:
+            n = sum(1 for r in records if r.ok and r.spec_verify_ct)
+            return value, (
+                f"meta_info: sum(completion_tokens) / sum(spec_verify_ct) over {n} successful measured requests"
+            )
+    if before is not None and after is not None:
+        value = accept_length_from_counters(before, after)
+        if value is not None:
+            return value, (
+                "prometheus: 1 + delta(vllm:spec_decode_num_accepted_tokens_total) / "
+                "delta(vllm:spec_decode_num_drafts_total), scraped before and after the measured phase "
+                "(counts any other traffic the server served meanwhile)"
+            )
+    return None, None

@@ -1,0 +1,142 @@
+"""What every importer produces: runs read from another tool's file, ready for the ledger.
+
+An importer reads a whole file into :class:`ImportedRun` objects (or refuses it), and
+only then does anybody record them, so a bad file records nothing. Each importer module
+declares its field mapping as a visible table of :class:`Field` rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.workloads.importers.reading import Where, number
+
+MS_PER_S = 1000.0
+
+
+@dataclass(frozen=True)
+class Field:
+    """One row of an importer's mapping table: a source key, benchdoc's name, a scale.
+
+    ``scale`` turns the source's unit into benchdoc's (1000 for seconds to milliseconds).
+    """
+
+    source: str
+    metric: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class ImportedRun:
+    """One run read from a results file (one JSON line, one benchmark entry, one command).
+
+    ``label`` names the configuration the run measured, as the source describes it
+    (request rate and concurrency, batch size, command...): runs with different labels
+    measured different things and do not belong to one experiment.
+    """
+
+    format: str
+    file: str
+    entry: str  # where in the file: "line 3", "benchmarks[1]", "results[0]"
+    line: int | None
+    label: str
+    samples: tuple[Sample, ...]
+    fingerprint: str  # stable digest of the entry, to notice a file imported twice
+    outcome: Outcome = "ok"
+    failure_reason: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    host: str | None = None
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def location(self) -> str:
+        name = Path(self.file).name
+        return f"{name}:{self.line}" if self.line is not None and self.entry.startswith("line") else f"{name} {self.entry}"
+
+    def metrics(self) -> dict[str, list[float]]:
+        """Each metric's values in repetition order."""
+        values: dict[str, list[float]] = {}
+        for sample in sorted(self.samples, key=lambda s: (s.metric, s.repetition)):
+            values.setdefault(sample.metric, []).append(sample.value)
+        return values
+
+    def to_new_run(self, experiment: str, note: str | None = None) -> NewRun:
+        """The run to record under ``experiment``, its provenance kept in metadata["import"]."""
+        provenance = {
+            "format": self.format,
+            "file": self.file,
+            "entry": self.entry,
+            "label": self.label,
+            "fingerprint": self.fingerprint,
+        }
+        return NewRun(
+            experiment=experiment,
+            outcome=self.outcome,
+            samples=list(self.samples),
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            failure_reason=self.failure_reason,
+            host=self.host,
+            git_commit=self.git_commit,
+            git_dirty=self.git_dirty,
+            environment=dict(self.environment),
+            note=note,
+            source=f"import:{self.format}",
+            metadata={**self.metadata, "import": provenance},
+        )
+
+
+@dataclass(frozen=True)
+class Importer:
+    """A supported format: its name, what it reads, its parser and a sniffer for detection."""
+
+    name: str
+    description: str
+    parse: Callable[[Path], list[ImportedRun]]
+    looks_like: Callable[[Any], bool]
+
+
+def fingerprint(fmt: str, *parts: Any) -> str:
+    """A digest of an entry's content (key order ignored), short enough to store."""
+    digest = hashlib.sha256(fmt.encode())
+    for part in parts:
+        digest.update(b"\0")
+        digest.update(json.dumps(part, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:32]
+
+
+def samples_from_table(obj: dict[str, Any], table: Iterable[Field], where: Where) -> list[Sample]:
+    """One sample (repetition 0) per table row whose key holds a finite number."""
+    samples: list[Sample] = []
+    for row in table:
+        value = number(obj, row.source, where)
+        if value is not None:
+            samples.append(Sample(row.metric, value * row.scale, 0))
+    return samples
+
+
+def mapped_keys(*tables: Iterable[Field]) -> frozenset[str]:
+    return frozenset(row.source for table in tables for row in table)
+
+
+def label_from(obj: dict[str, Any], keys: Iterable[str]) -> str:
+    """``key=value`` pairs of the keys present (and not null), in the given order."""
+    parts = [f"{key}={_plain(obj[key])}" for key in keys if obj.get(key) is not None]
+    return " ".join(parts)
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,221 @@
+"""guidellm JSON reports (``--output`` ``*.json``): a list of benchmarks, one per strategy or rate.
+
+Each benchmark becomes one run. Its ``metrics`` are distributions split by request status;
+benchdoc reads the ``successful`` part: ``mean`` -> ``_mean``, ``median`` or
+``percentiles.p50`` -> ``_p50``, ``percentiles.pNN`` -> ``_pNN`` (``p001`` is the 0.1th,
+``p999`` the 99.9th percentile).
+
+Where guidellm's definitions differ from benchdoc's (see docs/importers.md):
+
+- ``inter_token_latency_ms`` is (last token - first token) / (output tokens - 1) per
+  request: benchdoc's ``tpot_ms``, not its ``itl_ms``.
+- ``time_per_output_token_ms`` *includes* the first token: (last token - request start)
+  / output tokens. It is recorded as ``e2e_per_token_ms``, not ``tpot_ms``.
+- ``request_latency`` is in seconds (converted to ``e2e_ms``) and measured with the wall
+  clock (``time.time()``).
+- ``output_tokens_per_second`` and ``requests_per_second`` are distributions of rates
+  over time; their ``successful.mean`` (what guidellm's own report shows) is taken as
+  ``output_tok_s`` and ``request_s``. ``input_tok_s`` is derived: the successful
+  requests' prompt tokens / the benchmark's duration.
+- ``error_rate`` is derived from ``request_totals``: errored / (successful + errored);
+  incomplete requests (cut off at the end) are left out.
+- Token counts come from the server's usage when it sends one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchdoc.ledger.models import Sample
+from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint
+from benchdoc.workloads.importers.reading import (
+    Where,
+    as_object,
+    load_json_document,
+    number,
+    sub_object,
+    utc_from_epoch,
+    walk,
+)
+
+FORMAT = "guidellm"
+EXPECTED = "a guidellm JSON report (benchmarks with metrics distributions)"
+
+# Per-request distributions: guidellm metric -> benchdoc metric, unit scale to ms.
+DISTRIBUTIONS: tuple[Field, ...] = (
+    Field("time_to_first_token_ms", "ttft_ms"),
+    Field("inter_token_latency_ms", "tpot_ms"),
+    Field("time_per_output_token_ms", "e2e_per_token_ms"),
+    Field("request_latency", "e2e_ms", MS_PER_S),
+)
+
+# Run-level rates: guidellm metric (successful.mean) -> benchdoc metric.
+RATES: tuple[Field, ...] = (
+    Field("output_tokens_per_second", "output_tok_s"),
+    Field("requests_per_second", "request_s"),
+    Field("tokens_per_second", "total_tok_s"),
+)
+
+# guidellm percentile key -> benchdoc aggregate suffix.
+PERCENTILES: dict[str, str] = {
+    "p001": "p0_1",
+    "p01": "p1",
+    "p05": "p5",
+    "p10": "p10",
+    "p25": "p25",
+    "p50": "p50",
+    "p75": "p75",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "p999": "p99_9",
+}
+
+REQUIRED_METRICS = ("requests_per_second", "request_latency")
+
+
+def looks_like(value: Any) -> bool:
+    benchmarks = value.get("benchmarks") if isinstance(value, dict) else None
+    first = benchmarks[0] if isinstance(benchmarks, list) and benchmarks else None
+    return isinstance(walk(first, "metrics", "requests_per_second"), dict)
+
+
+def parse(path: Path) -> list[ImportedRun]:
+    document = as_object(load_json_document(path, EXPECTED), Where(path, None, "", EXPECTED))
+    where = Where(path, None, "", EXPECTED)
+    benchmarks = document.get("benchmarks")
+    if not isinstance(benchmarks, list):
+        raise where.error("missing key 'benchmarks' (a list)")
+    if not benchmarks:
+        raise where.error("'benchmarks' is empty: the report holds no results")
+    report = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    environment: dict[str, Any] = {"tool": "guidellm"}
+    for source, key in (("guidellm_version", "tool_version"), ("python_version", "python_version"), ("platform", "platform")):
+        if report.get(source) is not None:
+            environment[key] = report[source]
+    return [
+        _run(path, index, as_object(entry, where.child("benchmarks").child(index)), environment, where)
+        for index, entry in enumerate(benchmarks)
+    ]
+
+
+def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[str, Any], top: Where) -> ImportedRun:
+    where = top.child("benchmarks").child(index)
+    metrics = sub_object(bench, "metrics", where, required=True) or {}
+    metrics_where = where.child("metrics")
+    for key in REQUIRED_METRICS:
+        if key not in metrics:
+            raise metrics_where.error(f"missing key '{key}'")
+    samples: list[Sample] = []
+    for row in DISTRIBUTIONS:
+        successful = _successful(metrics, row.source, metrics_where)
+        if successful is None:
+            continue
+        samples.extend(_distribution_samples(successful, row, metrics_where.child(row.source).child("successful")))
+    for row in RATES:
+        successful = _successful(metrics, row.source, metrics_where)
+        if successful is not None:
+            value = number(successful, "mean", metrics_where.child(row.source).child("successful"))
+            if value is not None:
+                samples.append(Sample(row.metric, value * row.scale, 0))
+
+    start = _epoch(bench, ("start_time",), ("run_stats", "start_time"), ("scheduler_metrics", "measure_start_time"))
+    end = _epoch(bench, ("end_time",), ("run_stats", "end_time"), ("scheduler_metrics", "measure_end_time"))
+    duration = number(bench, "duration", where)
+    if duration is None and start is not None and end is not None:
+        duration = end - start
+    prompt = _successful(metrics, "prompt_token_count", metrics_where)
+    prompt_total = number(prompt, "total_sum", metrics_where.child("prompt_token_count")) if prompt else None
+    if prompt_total is not None and duration:
+        samples.append(Sample("input_tok_s", prompt_total / duration, 0))
+    totals = metrics.get("request_totals")
+    if isinstance(totals, dict):
+        ok = number(totals, "successful", metrics_where.child("request_totals")) or 0.0
+        errored = number(totals, "errored", metrics_where.child("request_totals")) or 0.0
+        if ok + errored > 0:
+            samples.append(Sample("error_rate", errored / (ok + errored), 0))
+
+    config = bench.get("config") if isinstance(bench.get("config"), dict) else {}
+    args = bench.get("args") if isinstance(bench.get("args"), dict) else {}  # reports before the "config" layout
+    strategy = config.get("strategy") or args.get("strategy") or {}
+    environment = dict(base_environment)
+    backend = config.get("backend")
+    if isinstance(backend, dict):
+        environment["backend"] = {k: v for k, v in backend.items() if not isinstance(v, (dict, list))}
+        for key in ("model", "target"):
+            if backend.get(key) is not None:
+                environment[key] = backend[key]
+    metadata: dict[str, Any] = {
+        "strategy": strategy,
+        "output_tokens_source": "server usage when reported, else the stream's iteration count",
+    }
+    for key in ("run_id", "run_index", "constraints", "warmup", "cooldown", "id_"):
+        value = config.get(key, args.get(key))
+        if value is not None:
+            metadata[key] = value
+    if isinstance(totals, dict):
+        metadata["request_totals"] = totals
+    if duration is not None:
+        metadata["duration_s"] = duration
+    return ImportedRun(
+        format=FORMAT,
+        file=str(path),
+        entry=f"benchmarks[{index}]",
+        line=None,
+        label=_label(strategy) or f"benchmark {index}",
+        samples=tuple(samples),
+        fingerprint=fingerprint(FORMAT, {k: v for k, v in bench.items() if k != "requests"}),
+        started_at=utc_from_epoch(start),
+        finished_at=utc_from_epoch(end),
+        environment=environment,
+        metadata=metadata,
+    )
+
+
+def _successful(metrics: dict[str, Any], key: str, where: Where) -> dict[str, Any] | None:
+    summary = sub_object(metrics, key, where)
+    if summary is None:
+        return None
+    return sub_object(summary, "successful", where.child(key))
+
+
+def _distribution_samples(stats: dict[str, Any], row: Field, where: Where) -> list[Sample]:
+    if number(stats, "count", where) == 0:
+        # No successful request measured this (e.g. TTFT without streaming): guidellm
+        # writes zeros, which are not measurements.
+        return []
+    samples: list[Sample] = []
+    mean = number(stats, "mean", where)
+    if mean is not None:
+        samples.append(Sample(f"{row.metric}_mean", mean * row.scale, 0))
+    percentiles = sub_object(stats, "percentiles", where) or {}
+    if "p50" not in percentiles:
+        median = number(stats, "median", where)
+        if median is not None:
+            samples.append(Sample(f"{row.metric}_p50", median * row.scale, 0))
+    for key, suffix in PERCENTILES.items():
+        value = number(percentiles, key, where.child("percentiles"))
+        if value is not None:
+            samples.append(Sample(f"{row.metric}_{suffix}", value * row.scale, 0))
+    return samples
+
+
+def _epoch(bench: dict[str, Any], *paths: tuple[str, ...]) -> float | None:
+    for keys in paths:
+        value = walk(bench, *keys)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return float(value)
+    return None
+
+
+def _label(strategy: Any) -> str:
+    if not isinstance(strategy, dict):
+        return ""
+    kind = strategy.get("type_") or strategy.get("type") or ""
+    parts = [str(kind)] if kind else []
+    for key in ("rate", "streams", "max_concurrency"):
+        if strategy.get(key) is not None:
+            value = strategy[key]
+            parts.append(f"{key}={int(value) if isinstance(value, float) and value.is_integer() else value}")
+    return " ".join(parts)

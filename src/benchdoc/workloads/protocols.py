@@ -1,0 +1,248 @@
+"""The wire formats the load generator speaks: request bodies and streamed-event decoding.
+
+Three APIs: OpenAI completions (``/v1/completions``), OpenAI chat
+(``/v1/chat/completions``) and SGLang's native ``/generate``. Each event's data is
+decoded once; a decoder keeps only running counts, never the text received so far.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+API_COMPLETIONS = "openai-completions"
+API_CHAT = "openai-chat"
+API_SGLANG = "sglang"
+APIS: tuple[str, ...] = (API_COMPLETIONS, API_CHAT, API_SGLANG)
+
+ENDPOINTS: dict[str, str] = {
+    API_COMPLETIONS: "/v1/completions",
+    API_CHAT: "/v1/chat/completions",
+    API_SGLANG: "/generate",
+}
+
+
+class StreamError(Exception):
+    """The stream carried something that is not a valid event of its API."""
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What one request asks for, independent of the API that carries it."""
+
+    prompt: str
+    output_tokens: int
+    model: str | None = None
+    temperature: float = 0.0
+    ignore_eos: bool = True
+
+
+def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
+    """The JSON body of a streaming request that forces ``output_tokens`` of output.
+
+    OpenAI-style: ``max_tokens`` with ``min_tokens`` and ``ignore_eos`` (vLLM and SGLang
+    honour them; servers that do not ignore unknown fields), and usage asked for on the
+    final chunk and, where supported, on every chunk. SGLang native: ``max_new_tokens``
+    with ``ignore_eos`` in ``sampling_params``.
+    """
+    if api == API_SGLANG:
+        sampling: dict[str, Any] = {
+            "max_new_tokens": request.output_tokens,
+            "temperature": request.temperature,
+        }
+        if request.ignore_eos:
+            sampling["ignore_eos"] = True
+        return {"text": request.prompt, "sampling_params": sampling, "stream": True}
+    body: dict[str, Any] = {
+        "stream": True,
+        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
+        "max_tokens": request.output_tokens,
+        "temperature": request.temperature,
+    }
+    if request.model:
+        body["model"] = request.model
+    if request.ignore_eos:
+        body["ignore_eos"] = True
+        body["min_tokens"] = request.output_tokens
+    if api == API_CHAT:
+        body["messages"] = [{"role": "user", "content": request.prompt}]
+    elif api == API_COMPLETIONS:
+        body["prompt"] = request.prompt
+    else:
+        raise ValueError(f"unknown API {api!r} (expected one of {', '.join(APIS)})")
+    return body
+
+
+class StreamDecoder:
+    """Decodes the data of one stream's events, one event at a time.
+
+    ``feed`` returns the number of output tokens the event carried when it carried
+    output (0 when it carried text but no counted token), or ``None`` for an event that
+    carried no output (a role-only delta, the usage-only final chunk). After the
+    terminating event ``done`` is true.
+    """
+
+    def __init__(self) -> None:
+        self.done = False
+        self.finish_reason: str | None = None
+        self.completion_tokens: int | None = None  # the server's cumulative/final count
+        self.completion_source: str | None = None  # "usage" or "meta_info"
+        self.prompt_tokens: int | None = None
+        self.prompt_source: str | None = None
+        self.spec_verify_ct: int | None = None
+        self.counts_on_every_chunk = True  # every output event carried a cumulative count
+        self._last_count = 0
+
+    def feed(self, data: str) -> int | None:
+        if self.done:
+            raise StreamError(f"event after the end of the stream: {_excerpt(data)}")
+        if data == "[DONE]":
+            self.done = True
+            return None
+        try:
+            event = json.loads(data)
+        except ValueError:
+            raise StreamError(f"malformed event: expected JSON after 'data:', got {_excerpt(data)}") from None
+        if not isinstance(event, dict):
+            raise StreamError(f"malformed event: expected a JSON object, got {_excerpt(data)}")
+        error = event.get("error")
+        if error or event.get("object") == "error":
+            raise StreamError(f"server reported an error in the stream: {_error_message(event)}")
+        return self._decode(event)
+
+    def _decode(self, event: dict[str, Any]) -> int | None:
+        raise NotImplementedError
+
+    def _count_delta(self, count: Any) -> int | None:
+        """Tokens added since the last cumulative count, or None when none was given."""
+        if not isinstance(count, int) or isinstance(count, bool):
+            return None
+        delta = count - self._last_count
+        self._last_count = count
+        return delta
+
+
+class _OpenAIDecoder(StreamDecoder):
+    content_keys: tuple[str, ...] = ()
+
+    def _decode(self, event: dict[str, Any]) -> int | None:
+        usage = event.get("usage")
+        count = None
+        if isinstance(usage, dict):
+            count = usage.get("completion_tokens")
+            if isinstance(count, int):
+                self.completion_tokens = count
+                self.completion_source = "usage"
+            prompt = usage.get("prompt_tokens")
+            if isinstance(prompt, int):
+                self.prompt_tokens = prompt
+                self.prompt_source = "usage"
+        choices = event.get("choices")
+        if not choices:
+            # The usage-only final chunk (or a keep-alive without choices).
+            self._count_delta(count)
+            return None
+        if not isinstance(choices, list) or not isinstance(choices[0], dict):
+            raise StreamError(f"malformed event: 'choices' is not a list of objects: {_excerpt(json.dumps(event))}")
+        choice = choices[0]
+        reason = choice.get("finish_reason")
+        if reason:
+            self.finish_reason = str(reason)
+        has_text = self._has_text(choice)
+        delta = self._count_delta(count)
+        if delta is not None and delta > 0:
+            return delta
+        if has_text:
+            if delta is None:
+                self.counts_on_every_chunk = False
+                return 1
+            return 0
+        return None
+
+    def _has_text(self, choice: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+
+class CompletionsDecoder(_OpenAIDecoder):
+    def _has_text(self, choice: dict[str, Any]) -> bool:
+        return bool(choice.get("text"))
+
+
+class ChatDecoder(_OpenAIDecoder):
+    def _has_text(self, choice: dict[str, Any]) -> bool:
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            return False
+        # Reasoning output is output: the server generated and streamed those tokens.
+        return bool(delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
+
+
+class SGLangDecoder(StreamDecoder):
+    """SGLang ``/generate``: each event holds the text so far (or only the new text on
+    servers started with incremental output) and ``meta_info`` with cumulative counts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._text_length = 0
+
+    def _decode(self, event: dict[str, Any]) -> int | None:
+        meta = event.get("meta_info")
+        count = None
+        if isinstance(meta, dict):
+            count = meta.get("completion_tokens")
+            if isinstance(count, int):
+                self.completion_tokens = count
+                self.completion_source = "meta_info"
+            prompt = meta.get("prompt_tokens")
+            if isinstance(prompt, int):
+                self.prompt_tokens = prompt
+                self.prompt_source = "meta_info"
+            verify = meta.get("spec_verify_ct")
+            if isinstance(verify, int):
+                self.spec_verify_ct = verify
+            reason = meta.get("finish_reason")
+            if isinstance(reason, dict):
+                self.finish_reason = str(reason.get("type") or reason)
+            elif reason:
+                self.finish_reason = str(reason)
+        text = event.get("text")
+        text_length = len(text) if isinstance(text, str) else 0
+        grew = text_length > self._text_length
+        self._text_length = text_length
+        delta = self._count_delta(count)
+        if delta is not None:
+            if delta > 0:
+                return delta
+            # Same count, longer (cumulative) text: characters held back earlier.
+            return 0 if grew else None
+        if text_length:
+            self.counts_on_every_chunk = False
+            return 1
+        return None
+
+
+def decoder_for(api: str) -> StreamDecoder:
+    if api == API_COMPLETIONS:
+        return CompletionsDecoder()
+    if api == API_CHAT:
+        return ChatDecoder()
+    if api == API_SGLANG:
+        return SGLangDecoder()
+    raise ValueError(f"unknown API {api!r} (expected one of {', '.join(APIS)})")
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    text = text.replace("\n", "\\n")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _error_message(event: dict[str, Any]) -> str:
+    error = event.get("error")
+    if isinstance(error, dict):
+        message = error.get("message") or json.dumps(error)
+    elif error:
+        message = str(error)
+    else:
+        message = str(event.get("message") or json.dumps(event))
+    return message[:300]

@@ -1,0 +1,80 @@
+"""The outcome of one workload: per-request records, run-level metrics, provenance."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchdoc.ledger.models import Sample
+from benchdoc.workloads.aggregate import run_metrics
+from benchdoc.workloads.records import RequestRecord
+
+
+@dataclass
+class WorkloadResult:
+    """What one workload measured.
+
+    ``records`` are the measured requests only (warm-up requests are in
+    ``warmup_records``). ``duration_s`` is the measured phase's wall duration, from its
+    start to the end of its last response. ``aborted`` says why the run stopped early,
+    if it did. ``settings`` and ``provenance`` are what the run records with its samples.
+    """
+
+    settings: dict[str, Any]
+    provenance: dict[str, Any]
+    records: list[RequestRecord]
+    duration_s: float
+    server: dict[str, Any] = field(default_factory=dict)
+    warmup_records: list[RequestRecord] = field(default_factory=list)
+    accept_length: float | None = None
+    aborted: str | None = None
+    percentiles: tuple[float, ...] = ()
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """Every run-level metric by its catalogue name (see ``benchdoc.workloads.metrics``)."""
+        return run_metrics(self.records, self.duration_s, self.percentiles, self.accept_length)
+
+    def samples(self, repetition: int = 0) -> list[Sample]:
+        """One ledger sample per run-level metric, for repetition ``repetition``."""
+        return [Sample(metric=name, value=float(value), repetition=repetition) for name, value in self.metrics.items()]
+
+    @property
+    def failures(self) -> list[RequestRecord]:
+        """The measured requests that failed, each with its ``error``."""
+        return [r for r in self.records if not r.ok]
+
+    @property
+    def succeeded(self) -> int:
+        return sum(1 for r in self.records if r.ok)
+
+    def failure_reasons(self) -> dict[str, int]:
+        """How many measured requests failed for each reason, most frequent first."""
+        counts = Counter(r.error or "unknown" for r in self.records if not r.ok)
+        return dict(counts.most_common())
+
+    @property
+    def failed(self) -> bool:
+        """The run says nothing useful: it was aborted, or no request succeeded."""
+        return self.aborted is not None or self.succeeded == 0
+
+    def to_dict(self, include_requests: bool = False) -> dict[str, Any]:
+        """JSON-ready summary; per-request records only when asked (they can be large)."""
+        data: dict[str, Any] = {
+            "server": dict(self.server),
+            "settings": self.settings,
+            "provenance": self.provenance,
+            "duration_s": self.duration_s,
+            "requests": len(self.records),
+            "succeeded": self.succeeded,
+            "failed": len(self.records) - self.succeeded,
+            "failure_reasons": self.failure_reasons(),
+            "warmup_requests": len(self.warmup_records),
+            "warmup_failed": sum(1 for r in self.warmup_records if not r.ok),
+            "aborted": self.aborted,
+            "metrics": self.metrics,
+        }
+        if include_requests:
+            data["request_records"] = [r.to_dict() for r in self.records]
+        return data
