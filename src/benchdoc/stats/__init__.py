@@ -1,0 +1,48 @@
+"""Statistics over samples: summaries, comparisons and verdicts, multiple comparisons,
+before/after changes. Pure functions over sequences of floats; no storage, no config.
+
+numpy and scipy are imported inside the functions that use them, so importing this
+package costs nothing for commands that never compute a statistic.
+"""
+
+from __future__ import annotations
+
+from benchdoc.stats.change import Change, change
+from benchdoc.stats.compare import (
+    DEFAULT_BOOTSTRAP,
+    EQUIVALENCE_TEST_NAME,
+    TEST_NAME,
+    VERDICTS,
+    Comparison,
+    Verdict,
+    compare,
+    format_p,
+    min_attainable_p,
+    runs_needed,
+)
+from benchdoc.stats.multiple import CORRECTION_NAMES, CORRECTIONS, adjust_comparisons, adjust_pvalues, compare_many
+from benchdoc.stats.summary import Summary, min_samples_for_interval, outlier_indices, summarize
+
+__all__ = [
+    "CORRECTIONS",
+    "CORRECTION_NAMES",
+    "Change",
+    "Comparison",
+    "DEFAULT_BOOTSTRAP",
+    "EQUIVALENCE_TEST_NAME",
+    "Summary",
+    "TEST_NAME",
+    "VERDICTS",
+    "Verdict",
+    "adjust_comparisons",
+    "adjust_pvalues",
+    "change",
+    "compare",
+    "compare_many",
+    "format_p",
+    "min_attainable_p",
+    "min_samples_for_interval",
+    "outlier_indices",
+    "runs_needed",
+    "summarize",
+]
