@@ -1,0 +1,95 @@
+"""Helpers shared by the command modules: loading the project, opening the ledger, output."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from benchdoc.config import Config
+    from benchdoc.ledger.store import Ledger
+
+
+def load_project(args: argparse.Namespace) -> Config:
+    from benchdoc.config import load_config
+
+    return load_config(getattr(args, "config", None))
+
+
+def open_ledger(config: Config, *, create: bool = True) -> Ledger:
+    from benchdoc.ledger.store import Ledger
+
+    return Ledger.open(config.ledger_url, create=create)
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console; plain text when not a terminal or when NO_COLOR is set."""
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, no_color="NO_COLOR" in os.environ, soft_wrap=False)
+
+
+def print_json(data: Any) -> None:
+    import json
+
+    json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
+    sys.stdout.write("\n")
+
+
+def warn(message: str) -> None:
+    print(f"benchdoc: warning: {message}", file=sys.stderr)
+
+
+def format_number(value: float | None, digits: int = 1) -> str:
+    """Fixed-point text of a number; an em dash when there is none."""
+    if value is None:
+        return "—"
+    return f"{float(value):.{digits}f}"
+
+
+def format_when(moment: Any) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M") if moment is not None else "—"
+
+
+def add_pooling_arguments(parser: argparse.ArgumentParser) -> None:
+    """--all-runs / --runs N / --since DATE: which runs each result pools (default: the latest)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--all-runs", action="store_true", help="pool every successful run of each experiment")
+    group.add_argument("--runs", type=int, metavar="N", help="pool the latest N successful runs of each experiment")
+    group.add_argument("--since", metavar="DATE", help="pool every successful run since DATE (YYYY-MM-DD[THH:MM])")
+
+
+def pooling_from_args(args: argparse.Namespace) -> Any:
+    from datetime import datetime, timezone
+
+    from benchdoc.errors import UsageError
+    from benchdoc.results import Pooling
+
+    if getattr(args, "all_runs", False):
+        return Pooling("all")
+    if getattr(args, "runs", None) is not None:
+        if args.runs < 1:
+            raise UsageError("--runs needs a positive number")
+        return Pooling("runs", count=args.runs)
+    if getattr(args, "since", None):
+        try:
+            moment = datetime.fromisoformat(args.since)
+        except ValueError:
+            raise UsageError(f"--since {args.since!r}: expected a date like 2026-11-02 or 2026-11-02T14:30") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return Pooling("since", since=moment)
+    return Pooling()
+
+
+def format_summary(summary: Any, digits: int) -> str:
+    """'96.1 ± 0.4%' (median and the interval's half-width), or just the median when no interval."""
+    if summary is None:
+        return "—"
+    text = f"{summary.median:.{digits}f}"
+    half = summary.ci_halfwidth_pct
+    return f"{text} ± {half:.1f}%" if half is not None else text

@@ -1,0 +1,98 @@
+"""`benchdoc show`: every experiment's current result, status and comparison."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from benchdoc.cli._common import (
+    add_pooling_arguments,
+    console,
+    format_summary,
+    format_when,
+    load_project,
+    open_ledger,
+    pooling_from_args,
+    print_json,
+)
+
+ORDER = 30
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="current results: status, n, medians, comparison against compare_to",
+        description="Show each experiment's current result: its status, how many runs and samples, "
+        "the median of each metric (± the half-width of its 95%% interval), and its comparison against "
+        "its compare_to (delta %%, its interval, p-value and verdict). By default each experiment's "
+        "latest run is used.",
+    )
+    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="only these (default: all)")
+    parser.add_argument("--metric", "-m", action="append", help="metric(s) to show (default: all recorded)")
+    add_pooling_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchdoc.results import build_results
+
+    config = load_project(args)
+    selected = [config.experiment(e).name for e in args.experiments] if args.experiments else None
+    metrics = [config.metric(m).name for m in args.metric] if args.metric else None
+    with open_ledger(config) as ledger:
+        results = build_results(config, ledger, pooling=pooling_from_args(args), metrics=metrics)
+    chosen = [r for r in results if selected is None or r.name in selected]
+    if args.json:
+        from benchdoc.serialize import result_to_dict
+
+        print_json({
+            "pooling": results.pooling.describe(),
+            "correction": results.correction,
+            "experiments": [result_to_dict(r, config) for r in chosen],
+        })
+        return 0
+    present(results, chosen, metrics)
+    return 0
+
+
+def present(results: Any, chosen: list[Any], metrics: list[str] | None) -> None:
+    from rich.table import Table
+
+    config = results.config
+    out = console()
+    shown_metrics = metrics or sorted(
+        {m for r in chosen for m in r.summaries}, key=lambda m: (m != config.primary_metric, m not in config.metrics, m)
+    )
+    table = Table(title_justify="left", title=f"{len(chosen)} experiment(s) — {results.pooling.describe()}")
+    table.add_column("experiment")
+    table.add_column("status")
+    table.add_column("runs", justify="right")
+    for metric in shown_metrics:
+        spec = config.metric_or_default(metric)
+        table.add_column(f"{spec.label}" + (f" [{spec.unit}]" if spec.unit and spec.unit != spec.label else ""), justify="right")
+    primary = config.primary_metric if config.primary_metric in shown_metrics else (shown_metrics[0] if shown_metrics else None)
+    table.add_column("vs compare_to" + (f" ({config.metric_or_default(primary).label})" if primary else ""))
+    table.add_column("measured (UTC)")
+    for result in chosen:
+        cells = [format_summary(result.summaries.get(m), config.metric_or_default(m).digits) for m in shown_metrics]
+        vs = "—"
+        comparison = result.comparisons.get(primary) if primary else None
+        if comparison is not None:
+            spec = config.metric_or_default(primary)
+            vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + comparison.verdict_text(spec.better_word, spec.worse_word)
+        elif result.compare_to:
+            vs = f"vs {result.compare_to}: no data"
+        status = result.status + (f" ({result.reason})" if result.reason else "")
+        n = f"{len(result.pooled)}/{len(result.runs)}" if result.runs else "0"
+        table.add_row(result.label, status, n, *cells, vs, format_when(result.measured_at))
+    out.print(table)
+    notes = []
+    if primary and results.correction_note(primary):
+        notes.append(f"p-values use the {results.correction_note(primary)}")
+    notes.append("runs = pooled/recorded; ± is the half-width of the 95% interval of the median")
+    for result in chosen:
+        notes.extend(result.warnings)
+    for note in notes:
+        out.print(f"[dim]{note}[/dim]")

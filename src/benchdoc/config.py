@@ -1,0 +1,472 @@
+"""benchdoc.toml: discovery, schema, validation with errors that name file:line:key.
+
+The file declares the ledger, the metrics, the experiments and the managed documents.
+Loading never touches the ledger or the documents; it only reads and validates the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchdoc.errors import ConfigError
+
+CONFIG_NAME = "benchdoc.toml"
+DEFAULT_LEDGER_URL = "sqlite:///.benchdoc/ledger.db"
+LEDGER_URL_ENV = "BENCHDOC_LEDGER_URL"
+DIRECTIONS = ("higher", "lower")
+ROLES = ("reference",)
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+
+
+@dataclass(frozen=True)
+class MetricConfig:
+    """How one metric is read and shown: which way is better, its unit and precision."""
+
+    name: str
+    label: str
+    unit: str = ""
+    direction: str = "higher"
+    digits: int = 1
+    equivalence_margin: float | None = None  # a fraction: 0.01 means ±1%
+    better_word: str = "better"
+    worse_word: str = "worse"
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """One configuration under test, as declared; its results live in the ledger."""
+
+    name: str
+    label: str
+    aliases: tuple[str, ...] = ()
+    role: str | None = None
+    compare_to: str | None = None
+    supersedes: str | None = None
+    notes: str = ""
+    server: str | None = None
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    workload: str | None = None
+    repetitions: int | None = None
+    variables: dict[str, Any] = field(default_factory=dict)
+    line: int | None = None  # where its table starts in the config file
+
+    @property
+    def is_reference(self) -> bool:
+        return self.role == "reference"
+
+
+@dataclass(frozen=True)
+class StatsConfig:
+    """Statistical settings shared by every comparison."""
+
+    alpha: float = 0.05
+    confidence: float = 0.95
+    correction: str = "holm"
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class DocumentsConfig:
+    paths: tuple[Path, ...] = ()
+    historical_sections: tuple[str, ...] = ("History", "Changelog")
+
+
+@dataclass(frozen=True)
+class Config:
+    """A loaded, validated benchdoc.toml."""
+
+    path: Path
+    ledger_url: str
+    metrics: dict[str, MetricConfig]
+    experiments: dict[str, ExperimentConfig]
+    documents: DocumentsConfig
+    stats: StatsConfig
+    primary_metric: str | None
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    workloads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    failure_patterns: tuple[dict[str, str], ...] = ()
+
+    @property
+    def root(self) -> Path:
+        """The folder holding benchdoc.toml; relative paths in it are relative to this."""
+        return self.path.parent
+
+    def experiment(self, name: str) -> ExperimentConfig:
+        """The experiment called ``name`` (or having it as an alias), or a ConfigError with a suggestion."""
+        if name in self.experiments:
+            return self.experiments[name]
+        lowered = name.lower()
+        for exp in self.experiments.values():
+            if lowered in (a.lower() for a in exp.aliases):
+                return exp
+        raise ConfigError(f"unknown experiment '{name}'{did_you_mean(name, self.experiments)}", self.path)
+
+    def metric(self, name: str) -> MetricConfig:
+        if name in self.metrics:
+            return self.metrics[name]
+        raise ConfigError(f"unknown metric '{name}'{did_you_mean(name, self.metrics)}", self.path)
+
+    def metric_or_default(self, name: str) -> MetricConfig:
+        """A declared metric, or a neutral description of an undeclared one seen in the ledger."""
+        return self.metrics.get(name) or MetricConfig(name=name, label=name)
+
+    def superseded_by(self) -> dict[str, str]:
+        """Map each superseded experiment to the experiment that replaces it."""
+        return {e.supersedes: e.name for e in self.experiments.values() if e.supersedes}
+
+
+def did_you_mean(name: str, choices: Any) -> str:
+    """' (did you mean 'x'?)' when a close match exists, else ''."""
+    matches = difflib.get_close_matches(name, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean '{matches[0]}'?)" if matches else ""
+
+
+def find_config(start: Path | None = None) -> Path:
+    """Walk up from ``start`` (the working directory) to the first benchdoc.toml, like git."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(
+        f"no {CONFIG_NAME} found in {here} or any parent folder (run 'benchdoc init' to create one, "
+        "or pass --config PATH)"
+    )
+
+
+def load_config(path: str | Path | None = None, *, start: Path | None = None) -> Config:
+    """Find (unless ``path`` is given), read and validate benchdoc.toml."""
+    config_path = Path(path) if path else find_config(start)
+    if not config_path.is_file():
+        raise ConfigError("no such file", config_path)
+    try:
+        text = config_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", config_path) from exc
+    return parse_config(text, config_path)
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def parse_config(text: str, path: Path) -> Config:
+    """Validate the text of a benchdoc.toml read from ``path``."""
+    try:
+        data = _toml_loads(text)
+    except Exception as exc:  # tomllib.TOMLDecodeError; its message carries "(at line N, column M)"
+        message = str(exc)
+        match = re.search(r"at line (\d+)", message)
+        raise ConfigError(f"invalid TOML: {message}", path, int(match.group(1)) if match else None) from exc
+    return _Validator(data, text, path).build()
+
+
+class _LineLocator:
+    """Finds the line of a table or key in the TOML text, for error messages.
+
+    tomllib gives no positions, so we scan headers (`[a.b]`, `[a."b c"]`) and `key =` lines.
+    Good enough for the shapes a benchdoc.toml uses; returns None when unsure.
+    """
+
+    _header = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+    _key = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
+
+    def __init__(self, text: str) -> None:
+        self.tables: dict[tuple[str, ...], int] = {}
+        self.keys: dict[tuple[str, ...], int] = {}
+        current: tuple[str, ...] = ()
+        for number, line in enumerate(text.splitlines(), start=1):
+            header = self._header.match(line)
+            if header:
+                current = self._split(header.group(1))
+                self.tables.setdefault(current, number)
+                continue
+            key = self._key.match(line)
+            if key:
+                self.keys.setdefault(current + self._split(key.group(1)), number)
+
+    @staticmethod
+    def _split(dotted: str) -> tuple[str, ...]:
+        parts = re.findall(r'"([^"]*)"|\'([^\']*)\'|([^.\s]+)', dotted)
+        return tuple(next(p for p in group if p) if any(group) else "" for group in parts)
+
+    def line(self, *key_path: str) -> int | None:
+        for end in range(len(key_path), 0, -1):
+            prefix = tuple(key_path[:end])
+            if prefix in self.keys:
+                return self.keys[prefix]
+            if prefix in self.tables:
+                return self.tables[prefix]
+        return None
+
+
+class _Validator:
+    TOP_KEYS = ("ledger", "metrics", "experiments", "documents", "stats", "servers", "workloads", "failures")
+    METRIC_KEYS = ("label", "unit", "direction", "digits", "equivalence_margin", "better_word", "worse_word", "primary")
+    EXPERIMENT_KEYS = (
+        "label", "aliases", "role", "compare_to", "supersedes", "notes",
+        "server", "args", "env", "workload", "repetitions", "variables",
+    )
+    DOCUMENT_KEYS = ("paths", "historical_sections")
+    STATS_KEYS = ("alpha", "confidence", "correction", "seed")
+    LEDGER_KEYS = ("url",)
+    FAILURE_KEYS = ("patterns",)
+
+    def __init__(self, data: dict[str, Any], text: str, path: Path) -> None:
+        self.data = data
+        self.path = path
+        self.locator = _LineLocator(text)
+
+    def error(self, message: str, *key_path: str) -> ConfigError:
+        dotted = ".".join(key_path)
+        where = f"{dotted}: " if dotted else ""
+        return ConfigError(f"{where}{message}", self.path, self.locator.line(*key_path))
+
+    def check_keys(self, table: Any, allowed: tuple[str, ...], *key_path: str) -> dict[str, Any]:
+        if not isinstance(table, dict):
+            raise self.error(f"expected a table, got {type(table).__name__}", *key_path)
+        for key in table:
+            if key not in allowed:
+                raise self.error(f"unknown key '{key}'{did_you_mean(key, allowed)}", *key_path, key)
+        return table
+
+    def typed(self, value: Any, kinds: type | tuple[type, ...], what: str, *key_path: str) -> Any:
+        # bool is an int in Python; a `digits = true` is still a mistake.
+        if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+            raise self.error(f"expected {what}, got a boolean", *key_path)
+        if not isinstance(value, kinds):
+            raise self.error(f"expected {what}, got {value!r}", *key_path)
+        return value
+
+    def string_list(self, value: Any, *key_path: str) -> tuple[str, ...]:
+        if isinstance(value, str):
+            return (value,)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error("expected a list of strings", *key_path)
+        return tuple(value)
+
+    def build(self) -> Config:
+        self.check_keys(self.data, self.TOP_KEYS)
+        ledger_url = self.ledger_url()
+        metrics, primary = self.metrics()
+        experiments = self.experiments()
+        self.check_references(experiments)
+        return Config(
+            path=self.path.resolve(),
+            ledger_url=ledger_url,
+            metrics=metrics,
+            experiments=experiments,
+            documents=self.documents(),
+            stats=self.stats(),
+            primary_metric=primary,
+            servers=self.raw_tables("servers"),
+            workloads=self.raw_tables("workloads"),
+            failure_patterns=self.failure_patterns(),
+        )
+
+    def ledger_url(self) -> str:
+        table = self.check_keys(self.data.get("ledger", {}), self.LEDGER_KEYS, "ledger")
+        url = os.environ.get(LEDGER_URL_ENV) or table.get("url", DEFAULT_LEDGER_URL)
+        self.typed(url, str, "a database URL string", "ledger", "url")
+        return resolve_ledger_url(url, self.path.resolve().parent)
+
+    def metrics(self) -> tuple[dict[str, MetricConfig], str | None]:
+        tables = self.check_keys(self.data.get("metrics", {}), tuple(self.data.get("metrics", {})), "metrics")
+        metrics: dict[str, MetricConfig] = {}
+        primary: str | None = None
+        for name, table in tables.items():
+            where = ("metrics", name)
+            self.check_keys(table, self.METRIC_KEYS, *where)
+            direction = table.get("direction", "higher")
+            if direction not in DIRECTIONS:
+                raise self.error(
+                    f"direction must be \"higher\" or \"lower\" (which way is better), got {direction!r}",
+                    *where, "direction",
+                )
+            digits = self.typed(table.get("digits", 1), int, "a whole number of digits", *where, "digits")
+            if not 0 <= digits <= 9:
+                raise self.error(f"digits must be between 0 and 9, got {digits}", *where, "digits")
+            margin = table.get("equivalence_margin")
+            if margin is not None:
+                margin = self.fraction(margin, *where, "equivalence_margin")
+            if table.get("primary"):
+                primary = name
+            better, worse = ("faster", "slower") if _is_speed(table.get("unit", "")) else ("better", "worse")
+            metrics[name] = MetricConfig(
+                name=name,
+                label=self.typed(table.get("label", name), str, "a string", *where, "label"),
+                unit=self.typed(table.get("unit", ""), str, "a string", *where, "unit"),
+                direction=direction,
+                digits=digits,
+                equivalence_margin=margin,
+                better_word=self.typed(table.get("better_word", better), str, "a string", *where, "better_word"),
+                worse_word=self.typed(table.get("worse_word", worse), str, "a string", *where, "worse_word"),
+            )
+        if primary is None and metrics:
+            primary = next(iter(metrics))
+        return metrics, primary
+
+    def fraction(self, value: Any, *key_path: str) -> float:
+        """Accept 0.01 or "1%" for one percent."""
+        if isinstance(value, str):
+            match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%\s*", value)
+            if not match:
+                raise self.error(f"expected a fraction like 0.01 or a percentage like \"1%\", got {value!r}", *key_path)
+            return float(match.group(1)) / 100.0
+        value = self.typed(value, (int, float), "a fraction like 0.01 or a percentage like \"1%\"", *key_path)
+        if not 0 < value < 1:
+            raise self.error(f"expected a fraction between 0 and 1, got {value!r}", *key_path)
+        return float(value)
+
+    def experiments(self) -> dict[str, ExperimentConfig]:
+        tables = self.data.get("experiments", {})
+        if not isinstance(tables, dict):
+            raise self.error("expected a table of experiments", "experiments")
+        experiments: dict[str, ExperimentConfig] = {}
+        for name, table in tables.items():
+            where = ("experiments", name)
+            self.check_keys(table, self.EXPERIMENT_KEYS, *where)
+            role = table.get("role")
+            if role is not None and role not in ROLES:
+                raise self.error(f"role must be \"reference\" or absent, got {role!r}", *where, "role")
+            repetitions = table.get("repetitions")
+            if repetitions is not None:
+                self.typed(repetitions, int, "a whole number", *where, "repetitions")
+                if repetitions < 1:
+                    raise self.error(f"repetitions must be at least 1, got {repetitions}", *where, "repetitions")
+            env = table.get("env", {})
+            if not isinstance(env, dict):
+                raise self.error("expected a table of environment variables", *where, "env")
+            variables = table.get("variables", {})
+            if not isinstance(variables, dict):
+                raise self.error("expected a table of variables", *where, "variables")
+            experiments[name] = ExperimentConfig(
+                name=name,
+                label=self.typed(table.get("label", name), str, "a string", *where, "label"),
+                aliases=self.string_list(table.get("aliases", []), *where, "aliases"),
+                role=role,
+                compare_to=self.optional_str(table, "compare_to", *where),
+                supersedes=self.optional_str(table, "supersedes", *where),
+                notes=self.typed(table.get("notes", ""), str, "a string", *where, "notes"),
+                server=self.optional_str(table, "server", *where),
+                args=self.string_list(table.get("args", []), *where, "args"),
+                env={str(k): str(v) for k, v in env.items()},
+                workload=self.optional_str(table, "workload", *where),
+                repetitions=repetitions,
+                variables=dict(variables),
+                line=self.locator.line(*where),
+            )
+        return experiments
+
+    def optional_str(self, table: dict[str, Any], key: str, *where: str) -> str | None:
+        value = table.get(key)
+        return None if value is None else self.typed(value, str, "a string", *where, key)
+
+    def check_references(self, experiments: dict[str, ExperimentConfig]) -> None:
+        for exp in experiments.values():
+            for key in ("compare_to", "supersedes"):
+                target = getattr(exp, key)
+                if target is None:
+                    continue
+                if target not in experiments:
+                    raise self.error(
+                        f"unknown experiment '{target}'{did_you_mean(target, experiments)}",
+                        "experiments", exp.name, key,
+                    )
+                if target == exp.name:
+                    raise self.error(f"an experiment cannot {key.replace('_', ' ')} itself", "experiments", exp.name, key)
+        # A supersedes chain must end: a -> b -> a would make "the current result" undefined.
+        for start in experiments.values():
+            seen = [start.name]
+            current = start.supersedes
+            while current is not None:
+                if current in seen:
+                    cycle = " -> ".join([*seen[seen.index(current):], current])
+                    raise self.error(f"'supersedes' forms a cycle: {cycle}", "experiments", start.name, "supersedes")
+                seen.append(current)
+                current = experiments[current].supersedes
+        replaced_by: dict[str, str] = {}
+        for exp in experiments.values():
+            if exp.supersedes is None:
+                continue
+            if exp.supersedes in replaced_by:
+                raise self.error(
+                    f"'{exp.supersedes}' is already superseded by '{replaced_by[exp.supersedes]}'",
+                    "experiments", exp.name, "supersedes",
+                )
+            replaced_by[exp.supersedes] = exp.name
+
+    def documents(self) -> DocumentsConfig:
+        table = self.check_keys(self.data.get("documents", {}), self.DOCUMENT_KEYS, "documents")
+        paths = self.string_list(table.get("paths", []), "documents", "paths")
+        sections = self.string_list(
+            table.get("historical_sections", list(DocumentsConfig.historical_sections)),
+            "documents", "historical_sections",
+        )
+        root = self.path.resolve().parent
+        return DocumentsConfig(paths=tuple(root / p for p in paths), historical_sections=sections)
+
+    def stats(self) -> StatsConfig:
+        table = self.check_keys(self.data.get("stats", {}), self.STATS_KEYS, "stats")
+        alpha = self.typed(table.get("alpha", 0.05), (int, float), "a number", "stats", "alpha")
+        if not 0 < alpha < 0.5:
+            raise self.error(f"alpha must be between 0 and 0.5, got {alpha}", "stats", "alpha")
+        confidence = self.typed(table.get("confidence", 0.95), (int, float), "a number", "stats", "confidence")
+        if not 0.5 < confidence < 1:
+            raise self.error(f"confidence must be between 0.5 and 1, got {confidence}", "stats", "confidence")
+        correction = table.get("correction", "holm")
+        if correction not in CORRECTIONS:
+            raise self.error(
+                f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}"
+                f"{did_you_mean(str(correction), CORRECTIONS)}",
+                "stats", "correction",
+            )
+        seed = self.typed(table.get("seed", 0), int, "a whole number", "stats", "seed")
+        return StatsConfig(alpha=float(alpha), confidence=float(confidence), correction=correction, seed=seed)
+
+    def raw_tables(self, key: str) -> dict[str, dict[str, Any]]:
+        tables = self.data.get(key, {})
+        if not isinstance(tables, dict) or not all(isinstance(v, dict) for v in tables.values()):
+            raise self.error(f"expected tables like [{key}.NAME]", key)
+        return {name: dict(table) for name, table in tables.items()}
+
+    def failure_patterns(self) -> tuple[dict[str, str], ...]:
+        table = self.check_keys(self.data.get("failures", {}), self.FAILURE_KEYS, "failures")
+        patterns = table.get("patterns", [])
+        if not isinstance(patterns, list):
+            raise self.error("expected a list of {pattern, reason} tables", "failures", "patterns")
+        result = []
+        for item in patterns:
+            if not isinstance(item, dict) or not isinstance(item.get("pattern"), str) or not isinstance(item.get("reason"), str):
+                raise self.error("each entry needs a 'pattern' (regular expression) and a 'reason'", "failures", "patterns")
+            try:
+                re.compile(item["pattern"])
+            except re.error as exc:
+                raise self.error(f"invalid regular expression {item['pattern']!r}: {exc}", "failures", "patterns") from exc
+            result.append({"pattern": item["pattern"], "reason": item["reason"]})
+        return tuple(result)
+
+
+def _is_speed(unit: str) -> bool:
+    """Throughput (per second) and latency (time) metrics read as faster/slower."""
+    unit = unit.strip().lower()
+    return unit.endswith("/s") or unit in ("ms", "s", "us", "µs", "ns", "sec", "seconds", "milliseconds")
+
+
+def resolve_ledger_url(url: str, root: Path) -> str:
+    """Make a relative SQLite path relative to the config folder, not the working directory."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and url != "sqlite:///:memory:":
+        relative = url[len(prefix):]
+        return prefix + str((root / relative).resolve())
+    return url

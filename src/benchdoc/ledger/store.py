@@ -1,0 +1,318 @@
+"""The ledger store: append-only runs and samples over SQLAlchemy Core.
+
+SQLite (the default) is opened in WAL mode with a busy timeout and foreign keys on;
+writes take the write lock up front (BEGIN IMMEDIATE) so that concurrent recorders
+queue instead of failing with "database is locked". The same code runs on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from benchdoc.errors import LedgerError
+from benchdoc.ledger.models import OUTCOMES, NewRun, RunRecord, Sample
+from benchdoc.ledger.schema import MIGRATIONS, SCHEMA_VERSION, meta_table, metadata, runs_table, samples_table
+
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+
+
+def display_url(url: str) -> str:
+    """The URL with any password hidden, safe to print or log."""
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unparseable database URL>"
+
+
+def _utc(moment: datetime | None) -> datetime:
+    if moment is None:
+        return datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+class Ledger:
+    """Every run benchdoc knows of. Open with :meth:`open`; close with :meth:`close` or ``with``."""
+
+    def __init__(self, engine: sa.Engine, url: str) -> None:
+        self.engine = engine
+        self.url = url
+        self.is_sqlite = engine.dialect.name == "sqlite"
+
+    # -- opening ---------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, url: str, *, create: bool = True) -> Ledger:
+        """Open (and, unless ``create`` is false, create or migrate) the ledger at ``url``."""
+        try:
+            parsed = sa.engine.make_url(url)
+        except Exception as exc:
+            raise LedgerError(f"invalid ledger URL {display_url(url)!r}: {exc}") from exc
+        if parsed.get_backend_name() == "sqlite":
+            engine = cls._sqlite_engine(parsed, create)
+        else:
+            if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
+                parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3, not psycopg2
+            try:
+                engine = sa.create_engine(parsed, pool_pre_ping=True)
+            except ModuleNotFoundError as exc:
+                raise LedgerError(
+                    f"the driver for {parsed.get_backend_name()} is not installed ({exc.name}); "
+                    "for PostgreSQL: pip install 'benchdoc[postgres]'"
+                ) from exc
+        ledger = cls(engine, url)
+        try:
+            ledger._prepare(create)
+        except sa.exc.OperationalError as exc:
+            engine.dispose()
+            raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from exc
+        except LedgerError:
+            engine.dispose()
+            raise
+        return ledger
+
+    @staticmethod
+    def _sqlite_engine(parsed: sa.URL, create: bool) -> sa.Engine:
+        database = parsed.database or ""
+        if database and database != ":memory:":
+            path = Path(database)
+            if not path.exists() and not create:
+                raise LedgerError(f"no ledger at {path} (record a run first)")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(parsed, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+
+        @sa.event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # Take transactions into our own hands (see _on_begin); pysqlite's implicit
+            # BEGIN would start deferred transactions that fail to upgrade under contention.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if database and database != ":memory:":
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.close()
+
+        @sa.event.listens_for(engine, "begin")
+        def _on_begin(conn: sa.Connection) -> None:
+            write = conn.get_execution_options().get("benchdoc_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+
+    def _write(self) -> Any:
+        """A connection whose transaction holds the write lock from its first statement."""
+        return self.engine.connect().execution_options(benchdoc_write=True)
+
+    def _prepare(self, create: bool) -> None:
+        with self._write() as conn, conn.begin():
+            if not self.is_sqlite:
+                # Two first-time writers on a fresh PostgreSQL database would race to create tables.
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(4242001)"))
+            inspector = sa.inspect(conn)
+            if not inspector.has_table(meta_table.name):
+                if inspector.has_table(runs_table.name):
+                    raise LedgerError(f"{display_url(self.url)} has a 'runs' table but is not a benchdoc ledger")
+                if not create:
+                    raise LedgerError(f"{display_url(self.url)} is not a benchdoc ledger (no runs recorded yet)")
+                metadata.create_all(conn)
+                conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+                return
+            version = self._stored_version(conn)
+            if version > SCHEMA_VERSION:
+                raise LedgerError(
+                    f"the ledger at {display_url(self.url)} has schema version {version}, newer than this "
+                    f"benchdoc understands ({SCHEMA_VERSION}); upgrade benchdoc"
+                )
+            while version < SCHEMA_VERSION:
+                MIGRATIONS[version](conn)
+                version += 1
+                conn.execute(
+                    meta_table.update().where(meta_table.c.key == "schema_version").values(value=str(version))
+                )
+
+    @staticmethod
+    def _stored_version(conn: sa.Connection) -> int:
+        value = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
+        try:
+            return int(value)
+        except (TypeError, ValueError) as exc:
+            raise LedgerError(f"the ledger's schema version is unreadable ({value!r})") from exc
+
+    def schema_version(self) -> int:
+        with self.engine.connect() as conn:
+            return self._stored_version(conn)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------
+
+    def record_run(self, run: NewRun) -> int:
+        """Append one run and its samples in a single transaction; return its id.
+
+        Secrets are redacted from the command, environment, metadata and texts before
+        anything reaches the database.
+        """
+        return self.record_runs([run])[0]
+
+    def record_runs(self, runs: Sequence[NewRun]) -> list[int]:
+        """Append several runs in one transaction (all or none), e.g. from one imported file."""
+        from benchdoc.redact import redact_argv, redact_obj, redact_text
+
+        for run in runs:
+            _validate(run)
+        ids: list[int] = []
+        try:
+            with self._write() as conn, conn.begin():
+                for run in runs:
+                    started = _utc(run.started_at)
+                    finished = _utc(run.finished_at) if run.finished_at else max(started, _utc(None))
+                    result = conn.execute(
+                        runs_table.insert().values(
+                            experiment=run.experiment,
+                            started_at=started,
+                            finished_at=finished,
+                            outcome=run.outcome,
+                            failure_reason=_maybe(redact_text, run.failure_reason),
+                            failure_log_line=_maybe(redact_text, run.failure_log_line),
+                            command=redact_argv(list(run.command)) if run.command is not None else None,
+                            host=run.host,
+                            git_commit=run.git_commit,
+                            git_dirty=run.git_dirty,
+                            environment=redact_obj(run.environment or {}),
+                            note=_maybe(redact_text, run.note),
+                            source=run.source,
+                            run_metadata=redact_obj(run.metadata or {}),
+                        )
+                    )
+                    run_id = int(result.inserted_primary_key[0])
+                    if run.samples:
+                        conn.execute(
+                            samples_table.insert(),
+                            [
+                                {"run_id": run_id, "metric": s.metric, "repetition": s.repetition, "value": float(s.value)}
+                                for s in run.samples
+                            ],
+                        )
+                    ids.append(run_id)
+        except sa.exc.SQLAlchemyError as exc:
+            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
+        return ids
+
+    # -- reading ---------------------------------------------------------------------
+
+    def runs(
+        self,
+        experiment: str | Iterable[str] | None = None,
+        *,
+        outcome: str | None = None,
+        since: datetime | None = None,
+        ids: Iterable[int] | None = None,
+        limit: int | None = None,
+        with_samples: bool = True,
+    ) -> list[RunRecord]:
+        """Runs matching the filters, newest first (by start time, then id)."""
+        query = sa.select(runs_table)
+        if isinstance(experiment, str):
+            query = query.where(runs_table.c.experiment == experiment)
+        elif experiment is not None:
+            query = query.where(runs_table.c.experiment.in_(list(experiment)))
+        if outcome is not None:
+            query = query.where(runs_table.c.outcome == outcome)
+        if since is not None:
+            query = query.where(runs_table.c.started_at >= _utc(since))
+        if ids is not None:
+            query = query.where(runs_table.c.id.in_(list(ids)))
+        query = query.order_by(runs_table.c.started_at.desc(), runs_table.c.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).mappings().all()
+            samples: dict[int, list[Sample]] = {}
+            if with_samples and rows:
+                run_ids = query.with_only_columns(runs_table.c.id).order_by(None).subquery()
+                sample_rows = conn.execute(
+                    sa.select(samples_table.c.run_id, samples_table.c.metric, samples_table.c.repetition, samples_table.c.value)
+                    .where(samples_table.c.run_id.in_(sa.select(run_ids.c.id)))
+                    .order_by(samples_table.c.run_id, samples_table.c.repetition, samples_table.c.id)
+                )
+                for run_id, metric, repetition, value in sample_rows:
+                    samples.setdefault(run_id, []).append(Sample(metric, value, repetition))
+        return [_record(row, samples.get(row["id"], [])) for row in rows]
+
+    def run(self, run_id: int) -> RunRecord:
+        found = self.runs(ids=[run_id])
+        if not found:
+            raise LedgerError(f"no run with id {run_id}")
+        return found[0]
+
+    def experiment_names(self) -> list[str]:
+        """Every experiment that has at least one run, sorted."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(sa.select(runs_table.c.experiment).distinct().order_by(runs_table.c.experiment)).scalars())
+
+    def run_count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(runs_table)).scalar() or 0)
+
+    def last_run_id(self) -> int:
+        """The highest run id (0 when empty): a cheap token that changes whenever a run is added."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.select(sa.func.max(runs_table.c.id))).scalar() or 0)
+
+
+def _validate(run: NewRun) -> None:
+    if not run.experiment or not run.experiment.strip():
+        raise LedgerError("a run needs an experiment name")
+    if run.outcome not in OUTCOMES:
+        raise LedgerError(f"unknown outcome {run.outcome!r} (expected one of {', '.join(OUTCOMES)})")
+    if run.outcome == "ok" and not run.samples:
+        raise LedgerError(f"a successful run of '{run.experiment}' needs at least one sample")
+    for sample in run.samples:
+        if not isinstance(sample.value, (int, float)) or isinstance(sample.value, bool) or not math.isfinite(sample.value):
+            raise LedgerError(f"metric {sample.metric!r} has a value that is not a finite number: {sample.value!r}")
+
+
+def _maybe(func: Any, value: str | None) -> str | None:
+    return None if value is None else func(value)
+
+
+def _record(row: Any, samples: list[Sample]) -> RunRecord:
+    return RunRecord(
+        id=int(row["id"]),
+        experiment=row["experiment"],
+        outcome=row["outcome"],
+        started_at=_utc(row["started_at"]),
+        finished_at=_utc(row["finished_at"]),
+        failure_reason=row["failure_reason"],
+        failure_log_line=row["failure_log_line"],
+        command=row["command"],
+        host=row["host"],
+        git_commit=row["git_commit"],
+        git_dirty=row["git_dirty"],
+        environment=row["environment"] or {},
+        note=row["note"],
+        source=row["source"],
+        metadata=row["run_metadata"] or {},
+        samples=tuple(samples),
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc)
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__

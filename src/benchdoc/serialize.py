@@ -1,0 +1,71 @@
+"""Results as plain JSON-ready data, for `--json` output and machine consumers."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.results import ExperimentResult
+    from benchdoc.stats import Change, Comparison, Summary
+
+
+def summary_to_dict(summary: Summary) -> dict[str, Any]:
+    data = asdict(summary)
+    data["values"] = list(summary.values)
+    data["outliers"] = list(summary.outliers)
+    return data
+
+
+def comparison_to_dict(comparison: Comparison, better_word: str = "better", worse_word: str = "worse") -> dict[str, Any]:
+    return {
+        "candidate": summary_to_dict(comparison.candidate),
+        "baseline": summary_to_dict(comparison.baseline),
+        "direction": comparison.direction,
+        "ratio": comparison.ratio,
+        "delta_pct": comparison.delta_pct,
+        "delta_ci_low_pct": comparison.delta_ci_low,
+        "delta_ci_high_pct": comparison.delta_ci_high,
+        "confidence": comparison.confidence,
+        "test": comparison.test,
+        "p_value": comparison.p_value,
+        "p_adjusted": comparison.p_adjusted,
+        "correction": comparison.correction,
+        "alpha": comparison.alpha,
+        "significant": comparison.significant,
+        "equivalence_margin": comparison.equivalence_margin,
+        "equivalent": comparison.equivalent,
+        "runs_needed": comparison.runs_needed,
+        "verdict": comparison.verdict,
+        "verdict_text": comparison.verdict_text(better_word, worse_word),
+    }
+
+
+def change_to_dict(change: Change) -> dict[str, Any]:
+    return asdict(change)
+
+
+def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
+    def words(metric: str) -> tuple[str, str]:
+        spec = config.metric_or_default(metric)
+        return spec.better_word, spec.worse_word
+
+    return {
+        "name": result.name,
+        "label": result.label,
+        "status": result.status,
+        "reason": result.reason,
+        "failure_log_line": result.failure_log_line,
+        "compare_to": result.compare_to,
+        "supersedes": result.supersedes,
+        "superseded_by": result.superseded_by,
+        "runs_recorded": len(result.runs),
+        "runs_pooled": [r.id for r in result.pooled],
+        "measured_at": result.measured_at.isoformat() if result.measured_at else None,
+        "summaries": {m: summary_to_dict(s) for m, s in result.summaries.items()},
+        "comparisons": {m: comparison_to_dict(c, *words(m)) for m, c in result.comparisons.items()},
+        "changes": {m: change_to_dict(c) for m, c in result.changes.items()},
+        "environment_diff": [{"key": d.key, "a": d.a, "b": d.b, "text": d.text()} for d in result.environment_diff],
+        "warnings": list(result.warnings),
+    }

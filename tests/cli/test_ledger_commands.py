@@ -1,0 +1,113 @@
+"""init, record, history and export through the real command."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from tests.conftest import Project
+
+
+def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    proj = Project(tmp_path)
+    first = proj.run("init")
+    assert first.returncode == 0, first.stderr
+    text = (tmp_path / "benchdoc.toml").read_text()
+    assert "[metrics.output_tok_s]" in text and text.count("#") > 5  # commented
+    second = proj.run("init")
+    assert second.returncode == 2
+    assert "already exists; not overwriting it" in second.stderr
+    assert (tmp_path / "benchdoc.toml").read_text() == text
+    # The starter is valid and usable as is.
+    rec = proj.run("record", "baseline", "--metric", "output_tok_s=89.5")
+    assert rec.returncode == 0, rec.stderr
+
+
+def test_record_history_and_export_round_trip(project: Project) -> None:
+    assert project.run("record", "baseline", "--metric", "output_tok_s=92.6,92.4,92.9").returncode == 0
+    res = project.run("record", "EAGLE-3", "-m", "output_tok_s=96.1", "-m", "ttft_ms_p50=41.5", "--note", "new stack")
+    assert res.returncode == 0, res.stderr
+    assert "recorded run 2: eagle3 (output_tok_s n=1, ttft_ms_p50 n=1)" in res.stdout
+    failed = project.run("record", "nccl-tree", "--failed", "CUDA graph incompatible")
+    assert failed.returncode == 0 and "nccl-tree failed (CUDA graph incompatible)" in failed.stdout
+
+    hist = project.run("history", "baseline")
+    assert hist.returncode == 0, hist.stderr
+    assert "92.6, 92.4, 92.9" in hist.stdout and "ok" in hist.stdout
+    hist_failed = project.run("history", "nccl-tree", "--json")
+    (run,) = json.loads(hist_failed.stdout)
+    assert run["outcome"] == "failed" and run["failure_reason"] == "CUDA graph incompatible" and run["samples"] == []
+
+    rows = list(csv.DictReader(io.StringIO(project.run("export").stdout)))
+    assert len(rows) == 3 + 2 + 1
+    assert [r["value"] for r in rows if r["experiment"] == "baseline"] == ["92.6", "92.4", "92.9"]
+    assert [r["repetition"] for r in rows if r["experiment"] == "baseline"] == ["0", "1", "2"]
+    (failure,) = [r for r in rows if r["experiment"] == "nccl-tree"]
+    assert failure["metric"] == "" and failure["failure_reason"] == "CUDA graph incompatible"
+
+    lines = project.run("export", "--format", "jsonl", "-e", "eagle3").stdout.splitlines()
+    assert {json.loads(line)["metric"] for line in lines} == {"output_tok_s", "ttft_ms_p50"}
+    out = project.root / "out.json"
+    assert project.run("export", "-f", "json", "-o", str(out)).returncode == 0
+    assert len(json.loads(out.read_text())) == 6
+
+
+def test_record_errors_are_clear_and_record_nothing(project: Project) -> None:
+    cases = [
+        (["record", "basline", "-m", "output_tok_s=1"], 1, "unknown experiment 'basline' (did you mean 'baseline'?)"),
+        (["record", "baseline", "-m", "output_tok_s=fast"], 2, "'fast' is not a number"),
+        (["record", "baseline", "-m", "output_tok_s"], 2, "expected NAME=VALUE"),
+        (["record", "baseline", "-m", "output_toks=1"], 2, "metric 'output_toks' is not declared in benchdoc.toml (did you mean 'output_tok_s'?)"),
+        (["record", "baseline"], 2, "nothing to record"),
+        (["record", "baseline", "-m", "output_tok_s=1", "--failed", "x"], 2, "not both"),
+        (["record", "baseline", "-m", "output_tok_s=inf"], 2, "not a finite number"),
+    ]
+    for argv, code, message in cases:
+        res = project.run(*argv)
+        assert res.returncode == code, (argv, res.stderr)
+        assert message in res.stderr, res.stderr
+        assert res.stderr.count("\n") == 1, res.stderr  # one clear line, no traceback
+    assert json.loads(project.run("export", "-f", "json").stdout) == []
+
+
+def test_secrets_are_stored_nowhere(project: Project) -> None:
+    secret_key = "sk-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    password = "hunter2-very-secret"
+    env = {
+        "OPENAI_API_KEY": secret_key,
+        "NCCL_SOCKET_IFNAME": "eth0",
+        "VLLM_DB_URL": f"postgresql://bench:{password}@db.internal/ledger",
+    }
+    res = project.run("record", "baseline", "-m", "output_tok_s=92.6", "--note", f"token {secret_key}", env=env)
+    assert res.returncode == 0, res.stderr
+    database = (project.root / ".benchdoc" / "ledger.db").read_bytes()
+    wal = project.root / ".benchdoc" / "ledger.db-wal"
+    blobs = [database, wal.read_bytes() if wal.exists() else b""]
+    for fmt in ("csv", "json", "jsonl"):
+        blobs.append(project.run("export", "-f", fmt).stdout.encode())
+    blobs.append(project.run("history", "baseline", "--json").stdout.encode())
+    for blob in blobs:
+        assert secret_key.encode() not in blob
+        assert password.encode() not in blob
+    # The environment was still captured: the harmless variable is there.
+    (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
+    assert run["environment"]["env_vars"]["NCCL_SOCKET_IFNAME"] == "eth0"
+
+
+def test_commands_outside_a_project_say_how_to_start(tmp_path: Path) -> None:
+    res = Project(tmp_path).run("show")
+    assert res.returncode == 1
+    assert "no benchdoc.toml found" in res.stderr and "benchdoc init" in res.stderr
+
+
+def test_help_lists_every_command_and_exit_codes(tmp_path: Path) -> None:
+    res = Project(tmp_path).run("--help")
+    assert res.returncode == 0
+    for command in ("init", "record", "show", "history", "export"):
+        assert command in res.stdout
+    assert "exit codes:" in res.stdout
+    for command in ("init", "record", "history", "export"):
+        sub = Project(tmp_path).run(command, "--help")
+        assert sub.returncode == 0 and "usage: benchdoc " + command in sub.stdout

@@ -1,0 +1,136 @@
+"""benchdoc.toml discovery and validation: every error names file, line and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchdoc.config import find_config, load_config
+from benchdoc.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "benchdoc.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(tmp_path: Path, text: str) -> ConfigError:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return info.value
+
+
+def test_discovery_walks_up_like_git(tmp_path: Path) -> None:
+    write(tmp_path, "[experiments.a]\n")
+    deep = tmp_path / "x" / "y"
+    deep.mkdir(parents=True)
+    assert find_config(deep) == (tmp_path / "benchdoc.toml").resolve()
+    assert load_config(start=deep).experiments["a"].label == "a"
+
+
+def test_discovery_fails_clearly(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no benchdoc.toml found.*benchdoc init"):
+        find_config(tmp_path)
+
+
+def test_default_ledger_is_next_to_the_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BENCHDOC_LEDGER_URL", raising=False)
+    config = load_config(write(tmp_path, ""))
+    assert config.ledger_url == f"sqlite:///{(tmp_path / '.benchdoc' / 'ledger.db').resolve()}"
+
+
+def test_full_config_loads(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            """
+[metrics.output_tok_s]
+label = "tok/s"
+unit = "tok/s"
+direction = "higher"
+digits = 2
+equivalence_margin = "1%"
+
+[metrics.ttft_ms]
+unit = "ms"
+direction = "lower"
+primary = true
+
+[experiments.baseline]
+label = "Baseline"
+role = "reference"
+
+[experiments.eagle3]
+label = "EAGLE-3 2-step"
+aliases = ["EAGLE-3", "eagle"]
+compare_to = "baseline"
+args = ["--speculative-algorithm", "EAGLE3"]
+env = { NCCL_ALGO = "Tree" }
+repetitions = 5
+
+[experiments.eagle3-new]
+compare_to = "baseline"
+supersedes = "eagle3"
+
+[documents]
+paths = ["log.md"]
+""",
+        )
+    )
+    metric = config.metrics["output_tok_s"]
+    assert (metric.direction, metric.digits, metric.equivalence_margin) == ("higher", 2, 0.01)
+    assert (metric.better_word, metric.worse_word) == ("faster", "slower")
+    assert config.primary_metric == "ttft_ms"
+    eagle = config.experiment("eagle")  # by alias, case-insensitive
+    assert eagle.name == "eagle3" and eagle.env == {"NCCL_ALGO": "Tree"} and eagle.repetitions == 5
+    assert config.superseded_by() == {"eagle3": "eagle3-new"}
+    assert config.documents.paths == ((tmp_path / "log.md").resolve(),)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fragment"),
+    [
+        ('[experiments.a]\nlabel = "A"\n\n[experiments.b]\ncompare_to = "aa"\n', 5,
+         "experiments.b.compare_to: unknown experiment 'aa' (did you mean 'a'?)"),
+        ('[experiments.a]\nsupersedes = "b"\n[experiments.b]\nsupersedes = "a"\n', 2,
+         "'supersedes' forms a cycle: a -> b -> a"),
+        ('[metrics.tps]\ndirection = "up"\n', 2, "metrics.tps.direction: direction must be \"higher\" or \"lower\""),
+        ('[experiments.a]\nlable = "A"\n', 2, "experiments.a.lable: unknown key 'lable' (did you mean 'label'?)"),
+        ('[ledgr]\nurl = "x"\n', 1, "unknown key 'ledgr' (did you mean 'ledger'?)"),
+        ('[metrics.tps]\ndigits = "two"\n', 2, "metrics.tps.digits: expected a whole number of digits"),
+        ('[experiments.a]\nrepetitions = 0\n', 2, "repetitions must be at least 1"),
+        ('[experiments.a]\nrole = "baseline"\n', 2, "role must be \"reference\""),
+        ('[experiments.a]\ncompare_to = "a"\n', 2, "cannot compare to itself"),
+        ('[stats]\ncorrection = "holmes"\n', 2, "correction must be one of holm, bonferroni, bh, none"),
+        ('[metrics.tps]\nequivalence_margin = "one"\n', 2, "expected a fraction like 0.01"),
+        ('[experiments.a]\nlabel = "A\n', 2, "invalid TOML"),
+    ],
+)
+def test_validation_errors_name_file_line_and_key(tmp_path: Path, text: str, line: int, fragment: str) -> None:
+    err = error_of(tmp_path, text)
+    assert err.file and err.file.endswith("benchdoc.toml")
+    assert err.line == line, str(err)
+    assert fragment in str(err)
+    assert str(err).startswith(f"{err.file}:{line}: ")
+
+
+def test_two_experiments_cannot_supersede_the_same_one(tmp_path: Path) -> None:
+    err = error_of(
+        tmp_path,
+        '[experiments.old]\n[experiments.a]\nsupersedes = "old"\n[experiments.b]\nsupersedes = "old"\n',
+    )
+    assert "'old' is already superseded by 'a'" in str(err) and err.line == 5
+
+
+def test_unknown_experiment_lookup_suggests(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[experiments.baseline]\n"))
+    with pytest.raises(ConfigError, match="unknown experiment 'basline' \\(did you mean 'baseline'\\?\\)"):
+        config.experiment("basline")
+
+
+def test_ledger_url_from_environment_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHDOC_LEDGER_URL", "postgresql://u@127.0.0.1/db")
+    assert load_config(write(tmp_path, "")).ledger_url == "postgresql://u@127.0.0.1/db"
