@@ -1,0 +1,57 @@
+"""`benchdoc compare` and `benchdoc show` on a ledger built through `benchdoc record`."""
+
+from __future__ import annotations
+
+import json
+
+from benchdoc.stats import compare
+from tests.conftest import Project
+
+BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
+NEW = [96.1, 95.8, 96.4, 96.0, 96.3]
+
+
+def record(project: Project, experiment: str, values: list[float]) -> None:
+    res = project.run("record", experiment, "-m", "output_tok_s=" + ",".join(map(str, values)))
+    assert res.returncode == 0, res.stderr
+
+
+def test_compare_gives_the_library_verdict(project: Project) -> None:
+    record(project, "baseline", BASE)
+    record(project, "eagle3-cuda13", NEW)
+    res = project.run("compare", "eagle3-cuda13", "--json")
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)["comparisons"]["output_tok_s"]
+    expected = compare(NEW, BASE, direction="higher", equivalence_margin=0.01)
+    assert got["verdict"] == expected.verdict == "better"
+    assert got["p_value"] == expected.p_value
+    assert round(got["delta_pct"], 1) == 3.8
+
+    text = project.run("compare", "eagle3-cuda13", "baseline")
+    assert text.returncode == 0
+    assert "+3.8%" in text.stdout and "3.8% faster" in text.stdout and "0.0079" in text.stdout
+
+
+def test_compare_errors(project: Project) -> None:
+    record(project, "baseline", BASE)
+    assert project.run("record", "nccl-tree", "--failed", "CUDA graph incompatible").returncode == 0
+    failed = project.run("compare", "nccl-tree")
+    assert failed.returncode == 2 and "its latest run failed: CUDA graph incompatible" in failed.stderr
+    no_base = project.run("compare", "baseline")
+    assert no_base.returncode == 2 and "has no compare_to" in no_base.stderr
+
+
+def test_show_has_status_and_comparison_columns(project: Project) -> None:
+    record(project, "baseline", BASE)
+    record(project, "eagle3-cuda13", NEW)
+    assert project.run("record", "nccl-tree", "--failed", "CUDA graph incompatible").returncode == 0
+    res = project.run("show")
+    assert res.returncode == 0, res.stderr
+    for text in ("Reference", "Works", "Failed (CUDA graph incompatible)", "Untested", "+3.8% vs baseline: 3.8% faster"):
+        assert text in res.stdout
+    data = json.loads(project.run("show", "--json").stdout)
+    statuses = {e["name"]: e["status"] for e in data["experiments"]}
+    assert statuses == {
+        "baseline": "Reference", "eagle3": "Untested", "eagle3-cuda13": "Works",
+        "nccl-tree": "Failed", "nccl-fewer-channels": "Untested",
+    }
