@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 
 _NO_NEWLINE = "\\ No newline at end of file\n"
 _COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "@": "\x1b[36m"}
@@ -31,8 +32,8 @@ def unified_diff(
     hunks = difflib.unified_diff(
         old_lines,
         new_lines,
-        fromfile=old_label if old_label is not None else f"a/{path}",
-        tofile=new_label if new_label is not None else f"b/{path}",
+        fromfile=old_label if old_label is not None else _label("a", path),
+        tofile=new_label if new_label is not None else _label("b", path),
         n=context,
     )
     out: list[str] = []
@@ -42,6 +43,11 @@ def unified_diff(
         else:
             out.append(line + "\n" + _NO_NEWLINE)
     return "".join(out)
+
+
+def _label(side: str, path: str) -> str:
+    # git's a/ and b/ prefixes, so `git apply` takes the diff of a relative path.
+    return path if os.path.isabs(path) or path.startswith("<") else f"{side}/{path}"
 
 
 def _lines(text: str) -> list[str]:
