@@ -116,13 +116,18 @@ def fingerprint(fmt: str, *parts: Any) -> str:
     return digest.hexdigest()[:32]
 
 
+def scaled(value: float, scale: float) -> float:
+    """``value * scale`` without binary noise in the last digits (2.4302 s -> 2430.2 ms)."""
+    return value if scale == 1.0 else float(f"{value * scale:.15g}")
+
+
 def samples_from_table(obj: dict[str, Any], table: Iterable[Field], where: Where) -> list[Sample]:
     """One sample (repetition 0) per table row whose key holds a finite number."""
     samples: list[Sample] = []
     for row in table:
         value = number(obj, row.source, where)
         if value is not None:
-            samples.append(Sample(row.metric, value * row.scale, 0))
+            samples.append(Sample(row.metric, scaled(value, row.scale), 0))
     return samples
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import ImportedRun, fingerprint
+from benchdoc.workloads.importers.base import ImportedRun, fingerprint, scaled
 from benchdoc.workloads.importers.reading import (
     Where,
     as_object,
@@ -90,15 +90,15 @@ def _run(path: Path, fmt: str) -> ImportedRun:
         factor = _factor(stats, kind, where.child(source))
         mean = number(stats, "avg", where.child(source))
         if mean is not None:
-            samples.append(Sample(f"{metric}_mean", mean * factor, 0))
+            samples.append(Sample(f"{metric}_mean", scaled(mean, factor), 0))
         for key in PERCENTILE_KEYS:
             value = number(stats, key, where.child(source))
             if value is not None:
-                samples.append(Sample(f"{metric}_{percentile_suffix(float(key[1:]))}", value * factor, 0))
+                samples.append(Sample(f"{metric}_{percentile_suffix(float(key[1:]))}", scaled(value, factor), 0))
     for source, (metric, kind) in RUN_VALUES.items():
         value = _avg(obj, source, where)
         if value is not None:
-            samples.append(Sample(metric, value * _factor(obj[source], kind, where.child(source)), 0))
+            samples.append(Sample(metric, scaled(value, _factor(obj[source], kind, where.child(source))), 0))
     isl, duration = _avg(obj, "total_isl", where), _avg(obj, "benchmark_duration", where)
     if isl is not None and duration:
         duration_ms = duration * _factor(obj["benchmark_duration"], "time", where.child("benchmark_duration"))
@@ -161,7 +161,7 @@ def _factor(stats: Any, kind: str, where: Where) -> float:
         raise where.error("missing key 'unit'")
     cleaned = unit.replace(" ", "").lower()
     if kind == "rate":
-        if not cleaned.endswith(("/sec", "/s", "/second")):
+        if not cleaned.removesuffix("/user").endswith(("/sec", "/s", "/second")):
             raise where.error(f"unit {unit!r} is not per second")
         return 1.0
     if cleaned not in TIME_UNITS:

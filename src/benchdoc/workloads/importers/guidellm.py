@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint
+from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint, scaled
 from benchdoc.workloads.importers.reading import (
     Where,
     as_object,
@@ -118,7 +118,7 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
         if successful is not None:
             value = number(successful, "mean", metrics_where.child(row.source).child("successful"))
             if value is not None:
-                samples.append(Sample(row.metric, value * row.scale, 0))
+                samples.append(Sample(row.metric, scaled(value, row.scale), 0))
 
     start = _epoch(bench, ("start_time",), ("run_stats", "start_time"), ("scheduler_metrics", "measure_start_time"))
     end = _epoch(bench, ("end_time",), ("run_stats", "end_time"), ("scheduler_metrics", "measure_end_time"))
@@ -188,16 +188,16 @@ def _distribution_samples(stats: dict[str, Any], row: Field, where: Where) -> li
     samples: list[Sample] = []
     mean = number(stats, "mean", where)
     if mean is not None:
-        samples.append(Sample(f"{row.metric}_mean", mean * row.scale, 0))
+        samples.append(Sample(f"{row.metric}_mean", scaled(mean, row.scale), 0))
     percentiles = sub_object(stats, "percentiles", where) or {}
     if "p50" not in percentiles:
         median = number(stats, "median", where)
         if median is not None:
-            samples.append(Sample(f"{row.metric}_p50", median * row.scale, 0))
+            samples.append(Sample(f"{row.metric}_p50", scaled(median, row.scale), 0))
     for key, suffix in PERCENTILES.items():
         value = number(percentiles, key, where.child("percentiles"))
         if value is not None:
-            samples.append(Sample(f"{row.metric}_{suffix}", value * row.scale, 0))
+            samples.append(Sample(f"{row.metric}_{suffix}", scaled(value, row.scale), 0))
     return samples
 
 

@@ -97,13 +97,20 @@ def latency_metric(key: str) -> str | None:
     return f"{LATENCY_STEMS[match['stem']]}_{suffix}"
 
 
+def _median_first(key: str) -> int:
+    return 0 if key.startswith(("mean_", "median_")) else 1
+
+
 def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
     require(obj, REQUIRED, where)
     samples = samples_from_table(obj, FIELDS, where)
-    latency_keys = {key: latency_metric(key) for key in obj if _LATENCY_KEY.match(key)}
+    # "median_ttft_ms" and "p50_ttft_ms" can both be present: the first seen is kept.
+    latency_keys = {key: latency_metric(key) for key in sorted(obj, key=_median_first) if _LATENCY_KEY.match(key)}
+    seen: set[str] = set()
     for key, metric in latency_keys.items():
         value = number(obj, key, where)
-        if metric is not None and value is not None:
+        if metric is not None and value is not None and metric not in seen:
+            seen.add(metric)
             samples.append(Sample(metric, value, 0))
     duration = number(obj, "duration", where, required=True)
     input_tokens = number(obj, "total_input_tokens", where)
@@ -119,9 +126,9 @@ def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
     environment: dict[str, Any] = {"tool": "vllm bench serve"}
     environment.update({k: obj[k] for k in ENVIRONMENT_KEYS if obj.get(k) is not None})
     mapped = {row.source for row in FIELDS} | {k for k, m in latency_keys.items() if m is not None}
-    metadata = scalars(obj, skip=frozenset(mapped) | DETAIL_KEYS | set(ENVIRONMENT_KEYS))
-    metadata["output_tokens_source"] = "server usage, falling back to the client tokenizer"
     spec = {k: v for k, v in obj.items() if k.startswith("spec_decode_")}
+    metadata = scalars(obj, skip=frozenset(mapped) | DETAIL_KEYS | set(ENVIRONMENT_KEYS) | set(spec))
+    metadata["output_tokens_source"] = "server usage, falling back to the client tokenizer"
     if spec:
         metadata["spec_decode"] = spec
         metadata["accept_length_source"] = "server Prometheus counters differenced over the run"

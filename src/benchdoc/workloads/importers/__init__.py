@@ -1,0 +1,153 @@
+"""Importers: other benchmark tools' result files read into benchdoc runs.
+
+Each supported format has a module with a ``parse(path)`` function and a visible table
+mapping the tool's fields onto benchdoc's metric names (see docs/importers.md for every
+mapping and where the tools define a metric differently). :func:`parse_file` reads a
+whole file into :class:`ImportedRun` objects or refuses it with an
+:class:`~benchdoc.errors.ImportFormatError` naming the file and line; nothing is recorded
+until the whole file has been read.
+
+    runs = parse_file("bench.jsonl", "sglang-serving")
+    new_runs = [run.to_new_run("eagle3-2step") for run in runs]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from pathlib import Path
+
+from benchdoc.errors import ImportFormatError, UsageError
+from benchdoc.workloads.importers import (
+    genai_perf,
+    guidellm,
+    hyperfine,
+    llmperf,
+    pytest_benchmark,
+    sglang_one_batch,
+    sglang_serving,
+    vllm_serve,
+)
+from benchdoc.workloads.importers.base import Field, ImportedRun, Importer
+from benchdoc.workloads.importers.reading import load_json_lines, load_json_values
+
+__all__ = [
+    "ALIASES",
+    "FORMATS",
+    "Field",
+    "ImportedRun",
+    "Importer",
+    "configurations",
+    "detect_format",
+    "parse_file",
+    "resolve_format",
+    "select_runs",
+]
+
+FORMATS: dict[str, Importer] = {
+    importer.name: importer
+    for importer in (
+        Importer(
+            "sglang-serving",
+            "SGLang bench_serving JSONL (one run per line)",
+            sglang_serving.parse,
+            sglang_serving.looks_like,
+        ),
+        Importer(
+            "sglang-one-batch",
+            "SGLang bench_one_batch / bench_one_batch_server JSONL (one case per line)",
+            sglang_one_batch.parse,
+            sglang_one_batch.looks_like,
+        ),
+        Importer(
+            "vllm-serve",
+            "vllm bench serve JSON (--save-result; --append-result: one run per object)",
+            vllm_serve.parse,
+            vllm_serve.looks_like,
+        ),
+        Importer("genai-perf", "genai-perf *_genai_perf.json export", genai_perf.parse_genai_perf, genai_perf.looks_like),
+        Importer("aiperf", "AIPerf profile_export_aiperf.json", genai_perf.parse_aiperf, genai_perf.looks_like),
+        Importer("guidellm", "guidellm JSON report (one run per benchmark)", guidellm.parse, guidellm.looks_like),
+        Importer("llmperf", "llmperf *_summary.json", llmperf.parse, llmperf.looks_like),
+        Importer("hyperfine", "hyperfine --export-json (one run per command)", hyperfine.parse, hyperfine.looks_like),
+        Importer(
+            "pytest-benchmark",
+            "pytest-benchmark JSON (one run per benchmark)",
+            pytest_benchmark.parse,
+            pytest_benchmark.looks_like,
+        ),
+    )
+}
+
+# Other spellings people type for the same formats.
+ALIASES: dict[str, str] = {
+    "sglang": "sglang-serving",
+    "sglang-bench-serving": "sglang-serving",
+    "bench-serving": "sglang-serving",
+    "sglang-bench-one-batch": "sglang-one-batch",
+    "bench-one-batch": "sglang-one-batch",
+    "vllm": "vllm-serve",
+    "vllm-bench-serve": "vllm-serve",
+    "genai_perf": "genai-perf",
+    "pytest_benchmark": "pytest-benchmark",
+}
+
+
+def resolve_format(name: str) -> str:
+    """The canonical format name for ``name`` (an alias is accepted), or a UsageError."""
+    key = name.strip().lower()
+    if key in FORMATS:
+        return key
+    if key in ALIASES:
+        return ALIASES[key]
+    import difflib
+
+    close = difflib.get_close_matches(key, [*FORMATS, *ALIASES], n=1, cutoff=0.6)
+    hint = f" (did you mean '{ALIASES.get(close[0], close[0])}'?)" if close else ""
+    raise UsageError(f"unknown format '{name}'{hint}; known formats: {', '.join(FORMATS)}")
+
+
+def detect_format(path: str | Path) -> str:
+    """The format of a results file, told from the keys of its first JSON value."""
+    path = Path(path)
+    expected = f"a results file of a known format ({', '.join(FORMATS)})"
+    try:
+        values = load_json_values(path, expected)
+    except ImportFormatError:
+        # A truncated JSON Lines file still tells its format by its first line.
+        values = load_json_lines(path, expected)[:1] if path.suffix == ".jsonl" else []
+        if not values:
+            raise
+    first = values[0][1] if values else None
+    # Order matters: vLLM's keys are a superset of SGLang's for some fields.
+    for name in ("vllm-serve", "sglang-serving", "sglang-one-batch", "guidellm", "llmperf", "hyperfine", "pytest-benchmark"):
+        if FORMATS[name].looks_like(first):
+            return name
+    if FORMATS["aiperf"].looks_like(first):
+        return "aiperf" if isinstance(first, dict) and ("aiperf_version" in first or "schema_version" in first) else "genai-perf"
+    raise ImportFormatError(
+        f"cannot tell the format from its content; give it with --format ({', '.join(FORMATS)})", path
+    )
+
+
+def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
+    """Every run in the file, or an ImportFormatError (file, line, what was expected).
+
+    ``fmt`` is a name from :data:`FORMATS` (or an alias), or ``auto`` to detect it.
+    """
+    path = Path(path)
+    name = detect_format(path) if fmt.strip().lower() == "auto" else resolve_format(fmt)
+    runs = FORMATS[name].parse(path)
+    if not runs:
+        raise ImportFormatError(f"no runs in the file; expected {FORMATS[name].description}", path)
+    return runs
+
+
+def select_runs(runs: Iterable[ImportedRun], pattern: str) -> list[ImportedRun]:
+    """The runs whose label equals ``pattern`` or matches it as a shell-style glob."""
+    return [run for run in runs if run.label == pattern or fnmatch.fnmatchcase(run.label, pattern)]
+
+
+def configurations(runs: Iterable[ImportedRun]) -> list[str]:
+    """The distinct labels of the runs, in file order."""
+    return list(dict.fromkeys(run.label for run in runs))
