@@ -91,6 +91,20 @@ class Config:
     servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     workloads: dict[str, dict[str, Any]] = field(default_factory=dict)
     failure_patterns: tuple[dict[str, str], ...] = ()
+    key_lines: dict[tuple[str, ...], int] = field(default_factory=dict, repr=False, compare=False)
+
+    def line_of(self, *key_path: str) -> int | None:
+        """The line of a key (or its nearest enclosing table) in benchdoc.toml, for error messages."""
+        for end in range(len(key_path), 0, -1):
+            line = self.key_lines.get(tuple(key_path[:end]))
+            if line is not None:
+                return line
+        return None
+
+    def error(self, message: str, *key_path: str) -> ConfigError:
+        """A ConfigError located at a key of this file: 'benchdoc.toml:12: servers.sglang.ready_url: ...'."""
+        dotted = ".".join(key_path)
+        return ConfigError(f"{dotted}: {message}" if dotted else message, self.path, self.line_of(*key_path))
 
     @property
     def root(self) -> Path:
@@ -272,6 +286,7 @@ class _Validator:
             servers=self.raw_tables("servers"),
             workloads=self.raw_tables("workloads"),
             failure_patterns=self.failure_patterns(),
+            key_lines={**self.locator.tables, **self.locator.keys},
         )
 
     def ledger_url(self) -> str:
