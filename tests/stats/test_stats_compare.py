@@ -1,0 +1,188 @@
+"""benchdoc.stats.compare: deltas, tests and verdicts checked against scipy called directly."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+
+import pytest
+from scipy.stats import mannwhitneyu
+
+from benchdoc.errors import UsageError
+from benchdoc.stats import compare, format_p, min_attainable_p, runs_needed
+
+BASELINE = [92.4, 92.5, 92.6, 92.7, 92.8]  # median 92.6 tok/s
+EAGLE = [96.0, 96.05, 96.1, 96.2, 96.3]  # median 96.1 tok/s
+
+
+def test_eagle_against_the_new_baseline_is_3_8_percent_faster() -> None:
+    result = compare(EAGLE, BASELINE, direction="higher")
+    assert result.ratio == pytest.approx(96.1 / 92.6)
+    assert result.delta_pct == pytest.approx((96.1 / 92.6 - 1) * 100)
+    assert round(result.delta_pct, 1) == 3.8
+    assert result.p_value == pytest.approx(mannwhitneyu(EAGLE, BASELINE, alternative="two-sided").pvalue)
+    assert result.significant
+    assert result.verdict == "better"
+    assert result.verdict_text("faster", "slower") == "3.8% faster"
+    assert result.candidate.median == 96.1 and result.baseline.median == 92.6
+
+
+def test_delta_interval_brackets_the_delta_and_is_deterministic() -> None:
+    first = compare(EAGLE, BASELINE, seed=0)
+    again = compare(list(EAGLE), tuple(BASELINE), seed=0)
+    assert (first.delta_ci_low, first.delta_ci_high) == (again.delta_ci_low, again.delta_ci_high)
+    assert first.delta_ci_low is not None and first.delta_ci_high is not None
+    assert first.delta_ci_low <= first.delta_pct <= first.delta_ci_high
+    # Every resample's median lies within the samples' range, so the interval must too.
+    assert first.delta_ci_low >= (min(EAGLE) / max(BASELINE) - 1) * 100
+    assert first.delta_ci_high <= (max(EAGLE) / min(BASELINE) - 1) * 100
+    other_seed = compare(EAGLE, BASELINE, seed=1)
+    assert other_seed.seed == 1 and other_seed.delta_ci_low is not None
+
+
+def test_lower_is_better_reads_a_drop_as_better_and_keeps_the_signed_delta() -> None:
+    old_latency = [120.0, 121.0, 119.5, 120.5, 120.2]
+    new_latency = [100.0, 101.0, 99.5, 100.5, 100.2]
+    result = compare(new_latency, old_latency, direction="lower")
+    assert result.delta_pct == pytest.approx((100.2 / 120.2 - 1) * 100)
+    assert result.delta_pct < 0
+    assert result.verdict == "better"
+    assert result.verdict_text("faster", "slower") == f"{abs(result.delta_pct):.1f}% faster"
+    regression = compare(old_latency, new_latency, direction="lower")
+    assert regression.delta_pct > 0 and regression.verdict == "worse"
+    assert regression.verdict_text("faster", "slower") == "20.0% slower"
+
+
+def test_higher_direction_calls_a_drop_worse() -> None:
+    result = compare(BASELINE, EAGLE, direction="higher")
+    assert result.verdict == "worse"
+    assert result.verdict_text("faster", "slower") == "3.6% slower"
+
+
+@pytest.mark.parametrize("runs", [1, 2, 3])
+def test_too_few_runs_say_how_many_are_needed(runs: int) -> None:
+    # Even perfectly separated samples cannot reach p <= 0.05 with 3 or fewer runs each.
+    result = compare(EAGLE[:runs], BASELINE[:runs])
+    assert result.verdict == "insufficient"
+    assert not result.significant
+    assert result.runs_needed == 4
+    assert result.verdict_text("faster", "slower") == "need >= 4 runs each"
+
+
+def test_four_runs_each_can_reach_significance() -> None:
+    result = compare(EAGLE[:4], BASELINE[:4])
+    assert result.runs_needed is None
+    assert result.verdict == "better"
+
+
+def test_ties_do_not_let_three_runs_pass_for_significant() -> None:
+    # The normal approximation with tie correction gives p < 0.05 here; the sizes still cannot.
+    assert mannwhitneyu([2.0] * 3, [1.0] * 3).pvalue < 0.05
+    assert compare([2.0] * 3, [1.0] * 3).verdict == "insufficient"
+
+
+def test_minimum_attainable_p_matches_the_exact_distribution() -> None:
+    # With n vs n runs and no ties, the most extreme two-sided p is 2 / C(2n, n).
+    for n in (1, 2, 3, 4, 5, 6):
+        assert min_attainable_p(n, n) == pytest.approx(min(1.0, 2 / math.comb(2 * n, n)))
+    assert min_attainable_p(3, 5) == pytest.approx(2 / math.comb(8, 3))
+    expected = min(n for n in range(1, 20) if 2 / math.comb(2 * n, n) <= 0.01)
+    assert runs_needed(0.01) == expected == 5
+    assert runs_needed(0.05) == 4
+
+
+def test_unequal_sizes_that_cannot_reach_alpha_are_insufficient() -> None:
+    result = compare(EAGLE, [92.6])  # 5 vs 1: best possible p is 2/6
+    assert result.verdict == "insufficient"
+    assert result.min_attainable_p == pytest.approx(2 / 6)
+
+
+def test_noise_is_no_significant_difference() -> None:
+    a = [92.5, 92.9, 92.3, 92.8, 92.6]
+    b = [92.4, 92.7, 92.6, 93.0, 92.2]
+    result = compare(a, b)
+    expected_p = mannwhitneyu(a, b, alternative="two-sided").pvalue
+    assert result.p_value == pytest.approx(expected_p)
+    assert result.verdict == "same" and not result.significant
+    assert result.equivalent is None
+    assert result.verdict_text() == f"~ (no significant difference, p={format_p(expected_p)})"
+
+
+def test_identical_samples_are_the_same() -> None:
+    result = compare([1.0] * 5, [1.0] * 5)
+    assert result.p_value == 1.0
+    assert result.verdict == "same"
+    assert result.verdict_text() == "~ (no significant difference, p=1)"
+
+
+def test_equivalence_within_a_margin_uses_two_one_sided_rank_tests() -> None:
+    a = [100.0, 100.2, 99.9, 100.1, 99.8, 100.05]
+    b = [100.1, 99.95, 100.0, 99.85, 100.15, 100.02]
+    result = compare(a, b, equivalence_margin=0.01)
+    not_lower = mannwhitneyu(a, [v * 0.99 for v in b], alternative="greater").pvalue
+    not_higher = mannwhitneyu(a, [v * 1.01 for v in b], alternative="less").pvalue
+    assert result.equivalence_p == pytest.approx(max(not_lower, not_higher))
+    assert not result.significant
+    assert result.equivalent is True
+    assert result.verdict == "equivalent"
+    assert result.verdict_text() == "equivalent within ±1%"
+
+
+def test_a_margin_too_tight_for_the_noise_stays_undecided() -> None:
+    a = [100.0, 100.2, 99.9, 100.1, 99.8, 100.05]
+    b = [100.1, 99.95, 100.0, 99.85, 100.15, 100.02]
+    result = compare(a, b, equivalence_margin=0.0005)
+    assert result.equivalent is False
+    assert result.verdict == "same"
+
+
+def test_a_significant_but_negligible_difference_keeps_its_direction_and_is_marked_equivalent() -> None:
+    a = [100.30, 100.31, 100.32, 100.33, 100.34, 100.35]
+    b = [100.00, 100.01, 100.02, 100.03, 100.04, 100.05]
+    result = compare(a, b, equivalence_margin=0.01)
+    assert result.verdict == "better"
+    assert result.equivalent is True
+
+
+def test_a_comparison_is_json_able_plain_data() -> None:
+    result = compare(EAGLE, BASELINE, equivalence_margin=0.01)
+    for name in ("ratio", "delta_pct", "delta_ci_low", "delta_ci_high", "p_value", "equivalence_p", "min_attainable_p"):
+        assert type(getattr(result, name)) is float, name
+    decoded = json.loads(json.dumps(asdict(result)))
+    assert decoded["verdict"] == "better" and decoded["candidate"]["n"] == 5
+
+
+def test_one_run_each_has_no_delta_interval() -> None:
+    result = compare([96.1], [92.6])
+    assert result.delta_ci_low is None and result.delta_ci_high is None
+    assert result.delta_ci_reason is not None and "2 samples" in result.delta_ci_reason
+    assert round(result.delta_pct, 1) == 3.8
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"direction": "up"}, "direction must be 'higher' or 'lower'"),
+        ({"alpha": 0}, "alpha must be between 0 and 1"),
+        ({"confidence": 1.0}, "confidence must be between 0 and 1"),
+        ({"equivalence_margin": 1.0}, "equivalence margin must be a fraction"),
+        ({"n_bootstrap": 0}, "bootstrap resamples must be at least 1"),
+    ],
+)
+def test_bad_options_are_refused(kwargs: dict, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        compare(EAGLE, BASELINE, **kwargs)
+
+
+def test_a_zero_baseline_has_no_ratio() -> None:
+    with pytest.raises(UsageError, match="positive baseline median"):
+        compare([1.0, 2.0], [0.0, 0.0])
+    with pytest.raises(UsageError, match="baseline: no samples"):
+        compare([1.0], [])
+
+
+def test_p_values_are_formatted_for_people() -> None:
+    assert format_p(0.4123) == "0.41"
+    assert format_p(0.0286) == "0.029"
+    assert format_p(0.0004) == "<0.001"
