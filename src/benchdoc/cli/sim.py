@@ -94,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.errors import UsageError
+    from benchdoc.errors import RunError, UsageError
     from benchdoc.sim import SimConfig, SimStartFailure, serve
 
     try:
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         return 1
     except OSError as err:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+        raise RunError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
     return 0
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 
 from benchdoc.sim import formats
+from benchdoc.sim.clock import DeadlineClock
 from benchdoc.sim.config import SimConfig
 from benchdoc.sim.faults import fatal_line
 from benchdoc.sim.metrics import Counters, render
@@ -47,6 +48,7 @@ class SimServer:
         self._ready_at = 0.0
         self._handlers: dict[asyncio.Task[Any], web.Request] = {}
         self._runner: web.AppRunner | None = None
+        self._clock: DeadlineClock | None = None
         self._dead = False
 
     # -- lifecycle -------------------------------------------------------------------
@@ -68,6 +70,7 @@ class SimServer:
     async def start(self, host: str, port: int) -> int:
         """Listen on host:port (port 0 picks a free one) and return the bound port."""
         self._slots = asyncio.Semaphore(self.config.max_running)
+        self._clock = DeadlineClock(asyncio.get_running_loop())
         self._ready_at = time.monotonic() + self.config.ready_delay_s
         self._runner = web.AppRunner(self.build_app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
@@ -82,6 +85,9 @@ class SimServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._clock is not None:
+            self._clock.close()
+            self._clock = None
 
     def _cancel_handlers(self) -> None:
         for task in list(self._handlers):
@@ -228,10 +234,12 @@ class SimServer:
         self, generation: GenerationRequest, rng: random.Random, tokens: int
     ) -> AsyncIterator[Step]:
         """Yield each release of tokens at its deadline, up to `tokens` tokens in all."""
-        loop = asyncio.get_running_loop()
+        clock = self._clock
+        assert clock is not None
         config = self.config
-        deadline = loop.time() + draw_prefill_ms(config, rng, generation.input_tokens) / 1000.0
-        await _sleep_until(loop, deadline)
+        started = clock.now()  # admission: the request's deadlines count from here
+        deadline = started + draw_prefill_ms(config, rng, generation.input_tokens) / 1000.0
+        await clock.sleep_until(deadline)
         self.counters.prompt_tokens += generation.input_tokens
         self.counters.generation_tokens += 1
         yield Step(tokens=1, drafted=0, accepted=0, duration_ms=0.0)
@@ -239,7 +247,7 @@ class SimServer:
         while released < tokens:
             step = draw_step(config, rng, self.counters.running, tokens - released)
             deadline += step.duration_ms / 1000.0
-            await _sleep_until(loop, deadline)
+            await clock.sleep_until(deadline)
             released += step.tokens
             self.counters.generation_tokens += step.tokens
             if config.speculative:
@@ -357,12 +365,6 @@ class SimServer:
         if self._runner is not None:
             for site in list(self._runner.sites):
                 asyncio.get_running_loop().create_task(site.stop())
-
-
-async def _sleep_until(loop: asyncio.AbstractEventLoop, deadline: float) -> None:
-    delay = deadline - loop.time()
-    # Always yield, even when late, so one stream cannot starve the others.
-    await asyncio.sleep(delay if delay > 0.0 else 0.0)
 
 
 async def _hold_open(request: web.Request) -> None:
