@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -68,6 +69,7 @@ def test_marker_is_three_stars() -> None:
 )
 def test_redact_text_replaces_secret_and_keeps_context(text: str, expected: str) -> None:
     assert redact_text(text) == expected
+    assert redact_text(expected) == expected  # idempotent
 
 
 @pytest.mark.parametrize("value", ORDINARY_VALUES)
@@ -80,6 +82,12 @@ def test_ordinary_values_are_untouched_everywhere(value: str) -> None:
         "max_tokens": 128,
         "args": [value, "--port", "1"],
     }
+
+
+def test_a_value_merely_containing_the_marker_is_still_hidden() -> None:
+    assert redact_obj({"password": "ab***cd"}) == {"password": "***"}
+    assert redact_text("password=ab***cd") == "password=***"
+    assert redact_argv(["--api-key", "ab***cd"]) == ["--api-key", "***"]
 
 
 def test_redaction_is_idempotent() -> None:
@@ -165,3 +173,12 @@ def test_redact_obj_leaves_no_secret_in_json() -> None:
     assert redacted["runs"] == [{"samples": [96.1, 95.8], "max_tokens": 128, "note": "used hf_***"}]
     assert redacted["pair"] == ["--token", "***"]
     assert data["env"]["HF_TOKEN"] == HF_TOKEN  # the input is not modified
+
+
+@pytest.mark.parametrize("unit", ["a-", "a.", "a:", "a=", "'a':", "--a ", "x", "http://a@"])
+def test_long_pathological_text_takes_linear_time(unit: str) -> None:
+    text = unit * (400_000 // len(unit))
+    started = time.monotonic()
+    redact_text(text)
+    # Backtracking once made 400 kB of "a-a-a-..." take over a minute; linear is milliseconds.
+    assert time.monotonic() - started < 3.0
