@@ -6,11 +6,14 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from benchdoc.errors import UsageError
 from benchdoc.stats._checks import as_values, check_alpha, check_direction, check_level, check_margin
 from benchdoc.stats.summary import Summary, summarize
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Verdict = Literal["better", "worse", "same", "equivalent", "insufficient"]
 VERDICTS: tuple[str, ...] = ("better", "worse", "same", "equivalent", "insufficient")
@@ -65,7 +68,7 @@ class Comparison:
         """The p-value the verdict was decided on (adjusted when a correction applies)."""
         return self.p_adjusted if self.p_adjusted is not None else self.p_value
 
-    def verdict_text(self, better_word: str = "better", worse_word: str = "worse", digits: int = 1) -> str:
+    def verdict_text(self, better_word: str = "faster", worse_word: str = "slower", digits: int = 1) -> str:
         """The verdict in words: '3.8% faster', '~ (no significant difference, p=0.41)',
         'equivalent within ±1%', 'need >= 4 runs each'."""
         if self.verdict == "insufficient":
@@ -258,7 +261,9 @@ def _p_or_one(p: float) -> float:
     return 1.0 if value != value else value
 
 
-def _bootstrap_delta_ci(a, b, confidence: float, seed: int, n_bootstrap: int) -> tuple[float | None, float | None, str | None]:
+def _bootstrap_delta_ci(
+    a: np.ndarray, b: np.ndarray, confidence: float, seed: int, n_bootstrap: int
+) -> tuple[float | None, float | None, str | None]:
     """Percentile bootstrap interval of (median(a*)/median(b*) - 1) * 100, resampling each side.
 
     Vectorized in chunks so a large sample cannot exhaust memory; one generator seeded

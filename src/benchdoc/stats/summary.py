@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from benchdoc.stats._checks import as_values, check_level, percent
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Tukey's fences: a value further than this many IQRs outside the quartiles is flagged.
 OUTLIER_IQR_FACTOR = 1.5
@@ -123,7 +127,7 @@ def _coverage(n: int, k: int) -> float:
     return float(bdtr(n - k, n, 0.5) - bdtr(k - 1, n, 0.5))
 
 
-def _median_interval(array, level: float) -> tuple[float | None, float | None, float | None, str | None]:
+def _median_interval(array: np.ndarray, level: float) -> tuple[float | None, float | None, float | None, str | None]:
     """(low, high, coverage, reason): the narrowest order-statistic interval reaching ``level``."""
     import numpy as np
     from scipy.special import bdtr
