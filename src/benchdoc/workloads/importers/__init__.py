@@ -13,8 +13,6 @@ until the whole file has been read.
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Iterable
 from pathlib import Path
 
 from benchdoc.errors import ImportFormatError, UsageError
@@ -29,6 +27,7 @@ from benchdoc.workloads.importers import (
     vllm_serve,
 )
 from benchdoc.workloads.importers.base import Field, ImportedRun, Importer
+from benchdoc.workloads.importers.plan import ImportPlan, plan_import
 from benchdoc.workloads.importers.reading import load_json_lines, load_json_values
 
 __all__ = [
@@ -37,11 +36,11 @@ __all__ = [
     "Field",
     "ImportedRun",
     "Importer",
-    "configurations",
+    "ImportPlan",
     "detect_format",
     "parse_file",
+    "plan_import",
     "resolve_format",
-    "select_runs",
 ]
 
 FORMATS: dict[str, Importer] = {
@@ -136,18 +135,23 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
     ``fmt`` is a name from :data:`FORMATS` (or an alias), or ``auto`` to detect it.
     """
     path = Path(path)
-    name = detect_format(path) if fmt.strip().lower() == "auto" else resolve_format(fmt)
-    runs = FORMATS[name].parse(path)
+    auto = fmt.strip().lower() == "auto"
+    name = detect_format(path) if auto else resolve_format(fmt)
+    try:
+        runs = FORMATS[name].parse(path)
+    except ImportFormatError as err:
+        raise _with_format_hint(err, path, name) if not auto else err from None
     if not runs:
         raise ImportFormatError(f"no runs in the file; expected {FORMATS[name].description}", path)
     return runs
 
 
-def select_runs(runs: Iterable[ImportedRun], pattern: str) -> list[ImportedRun]:
-    """The runs whose label equals ``pattern`` or matches it as a shell-style glob."""
-    return [run for run in runs if run.label == pattern or fnmatch.fnmatchcase(run.label, pattern)]
-
-
-def configurations(runs: Iterable[ImportedRun]) -> list[str]:
-    """The distinct labels of the runs, in file order."""
-    return list(dict.fromkeys(run.label for run in runs))
+def _with_format_hint(err: ImportFormatError, path: Path, name: str) -> ImportFormatError:
+    """The same error, saying which format the file looks like when it is not ``name``."""
+    try:
+        detected = detect_format(path)
+    except ImportFormatError:
+        return err
+    if detected == name:
+        return err
+    return ImportFormatError(f"{err.message}; the file looks like '{detected}' output", err.file, err.line)

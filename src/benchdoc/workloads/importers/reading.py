@@ -89,9 +89,23 @@ def load_json_lines(path: Path, expected: str) -> list[tuple[int, Any]]:
         try:
             values.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
+            if _is_one_document(text):
+                raise ImportFormatError(
+                    f"the file is one JSON document written over several lines, not JSON Lines; expected {expected}, "
+                    "one JSON object per line",
+                    path,
+                ) from None
             message = _decode_message(exc, line, "this line")
             raise ImportFormatError(f"{message}; expected {expected}, one JSON object per line", path, number) from None
     return values
+
+
+def _is_one_document(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def load_json_values(path: Path, expected: str) -> list[tuple[int, Any]]:
