@@ -297,3 +297,31 @@ def test_crlf_and_bom_documents_parse_like_lf(tmp_path) -> None:
         (r.line, r.column, r.content) for r in plain.regions
     ]
     assert crlf.source.bom and crlf.source.newline == "\r\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "column"),
+    [
+        ("# EAGLE-3 is <!-- benchdoc:value d -->40%<!-- benchdoc:end --> slower", 14),
+        ("- item <!-- benchdoc:value d -->40%<!-- benchdoc:end -->", 8),
+        ("> > quoted <!-- benchdoc:value d -->40%<!-- benchdoc:end -->", 12),
+        ("see [<!-- benchdoc:value d -->40%<!-- benchdoc:end -->](https://example.org)", 6),
+        ("-\tafter a tab <!-- benchdoc:value d -->40%<!-- benchdoc:end -->", 15),
+        ("1. numbered 1 <!-- benchdoc:value d -->40%<!-- benchdoc:end -->", 15),
+    ],
+)
+def test_inline_regions_in_headings_lists_quotes_and_links(line: str, column: int) -> None:
+    doc = parse_text("Intro.\n\n" + line + "\n", "log.md")
+    assert doc.errors == ()
+    (region,) = doc.regions
+    assert (region.line, region.column, region.content) == (3, column, "40%")
+    assert line[column - 1 :].startswith("<!-- benchdoc:value d -->")
+
+
+def test_importing_the_package_does_not_load_the_parser() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, benchdoc.docs; print(sorted(m for m in ('markdown_it', 'rich', 'numpy', 'scipy') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
