@@ -107,3 +107,8 @@ def sim_factory() -> Iterator[Any]:
     yield start
     for running in started:
         running.stop()
+
+
+def least_of(attempts: int, measure: Any) -> float:
+    """The smallest of a few repeated timings: a busy machine only ever adds delay."""
+    return min(measure() for _ in range(attempts))

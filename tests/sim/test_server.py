@@ -10,7 +10,7 @@ import pytest
 from benchdoc.sim import expected
 from benchdoc.sim.config import SimConfig
 
-from .conftest import SimClient, Streamed
+from .conftest import SimClient, Streamed, least_of
 
 FAST = {"ttft_ms": 2.0, "step_ms": 1.0}
 
@@ -149,27 +149,33 @@ def _gaps(result: Streamed) -> list[float]:
     return [(b - a) * 1000 for a, b in zip(times, times[1:])]
 
 
+def _tpot_ms(result: Streamed) -> float:
+    times = [t for t, p in result.events if isinstance(p, dict) and (p.get("choices") or "meta_info" in p)]
+    return (times[-1] - times[0]) * 1000 / (len(times) - 1)
+
+
 def test_noise_free_timing_matches_the_model(sim_factory: Any, client: SimClient) -> None:
     config = {"ttft_ms": 30.0, "step_ms": 3.0}
     sim = sim_factory(**config)
     body = {"prompt": "w " * 10, "max_tokens": 21, "stream": True}
     client.stream(sim.url + "/v1/completions", body)  # warm the server's code paths
-    result = client.stream(sim.url + "/v1/completions", body)
     model = expected(SimConfig(**config), input_tokens=10, output_tokens=21)
-    token_times = [t for t, p in result.events if isinstance(p, dict)]
-    ttft = (token_times[0] - result.sent) * 1000
-    tpot = (token_times[-1] - token_times[0]) * 1000 / 20
+    results: list[Streamed] = []
+
+    def ttft() -> float:
+        results.append(client.stream(sim.url + "/v1/completions", body))
+        return (results[-1].events[0][0] - results[-1].sent) * 1000
+
     # Loopback HTTP adds well under a few ms; the model is never undercut.
-    assert model.ttft_ms - 0.5 <= ttft <= model.ttft_ms + 8.0
-    assert tpot == pytest.approx(model.tpot_ms, rel=0.1)
-    assert statistics.median(_gaps(result)) == pytest.approx(model.itl_ms, rel=0.25)
+    assert model.ttft_ms - 0.5 <= least_of(3, ttft) <= model.ttft_ms + 5.0
+    assert min(_tpot_ms(r) for r in results) == pytest.approx(model.tpot_ms, rel=0.1)
+    assert min(statistics.median(_gaps(r)) for r in results) == pytest.approx(model.itl_ms, rel=0.25)
 
 
 def test_sub_millisecond_steps_are_not_truncated(sim_factory: Any, client: SimClient) -> None:
     sim = sim_factory(ttft_ms=1.0, step_ms=0.4)
-    result = client.stream(sim.url + "/v1/completions", {"prompt": "x", "max_tokens": 41, "stream": True})
-    token_times = [t for t, p in result.events if isinstance(p, dict)]
-    tpot = (token_times[-1] - token_times[0]) * 1000 / 40
+    body = {"prompt": "x", "max_tokens": 41, "stream": True}
+    tpot = least_of(3, lambda: _tpot_ms(client.stream(sim.url + "/v1/completions", body)))
     # Whole-millisecond truncation would give 0 or 1 ms per token.
     assert tpot == pytest.approx(0.4, rel=0.25)
 
@@ -247,23 +253,19 @@ def test_requests_beyond_max_running_queue(sim_factory: Any, client: SimClient) 
     body = {"prompt": "x", "max_tokens": 11, "stream": True}
     results = client.stream_many(sim.url + "/v1/completions", [body] * 3)
     ttfts = sorted((r.events[0][0] - r.sent) * 1000 for r in results)
-    e2e_alone = expected(SimConfig(ttft_ms=5.0, step_ms=2.0), 1, 11).e2e_ms  # 25 ms
-    assert ttfts[1] < e2e_alone
-    assert ttfts[2] >= e2e_alone + 5.0 - 1.0  # waited for a slot, then paid its own TTFT
+    decode = expected(SimConfig(ttft_ms=5.0, step_ms=2.0), 1, 11).e2e_ms - 5.0  # 20 ms
+    # The third waited for a whole request to finish before its own prefill began.
+    assert ttfts[2] - ttfts[1] >= decode - 0.5
 
 
 def test_step_time_grows_with_running_requests(sim_factory: Any, client: SimClient) -> None:
     sim = sim_factory(ttft_ms=1.0, step_ms=2.0, load_slope=1.0)
     body = {"prompt": "x", "max_tokens": 16, "stream": True}
-    alone = client.stream(sim.url + "/v1/completions", body)
-    pair = client.stream_many(sim.url + "/v1/completions", [body] * 2)
-
-    def tpot(result: Streamed) -> float:
-        times = [t for t, p in result.events if isinstance(p, dict)]
-        return (times[-1] - times[0]) * 1000 / 15
-
-    assert tpot(alone) == pytest.approx(2.0, rel=0.2)
-    assert statistics.fmean(tpot(r) for r in pair) == pytest.approx(4.0, rel=0.2)
+    alone = least_of(3, lambda: _tpot_ms(client.stream(sim.url + "/v1/completions", body)))
+    pair = least_of(3, lambda: statistics.fmean(
+        _tpot_ms(r) for r in client.stream_many(sim.url + "/v1/completions", [body] * 2)))
+    assert alone == pytest.approx(2.0, rel=0.2)
+    assert pair == pytest.approx(4.0, rel=0.2)
 
 
 def test_same_seed_gives_the_same_chunks_and_errors(sim_factory: Any, client: SimClient) -> None:
@@ -285,3 +287,26 @@ def test_same_seed_gives_the_same_chunks_and_errors(sim_factory: Any, client: Si
     assert first == observe(9)
     assert first != observe(10)
     assert 500 in first and any(isinstance(x, list) for x in first)
+
+
+def test_client_leaving_mid_stream_frees_its_slot(sim_factory: Any, client: SimClient) -> None:
+    import asyncio
+
+    import aiohttp
+
+    sim = sim_factory(ttft_ms=1.0, step_ms=5.0, max_running=1)
+
+    async def leave_early() -> None:
+        async with aiohttp.ClientSession() as session:
+            body = {"prompt": "x", "max_tokens": 200, "stream": True}
+            async with session.post(sim.url + "/v1/completions", json=body) as response:
+                await response.content.readline()
+                response.close()  # hang up after the first chunk
+
+    asyncio.run(leave_early())
+    # The only slot is free again: a new request is served at once, not after 200 steps.
+    result = client.stream(sim.url + "/v1/completions", {"prompt": "x", "max_tokens": 2, "stream": True})
+    assert (result.events[0][0] - result.sent) * 1000 < 500
+    samples = client.metrics(sim.url)
+    assert samples['vllm:num_requests_running{model_name="sim-llm"}'] == 0
+    assert samples['vllm:request_success_total{model_name="sim-llm",finished_reason="abort"}'] == 1

@@ -12,9 +12,9 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -25,6 +25,8 @@ from benchdoc.sim.faults import fatal_line
 from benchdoc.sim.metrics import Counters, render
 from benchdoc.sim.model import Step, draw_prefill_ms, draw_step, request_rng
 from benchdoc.sim.requests import CHAT, COMPLETIONS, GENERATE, BadRequest, GenerationRequest, parse
+
+T = TypeVar("T")
 
 SIMULATOR_LABEL = "benchdoc simulator (not real hardware)"
 OWNER = "benchdoc-simulator"
@@ -55,6 +57,7 @@ class SimServer:
 
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.on_response_prepare.append(_label_response)
         app.router.add_get("/health", self._health)
         app.router.add_get("/health_generate", self._health)
         app.router.add_get("/v1/models", self._models)
@@ -173,6 +176,10 @@ class SimServer:
             self._handlers.pop(task, None)
 
     async def _serve(self, request: web.Request, api: str) -> web.StreamResponse:
+        if self._dead:  # a connection that slipped in while the crash was under way
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
         if not self._ready():
             return _error(503, "the simulated server is still loading the model", "ServiceUnavailableError")
         try:
@@ -204,15 +211,15 @@ class SimServer:
             response = web.StreamResponse(
                 status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
             )
-            await response.prepare(request)
             try:
+                await response.prepare(request)
                 await self._admitted(self._stream(request, response, generation, ident, rng))
             except ConnectionError:
                 self.counters.requests_aborted += 1
             return response
         return await self._admitted(self._whole(request, generation, ident, rng))
 
-    async def _admitted(self, work: Any) -> Any:
+    async def _admitted(self, work: Coroutine[Any, Any, T]) -> T:
         """Run `work` (a coroutine) holding a batch slot, queueing for one if needed."""
         assert self._slots is not None
         self.counters.waiting += 1
@@ -304,6 +311,7 @@ class SimServer:
                 await response.write(formats.sse(chunk))
         if sent_limit < total:
             await _hold_open(request)
+            self.counters.requests_aborted += 1
             return
         if api != GENERATE and generation.include_usage:
             usage = formats.openai_usage_chunk(api, ident, generation.input_tokens, total)
@@ -371,6 +379,10 @@ async def _hold_open(request: web.Request) -> None:
     """An injected stall: send nothing more, but keep the connection until the client leaves."""
     while request.transport is not None and not request.transport.is_closing():
         await asyncio.sleep(0.05)
+
+
+async def _label_response(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers["Server"] = "benchdoc-simulator (not real hardware)"
 
 
 def _request_id(api: str, index: int) -> str:
