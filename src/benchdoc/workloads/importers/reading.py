@@ -58,10 +58,23 @@ def read_text(path: Path, expected: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _decode_message(exc: json.JSONDecodeError, text: str, what: str) -> str:
-    if exc.pos >= len(text.rstrip()):
+def _decode_message(exc: json.JSONDecodeError, text: str, what: str, *, last: bool = True) -> str:
+    """The decoder's complaint, saying "truncated" when the text stops mid-value.
+
+    ``last`` tells whether ``text`` ends where the file ends (a JSON Lines line that is
+    not the last one was not cut short, whatever is wrong with it).
+    """
+    if last and _looks_cut(exc, text):
         return f"{what} ends before the JSON is complete (column {exc.colno}: {exc.msg}); the file looks truncated"
     return f"{what} is not valid JSON (column {exc.colno}: {exc.msg})"
+
+
+def _looks_cut(exc: json.JSONDecodeError, text: str) -> bool:
+    end = text.rstrip()
+    if exc.pos >= len(end) or exc.msg.startswith("Unterminated string"):
+        return True  # a string can only run unterminated into the end of the text
+    # The complaint is on the last line and the text does not close its value there.
+    return "\n" not in end[exc.pos :] and not end.endswith(("}", "]"))
 
 
 def load_json_document(path: Path, expected: str) -> Any:
@@ -83,7 +96,9 @@ def load_json_lines(path: Path, expected: str) -> list[tuple[int, Any]]:
     """JSON Lines: ``(line number, value)`` for each non-blank line; a bad line is refused by number."""
     text = read_text(path, expected)
     values: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    last_line = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -95,7 +110,7 @@ def load_json_lines(path: Path, expected: str) -> list[tuple[int, Any]]:
                     "one JSON object per line",
                     path,
                 ) from None
-            message = _decode_message(exc, line, "this line")
+            message = _decode_message(exc, line, "this line", last=number == last_line)
             raise ImportFormatError(f"{message}; expected {expected}, one JSON object per line", path, number) from None
     return values
 
