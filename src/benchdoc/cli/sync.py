@@ -1,0 +1,113 @@
+"""`benchdoc sync`: regenerate the managed regions of the experiment logs, showing the diff."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from benchdoc.cli._common import load_project, open_ledger
+from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK
+
+ORDER = 60
+
+EPILOG = """\
+Managed regions sit between HTML comments that Markdown renderers hide:
+
+  <!-- benchdoc:table experiments="baseline eagle3-*" metric=output_tok_s -->
+  ...generated...
+  <!-- benchdoc:end -->
+
+  EAGLE-3 reaches <!-- benchdoc:value eagle3.output_tok_s -->96.1<!-- benchdoc:end --> tok/s.
+
+Everything outside the regions is left byte for byte as it is. A region edited by
+hand since benchdoc wrote it is never overwritten without --force.
+
+exit codes:
+  0  up to date, or written
+  1  stale (with --check): something would change
+  2  usage error
+  3  a document is broken, or a region was edited by hand
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sync",
+        help="regenerate managed tables and values in the documents (shows a diff)",
+        description="Regenerate every managed region of the documents listed in benchdoc.toml (or DOC...) "
+        "from the ledger, and show the diff. Writes only with --write (or after a yes at the prompt).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("documents", nargs="*", metavar="DOC", help="documents to sync (default: [documents] paths)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", "-w", action="store_true", help="write the changes")
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
+    parser.add_argument("--force", action="store_true", help="overwrite regions edited by hand")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no diff, only the summary lines")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchdoc.docs.project import compute, document_paths, plan_documents, write_sync
+
+    config = load_project(args)
+    paths = document_paths(config, args.documents)
+    with open_ledger(config) as ledger:
+        results = compute(config, ledger)
+    syncs = plan_documents(results, paths, force=args.force)
+    show_diffs = not args.quiet
+    problems = report(syncs, show_diffs=show_diffs, check=args.check)
+    changed = [s for s in syncs if s.changed]
+    if problems:
+        return EXIT_DOCUMENT
+    if args.check:
+        if changed:
+            print(f"benchdoc: {len(changed)} document(s) out of date with the ledger", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"{len(syncs)} document(s) up to date")
+        return EXIT_OK
+    if not changed:
+        print(f"{len(syncs)} document(s) up to date")
+        return EXIT_OK
+    write = args.write
+    if not write:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            answer = input(f"Write these changes to {len(changed)} document(s)? [y/N] ").strip().lower()
+            write = answer in ("y", "yes")
+        else:
+            print("not written: run `benchdoc sync --write` to apply", file=sys.stderr)
+            return EXIT_OK
+    if not write:
+        print("nothing written")
+        return EXIT_OK
+    for sync in changed:
+        write_sync(sync)
+        print(f"wrote {sync.plan.path}" + (f" and {len(sync.files)} chart file(s)" if sync.files else ""))
+    return EXIT_OK
+
+
+def report(syncs: list[Any], *, show_diffs: bool, check: bool) -> int:
+    """Print diffs, stale regions with how to fix them, and errors; return the number of problems."""
+    from benchdoc.docs.diff import colorize_diff
+
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    problems = 0
+    for sync in syncs:
+        plan = sync.plan
+        if show_diffs and plan.diff:
+            sys.stdout.write(colorize_diff(plan.diff) if colour else plan.diff)
+        for region_plan in plan.regions:
+            if region_plan.status.value == "stale" and check:
+                print(region_plan.summary())
+            if region_plan.hand_edit_diff and region_plan.status.value == "hand-edited":
+                sys.stdout.write(region_plan.hand_edit_diff)
+        for path in sync.stale_files:
+            if check:
+                print(f"{path}: chart file is out of date: regenerate it with `benchdoc sync --write`")
+        for error in plan.errors:
+            print(f"benchdoc: error: {error}", file=sys.stderr)
+            problems += 1
+    return problems

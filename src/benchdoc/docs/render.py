@@ -1,0 +1,387 @@
+"""What goes inside each managed region: tables, inline values and lists, from the results.
+
+Values are kept typed until here and formatted once, with the metric's digits (never
+through repr, so a NumPy scalar reads 96.1, not np.float64(96.1)).
+
+Region kinds:
+
+``table``  ``<!-- benchdoc:table experiments="baseline eagle3-*" metric=output_tok_s compare=baseline -->``
+    attributes: experiments (names and glob patterns, in order; default all), metric (or
+    ``metrics="a b"``; default the primary metric), compare (the experiment the "vs"
+    column is against; default each experiment's compare_to), columns (any of
+    label status value n vs change notes; default all that apply), digits, bold (true).
+
+``value``  ``<!-- benchdoc:value eagle3-cuda13.output_tok_s -->96.1<!-- benchdoc:end -->``
+    one positional ``EXPERIMENT[.METRIC]``; ``show=`` value (default), interval, n,
+    delta, verdict, status, change, before, reason; ``vs=`` the other experiment for
+    delta and verdict (default its compare_to).
+
+``list``   ``<!-- benchdoc:list status="failed untested" -->``
+    a bullet list of the experiments with those statuses and their reasons (what to retry).
+
+``chart``  rendered by :mod:`benchdoc.docs.charts` (an image link plus the chart file).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import DocumentError
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config, MetricConfig
+    from benchdoc.docs.document import Region
+    from benchdoc.results import ExperimentResult, ResultSet
+    from benchdoc.stats import Comparison
+
+KINDS = ("table", "value", "list", "chart")
+TABLE_COLUMNS = ("label", "status", "value", "n", "vs", "change", "notes")
+VALUE_SHOWS = ("value", "interval", "n", "delta", "verdict", "status", "change", "before", "reason")
+DASH = "—"
+
+
+def _attr_bool(value: str | None, default: bool, name: str) -> bool:
+    if value is None:
+        return default
+    lowered = value.lower()
+    if lowered in ("true", "yes", "1", "on"):
+        return True
+    if lowered in ("false", "no", "0", "off"):
+        return False
+    raise DocumentError(f"{name}={value!r}: expected true or false")
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: pipes escaped, one line."""
+    return " ".join(text.replace("|", "\\|").split())
+
+
+@dataclass
+class Renderer:
+    """Renders regions of one document from one ResultSet; collects chart files to write."""
+
+    results: ResultSet
+    document: Path
+    files: dict[Path, bytes] = field(default_factory=dict)
+
+    @property
+    def config(self) -> Config:
+        return self.results.config
+
+    def __call__(self, region: Region) -> str:
+        allowed = {
+            "table": ("experiments", "metric", "metrics", "compare", "columns", "digits", "bold"),
+            "value": ("show", "vs", "metric", "digits"),
+            "list": ("status", "experiments"),
+        }
+        if region.kind not in KINDS:
+            raise DocumentError(f"unknown region kind '{region.kind}' (expected one of {', '.join(KINDS)})")
+        if region.kind == "chart":
+            from benchdoc.docs.charts import render_chart_region
+
+            content, files = render_chart_region(dict(region.attrs), self.results, self.document)
+            self.files.update(files)
+            return content
+        from benchdoc.config import did_you_mean
+
+        for key in region.attrs:
+            if key not in allowed[region.kind]:
+                raise DocumentError(
+                    f"unknown attribute '{key}' for a {region.kind} region{did_you_mean(key, allowed[region.kind])}"
+                )
+        if region.kind == "table":
+            return self.table(region)
+        if region.kind == "value":
+            return self.value(region)
+        return self.list(region)
+
+    # -- shared lookups ----------------------------------------------------------------
+
+    def select(self, spec: str | None) -> list[ExperimentResult]:
+        """Experiments by names and glob patterns, in the order given; each listed once."""
+        from benchdoc.config import did_you_mean
+
+        everything = list(self.results.experiments.values())
+        if not spec:
+            return [r for r in everything if r.name in self.config.experiments]
+        chosen: list[ExperimentResult] = []
+        for pattern in spec.split():
+            if any(ch in pattern for ch in "*?["):
+                matched = [r for r in everything if fnmatch.fnmatchcase(r.name, pattern)]
+                if not matched:
+                    raise DocumentError(f"experiments pattern '{pattern}' matches no experiment")
+            else:
+                if pattern not in self.results.experiments:
+                    try:
+                        pattern = self.config.experiment(pattern).name
+                    except Exception:
+                        raise DocumentError(
+                            f"unknown experiment '{pattern}'{did_you_mean(pattern, self.results.experiments)}"
+                        ) from None
+                matched = [self.results.experiments[pattern]]
+            chosen.extend(r for r in matched if r not in chosen)
+        return chosen
+
+    def experiment(self, name: str) -> ExperimentResult:
+        return self.select(name)[0]
+
+    def metric(self, name: str | None) -> MetricConfig:
+        from benchdoc.config import did_you_mean
+
+        name = name or self.config.primary_metric
+        if not name:
+            raise DocumentError("no metric given and benchdoc.toml declares none")
+        if name not in self.config.metrics:
+            raise DocumentError(f"unknown metric '{name}'{did_you_mean(name, self.config.metrics)}")
+        return self.config.metrics[name]
+
+    def digits(self, region: Region, metric: MetricConfig) -> int:
+        raw = region.attrs.get("digits")
+        if raw is None:
+            return metric.digits
+        if not raw.isdigit() or int(raw) > 9:
+            raise DocumentError(f"digits={raw!r}: expected a whole number from 0 to 9")
+        return int(raw)
+
+    def comparison(self, result: ExperimentResult, metric: str, against: str | None) -> Comparison | None:
+        """The comparison of ``result`` against ``against`` (default: its compare_to)."""
+        target = against or result.compare_to
+        if not target or target == result.name:
+            return None
+        if target == result.compare_to:
+            return result.comparisons.get(metric)
+        # A comparison the project does not declare: computed here, uncorrected.
+        other = self.experiment(target)
+        mine, theirs = result.summaries.get(metric), other.summaries.get(metric)
+        if mine is None or theirs is None:
+            return None
+        from benchdoc.results import BOOTSTRAP_RESAMPLES
+        from benchdoc.stats import compare
+
+        spec = self.config.metric_or_default(metric)
+        return compare(
+            mine.values, theirs.values, direction=spec.direction, alpha=self.config.stats.alpha,
+            confidence=self.config.stats.confidence, equivalence_margin=spec.equivalence_margin,
+            seed=self.config.stats.seed, n_bootstrap=BOOTSTRAP_RESAMPLES,
+        )
+
+    # -- formatting --------------------------------------------------------------------
+
+    @staticmethod
+    def number(value: float, digits: int) -> str:
+        return f"{float(value):.{digits}f}"
+
+    def vs_text(self, comparison: Comparison, metric: MetricConfig) -> str:
+        from benchdoc.stats import format_p
+
+        delta = f"{comparison.delta_pct:+.1f}%"
+        if comparison.verdict in ("better", "worse"):
+            word = metric.better_word if comparison.verdict == "better" else metric.worse_word
+            return f"{delta} {word} (p={format_p(comparison.p_used)})"
+        if comparison.verdict == "equivalent":
+            return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
+        if comparison.verdict == "insufficient":
+            return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
+        return f"~ {delta} (no significant difference, p={format_p(comparison.p_used)})"
+
+    def notes(self, result: ExperimentResult) -> str:
+        parts: list[str] = []
+        if result.status == "Failed" and result.reason:
+            parts.append(result.reason)
+        elif result.status == "Superseded" and result.reason:
+            parts.append(f"Superseded {result.reason}")
+        elif result.status == "Measured" and result.reason:
+            parts.append(result.reason)
+        if result.config.notes and result.config.notes not in parts:
+            parts.append(result.config.notes)
+        return "; ".join(parts)
+
+    # -- region kinds ------------------------------------------------------------------
+
+    def table(self, region: Region) -> str:
+        attrs = region.attrs
+        names = (attrs.get("metrics") or attrs.get("metric") or "").split() or [None]
+        metrics = [self.metric(n) for n in names]
+        experiments = self.select(attrs.get("experiments"))
+        against = attrs.get("compare")
+        if against:
+            against = self.experiment(against).name
+        bold = _attr_bool(attrs.get("bold"), True, "bold")
+        if "columns" in attrs:
+            columns = attrs["columns"].split()
+            for column in columns:
+                if column not in TABLE_COLUMNS:
+                    from benchdoc.config import did_you_mean
+
+                    raise DocumentError(f"unknown column '{column}'{did_you_mean(column, TABLE_COLUMNS)}")
+        else:
+            columns = ["label", "status", "value", "n"]
+            if against or any(r.compare_to for r in experiments):
+                columns.append("vs")
+            if any(r.changes for r in experiments):
+                columns.append("change")
+            columns.append("notes")
+
+        headers: list[str] = []
+        for column in columns:
+            if column == "label":
+                headers.append("Config")
+            elif column == "status":
+                headers.append("Status")
+            elif column == "value":
+                headers.extend(m.label + (f" ({m.unit})" if m.unit and m.unit != m.label else "") for m in metrics)
+            elif column == "n":
+                headers.append("n")
+            elif column == "vs":
+                targets = {r.compare_to for r in experiments if r.compare_to}
+                if against:
+                    target = self.experiment(against).label
+                elif len(targets) == 1:
+                    target = self.experiment(targets.pop()).label
+                else:
+                    target = "compare_to"
+                headers.extend(f"vs {target}" + (f" ({m.label})" if len(metrics) > 1 else "") for m in metrics)
+            elif column == "change":
+                headers.extend("Before → after" + (f" ({m.label})" if len(metrics) > 1 else "") for m in metrics)
+            elif column == "notes":
+                headers.append("Notes")
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        for result in experiments:
+            cells: list[str] = []
+            for column in columns:
+                if column == "label":
+                    cells.append(result.label)
+                elif column == "status":
+                    cells.append(result.status)
+                elif column == "value":
+                    for m in metrics:
+                        summary = result.summaries.get(m.name)
+                        if summary is None:
+                            cells.append(DASH)
+                            continue
+                        text = self.number(summary.median, self.digits(region, m))
+                        text = f"**{text}**" if bold else text
+                        half = summary.ci_halfwidth_pct
+                        cells.append(f"{text} ± {half:.1f}%" if half is not None else text)
+                elif column == "n":
+                    first = next((result.summaries[m.name] for m in metrics if m.name in result.summaries), None)
+                    cells.append(str(first.n) if first else DASH)
+                elif column == "vs":
+                    for m in metrics:
+                        if result.name == (against or result.compare_to) or (not against and result.config.is_reference):
+                            cells.append("reference" if result.summaries else DASH)
+                            continue
+                        c = self.comparison(result, m.name, against)
+                        cells.append(self.vs_text(c, m) if c else DASH)
+                elif column == "change":
+                    for m in metrics:
+                        ch = result.changes.get(m.name)
+                        digits = self.digits(region, m)
+                        cells.append(
+                            f"{self.number(ch.old, digits)} → {self.number(ch.new, digits)} ({ch.delta_pct:+.1f}%)" if ch else DASH
+                        )
+                elif column == "notes":
+                    cells.append(self.notes(result) or "")
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append("")
+        lines.append(self.table_caption(metrics, against))
+        return "\n".join(lines) + "\n"
+
+    def table_caption(self, metrics: list[MetricConfig], against: str | None) -> str:
+        pooling = self.results.pooling.describe()
+        level = int(round(self.config.stats.confidence * 100))
+        parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples)"]
+        parts.append("n = samples")
+        notes = [self.results.correction_note(m.name) for m in metrics]
+        test = "Mann-Whitney U, two-sided"
+        if against:
+            parts.append(f"vs: {test}, uncorrected")
+        elif any(notes):
+            parts.append(f"vs: {test}, {next(n for n in notes if n)}")
+        else:
+            parts.append(f"vs: {test}")
+        return "<sub>" + "; ".join(parts) + ".</sub>"
+
+    def value(self, region: Region) -> str:
+        if len(region.args) != 1:
+            raise DocumentError("a value region names one EXPERIMENT or EXPERIMENT.METRIC, e.g. eagle3.output_tok_s")
+        target = region.args[0]
+        metric_name = region.attrs.get("metric")
+        name = target
+        if metric_name is None and "." in target:
+            head, _, tail = target.rpartition(".")
+            if tail in self.config.metrics:
+                name, metric_name = head, tail
+        result = self.experiment(name)
+        metric = self.metric(metric_name)
+        digits = self.digits(region, metric)
+        show = region.attrs.get("show", "value")
+        if show not in VALUE_SHOWS:
+            from benchdoc.config import did_you_mean
+
+            raise DocumentError(f"show={show!r}: expected one of {', '.join(VALUE_SHOWS)}{did_you_mean(show, VALUE_SHOWS)}")
+        summary = result.summaries.get(metric.name)
+        if show == "status":
+            return result.status
+        if show == "reason":
+            return result.reason or DASH
+        if show in ("value", "interval", "n"):
+            if summary is None:
+                return DASH
+            if show == "n":
+                return str(summary.n)
+            text = self.number(summary.median, digits)
+            if show == "interval" and summary.ci_low is not None and summary.ci_high is not None:
+                text += f" [{self.number(summary.ci_low, digits)}, {self.number(summary.ci_high, digits)}]"
+            return text
+        if show in ("change", "before"):
+            ch = result.changes.get(metric.name)
+            if ch is None:
+                return DASH
+            return f"{ch.delta_pct:+.1f}%" if show == "change" else self.number(ch.old, digits)
+        against = region.attrs.get("vs")
+        if against:
+            against = self.experiment(against).name
+        comparison = self.comparison(result, metric.name, against)
+        if comparison is None:
+            return DASH
+        if show == "delta":
+            return f"{comparison.delta_pct:+.1f}%"
+        other = self.experiment(against or result.compare_to or "").label
+        if comparison.verdict in ("better", "worse"):
+            word = metric.better_word if comparison.verdict == "better" else metric.worse_word
+            return f"{abs(comparison.delta_pct):.1f}% {word} than {other}"
+        if comparison.verdict == "equivalent":
+            return f"equivalent to {other} (within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
+        if comparison.verdict == "insufficient":
+            return f"{comparison.delta_pct:+.1f}% vs {other} (too few runs to tell)"
+        return f"no significant difference from {other} ({comparison.delta_pct:+.1f}%)"
+
+    def list(self, region: Region) -> str:
+        wanted = [s.lower() for s in region.attrs.get("status", "failed untested").split()]
+        from benchdoc.results import STATUSES
+
+        known = {s.lower() for s in STATUSES}
+        for status in wanted:
+            if status not in known:
+                raise DocumentError(f"unknown status '{status}' (expected some of: {', '.join(s.lower() for s in STATUSES)})")
+        lines = []
+        for result in self.select(region.attrs.get("experiments")):
+            if result.status.lower() not in wanted:
+                continue
+            detail = self.notes(result) or "no reason recorded"
+            when = ""
+            if result.latest_run is not None:
+                when = f" (last run {result.latest_run.started_at:%Y-%m-%d})"
+            line = f"- **{result.label}** — {result.status}: {detail}{when}"
+            if result.failure_log_line:
+                snippet = " ".join(result.failure_log_line.split())[:160].replace("`", "'")
+                line += f"\n  Log: `{snippet}`"
+            lines.append(line)
+        if not lines:
+            return f"_No {' or '.join(wanted)} experiments._\n"
+        return "\n".join(lines) + "\n"
+
