@@ -81,7 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     faults = parser.add_argument_group("faults")
     faults.add_argument("--fail-start", metavar="MESSAGE", default=None,
-                        help="print a model-loading traceback ending in MESSAGE and exit 1 without listening")
+                        help="print a model-loading traceback ending in MESSAGE (empty: a CUDA out-of-memory "
+                        "error) and exit 1 without listening")
     faults.add_argument("--ready-delay", type=float, default=0.0, metavar="S",
                         help="answer 503 on /health and generation for S seconds after start (default 0)")
     faults.add_argument("--die-after-requests", type=int, default=None, metavar="N",
