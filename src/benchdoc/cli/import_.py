@@ -218,6 +218,7 @@ def _as_json(args: argparse.Namespace, plan: ImportPlan, fmt: str, ids: list[int
 
     runs = []
     for index, imported in enumerate(plan.runs):
+        started_at, finished_at = imported.period()
         runs.append(
             {
                 "id": ids[index] if ids else None,
@@ -226,8 +227,8 @@ def _as_json(args: argparse.Namespace, plan: ImportPlan, fmt: str, ids: list[int
                 "label": imported.label,
                 "outcome": imported.outcome,
                 "failure_reason": imported.failure_reason,
-                "started_at": moment(imported.started_at),
-                "finished_at": moment(imported.finished_at),
+                "started_at": moment(started_at),
+                "finished_at": moment(finished_at),
                 "metrics": imported.metrics(),
             }
         )

@@ -102,3 +102,11 @@ def test_an_unknown_file_is_refused(tmp_path: Path) -> None:
     path.write_text('{"speed": 3}')
     with pytest.raises(ImportFormatError, match="cannot tell the format from its content"):
         parse_file(path, "auto")
+
+
+def test_a_file_with_one_moment_gives_it_as_start_and_finish() -> None:
+    (run,) = parse_file(sample("llmperf_summary.json"), "llmperf")
+    new = run.to_new_run("baseline")
+    assert new.started_at == new.finished_at == datetime(2024, 11, 4, 10, 10, 2, tzinfo=timezone.utc)
+    (undated,) = parse_file(sample("sglang_one_batch.jsonl"), "sglang-one-batch")[:1]
+    assert undated.to_new_run("x").started_at is None  # the ledger records the import time

@@ -71,6 +71,14 @@ class ImportedRun:
             values.setdefault(sample.metric, []).append(sample.value)
         return values
 
+    def period(self) -> tuple[datetime | None, datetime | None]:
+        """When the run started and finished, as far as the file tells.
+
+        A file that gives one moment only gives it for both, so that a run never seems to
+        finish before it started (the ledger puts "now" in place of a missing time).
+        """
+        return self.started_at or self.finished_at, self.finished_at or self.started_at
+
     def to_new_run(self, experiment: str, note: str | None = None) -> NewRun:
         """The run to record under ``experiment``, its provenance kept in metadata["import"]."""
         provenance = {
@@ -80,12 +88,13 @@ class ImportedRun:
             "label": self.label,
             "fingerprint": self.fingerprint,
         }
+        started_at, finished_at = self.period()
         return NewRun(
             experiment=experiment,
             outcome=self.outcome,
             samples=list(self.samples),
-            started_at=self.started_at,
-            finished_at=self.finished_at,
+            started_at=started_at,
+            finished_at=finished_at,
             failure_reason=self.failure_reason,
             host=self.host,
             git_commit=self.git_commit,
