@@ -168,3 +168,17 @@ def test_sync_keeps_file_permissions(project: Project) -> None:
     os.chmod(doc, 0o640)
     assert project.run("sync", "--write", "perm.md").returncode == 0
     assert (doc.stat().st_mode & 0o777) == 0o640
+
+
+def test_warm_check_imports_no_statistics_or_plotting(project: Project) -> None:
+    story_project(project)
+    assert project.run("sync", "--write").returncode == 0
+    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert res.returncode == 0, res.stderr
+    imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
+    assert "benchdoc.docs.document" in imported  # the profile did capture benchdoc's imports
+    assert not {m for m in imported if m.split(".")[0] in ("scipy", "matplotlib", "numpy")}
+    # A new run invalidates the cache: the next check recomputes and sees the stale region.
+    assert project.run("record", "baseline", "-m", "output_tok_s=80,80.1,79.9,80.2,80.3").returncode == 0
+    stale = project.run("check")
+    assert stale.returncode == 1 and "table region is stale" in stale.stdout

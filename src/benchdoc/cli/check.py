@@ -25,13 +25,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.cli.sync import report
-    from benchdoc.docs.project import compute, document_paths, plan_documents
+    from benchdoc.docs.project import document_paths, plan_documents
+
+    from benchdoc.cache import DerivedCache
+    from benchdoc.results import build_results
 
     config = load_project(args)
     paths = document_paths(config, args.documents)
     with open_ledger(config, create=False) as ledger:
-        results = compute(config, ledger)
-    syncs = plan_documents(results, paths)
+        syncs = plan_documents(
+            config, lambda: build_results(config, ledger), paths, cache=DerivedCache.for_project(config, ledger)
+        )
     problems = report(syncs, show_diffs=args.diff, check=True)
     stale = [s for s in syncs if s.changed]
     if problems or stale:

@@ -51,13 +51,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.docs.project import compute, document_paths, plan_documents, write_sync
+    from benchdoc.docs.project import document_paths, plan_documents, write_sync
+
+    from benchdoc.cache import DerivedCache
+    from benchdoc.results import build_results
 
     config = load_project(args)
     paths = document_paths(config, args.documents)
     with open_ledger(config) as ledger:
-        results = compute(config, ledger)
-    syncs = plan_documents(results, paths, force=args.force)
+        syncs = plan_documents(
+            config, lambda: build_results(config, ledger), paths, force=args.force, cache=DerivedCache.for_project(config, ledger)
+        )
     show_diffs = not args.quiet
     problems = report(syncs, show_diffs=show_diffs, check=args.check)
     changed = [s for s in syncs if s.changed]

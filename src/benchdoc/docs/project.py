@@ -7,7 +7,7 @@ region renderer, and writes plans (and the chart files they embed) atomically.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 from benchdoc.errors import UsageError
 
 if TYPE_CHECKING:
+    from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
     from benchdoc.docs.sync import DocumentPlan
-    from benchdoc.ledger.store import Ledger
     from benchdoc.results import ResultSet
 
 
@@ -55,23 +55,33 @@ def document_paths(config: Config, given: Sequence[str] | None) -> list[Path]:
     return paths
 
 
-def plan_documents(results: ResultSet, paths: Sequence[Path], *, force: bool = False) -> list[DocumentSync]:
-    """Plan every document; nothing is written."""
+def plan_documents(
+    config: Config,
+    results: Callable[[], ResultSet],
+    paths: Sequence[Path],
+    *,
+    force: bool = False,
+    cache: DerivedCache | None = None,
+) -> list[DocumentSync]:
+    """Plan every document; nothing is written. ``results`` is called once, if a region needs it."""
     from benchdoc.docs.render import Renderer
     from benchdoc.docs.sync import plan_document
 
     syncs = []
+    shared: list[ResultSet] = []
+
+    def provide() -> ResultSet:
+        if not shared:
+            shared.append(results())
+        return shared[0]
+
     for path in paths:
-        renderer = Renderer(results, path)
+        renderer = Renderer(config, provide, path, cache=cache)
         plan = plan_document(path, renderer, force=force)
         syncs.append(DocumentSync(plan, dict(renderer.files)))
+    if cache is not None:
+        cache.save()
     return syncs
-
-
-def compute(config: Config, ledger: Ledger) -> ResultSet:
-    from benchdoc.results import build_results
-
-    return build_results(config, ledger)
 
 
 def write_sync(sync: DocumentSync) -> bool:

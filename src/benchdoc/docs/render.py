@@ -25,13 +25,15 @@ Region kinds:
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchdoc.errors import DocumentError
 
 if TYPE_CHECKING:
+    from benchdoc.cache import DerivedCache
     from benchdoc.config import Config, MetricConfig
     from benchdoc.docs.document import Region
     from benchdoc.results import ExperimentResult, ResultSet
@@ -61,17 +63,40 @@ def _cell(text: str) -> str:
 
 @dataclass
 class Renderer:
-    """Renders regions of one document from one ResultSet; collects chart files to write."""
+    """Renders regions of one document; collects chart files to write.
 
-    results: ResultSet
+    ``results`` is a callable giving the ResultSet, called at most once and only when a
+    region needs it: with a warm ``cache``, `benchdoc check` never computes statistics.
+    """
+
+    config: Config
+    results_provider: Callable[[], ResultSet]
     document: Path
+    cache: DerivedCache | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
+    _results: ResultSet | None = None
 
     @property
-    def config(self) -> Config:
-        return self.results.config
+    def results(self) -> ResultSet:
+        if self._results is None:
+            self._results = self.results_provider()
+        return self._results
 
     def __call__(self, region: Region) -> str:
+        # Charts are never cached: their files must be rendered to be compared or written.
+        if self.cache is None or region.kind == "chart":
+            return self.render(region)
+        from benchdoc.cache import region_key
+
+        key = region_key(self.document, region.kind, region.args, region.attrs)
+        cached = self.cache.get("regions", key)
+        if isinstance(cached, str):
+            return cached
+        content = self.render(region)
+        self.cache.put("regions", key, content)
+        return content
+
+    def render(self, region: Region) -> str:
         allowed = {
             "table": ("experiments", "metric", "metrics", "compare", "columns", "digits", "bold"),
             "value": ("show", "vs", "metric", "digits"),
