@@ -1,0 +1,331 @@
+"""Drawing charts with matplotlib: same data, same bytes.
+
+matplotlib is imported here only, inside the functions, and only through its object
+API (Figure + the Agg canvas): no pyplot, so no global figure registry and no GUI
+backend. Determinism comes from a fixed hash salt for SVG ids, no date in the
+metadata, the DejaVu Sans font that ships with matplotlib, and text kept as SVG text
+(smaller, searchable and readable by screen readers; its metrics are DejaVu's).
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import UsageError
+from benchdoc.plots.model import (
+    Bar,
+    BarChart,
+    BeforeAfterChart,
+    Chart,
+    HistoryChart,
+    axis_label,
+    format_value,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from benchdoc.config import MetricConfig
+
+FORMATS: tuple[str, ...] = ("svg", "png")
+PNG_DPI = 150
+
+# Okabe & Ito's palette: distinguishable with every common form of colour blindness.
+OKABE_ITO: dict[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+NEUTRAL_GREY = "#999999"
+TEXT_COLOUR = "#222222"
+STATUS_COLOURS: dict[str, str] = {
+    "Reference": OKABE_ITO["blue"],
+    "Works": OKABE_ITO["bluish_green"],
+    "Slower": OKABE_ITO["vermillion"],
+    "Worse": OKABE_ITO["vermillion"],
+    "No difference": OKABE_ITO["sky_blue"],
+    "Measured": OKABE_ITO["orange"],
+    "Superseded": NEUTRAL_GREY,
+}
+# Colour is never the only cue: losing bars are hatched as well.
+STATUS_HATCHES: dict[str, str] = {"Slower": "//", "Worse": "//"}
+BEFORE_COLOUR = NEUTRAL_GREY
+AFTER_COLOUR = OKABE_ITO["blue"]
+FAILED_COLOUR = OKABE_ITO["vermillion"]
+
+STYLE: dict[str, Any] = {
+    "svg.hashsalt": "benchdoc",  # element ids derived from content, not from a random salt
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 10,
+    "text.parse_math": False,  # an experiment called "$x$" is text, not TeX
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.axisbelow": True,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.8,
+    "hatch.color": "#ffffff",
+    "hatch.linewidth": 1.2,
+    "legend.frameon": False,
+    "legend.fontsize": 9,
+}
+
+LABEL_WIDTH = 16  # characters per line of an experiment's tick label
+CROWDED = 8  # more bars than this: narrower slots, slanted one-line labels
+GAP_TEXT_LIMIT = 80
+
+
+def render(chart: Chart, fmt: str = "svg") -> bytes:
+    """The chart as SVG (default) or PNG bytes; the same chart always gives the same bytes."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown chart format '{fmt}' (expected one of: {', '.join(FORMATS)})")
+    with _style():
+        figure = _new_figure(chart)
+        axes = figure.add_subplot()
+        if isinstance(chart, BarChart):
+            _draw_bar_chart(figure, axes, chart)
+        elif isinstance(chart, BeforeAfterChart):
+            _draw_before_after(figure, axes, chart)
+        else:
+            _draw_history(figure, axes, chart)
+        axes.set_title(chart.title, loc="left", fontsize=12, fontweight="bold", color=TEXT_COLOUR)
+        axes.set_ylabel(axis_label(chart.metric))
+        figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+        return _save(figure, chart, fmt)
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        yield
+
+
+def _new_figure(chart: Chart) -> Figure:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    slots = _slots(chart)
+    per_slot = 1.05 if slots <= CROWDED else 0.62
+    width = min(30.0, max(7.0, 3.0 + per_slot * slots))
+    height = 5.0 if slots <= CROWDED or isinstance(chart, HistoryChart) else 6.2  # room for slanted labels
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _slots(chart: Chart) -> float:
+    """How many bar-widths the chart needs across."""
+    if isinstance(chart, BarChart):
+        return len(chart.bars)
+    if isinstance(chart, BeforeAfterChart):
+        return len(chart.pairs) * 1.6
+    return len(chart.points) * 0.45
+
+
+def _save(figure: Figure, chart: Chart, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    if fmt == "svg":
+        metadata = {"Date": None, "Creator": "benchdoc", "Title": chart.title, "Description": chart.describe()}
+        figure.savefig(buffer, format="svg", metadata=metadata)
+    else:
+        figure.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": "benchdoc", "Title": chart.title})
+    return buffer.getvalue()
+
+
+def _caption_width(figure: Figure) -> int:
+    inches = figure.get_size_inches()[0]
+    return max(60, int(inches * 72 / (8 * 0.55)))  # 8pt text, ~0.55em per character
+
+
+def _wrap(text: str, width: int) -> str:
+    return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=True)
+
+
+def _shorten(text: str, limit: int = GAP_TEXT_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _set_labels(axes: Axes, labels: list[str]) -> None:
+    """Experiment names under their bars: wrapped when there is room, slanted when crowded."""
+    if len(labels) <= CROWDED:
+        axes.set_xticks(range(len(labels)), [_wrap(_shorten(label, 48), LABEL_WIDTH) for label in labels], fontsize=9)
+    else:
+        axes.set_xticks(
+            range(len(labels)), [_shorten(label, 40) for label in labels], fontsize=8.5,
+            rotation=40, ha="right", rotation_mode="anchor",
+        )
+
+
+def _top(bar: Bar) -> float:
+    if bar.median is None:
+        return 0.0
+    return max(bar.median, bar.ci_high if bar.ci_high is not None else bar.median)
+
+
+def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch: str, gid: str, gap_height: float, metric: MetricConfig, show_delta: bool) -> None:
+    """One bar with its interval and value, or the labelled gap standing in for it."""
+    if bar.gap is not None:
+        (band,) = axes.bar(x, gap_height, width=width, color="#f4f4f4", edgecolor="#aaaaaa", linewidth=0.8, linestyle="--")
+        band.set_gid(f"gap-band-{gid}")
+        gap_colour = FAILED_COLOUR if bar.gap.startswith("Failed") else "#555555"
+        text = axes.text(
+            x, gap_height * 0.03, _wrap(_shorten(bar.gap), 34), rotation=90, ha="center", va="bottom",
+            fontsize=8.5, color=TEXT_COLOUR, linespacing=1.1,
+            bbox={"boxstyle": "round,pad=0.25", "facecolor": "#ffffff", "edgecolor": gap_colour, "linewidth": 1.0},
+        )
+        text.set_gid(f"gap-{gid}")
+        return
+    assert bar.median is not None
+    # A hatch is drawn in the figure-wide "hatch.color": white lines on the bar's colour.
+    (rect,) = axes.bar(x, bar.median, width=width, color=colour, hatch=hatch or None, linewidth=0)
+    rect.set_gid(f"bar-{gid}")
+    if bar.has_interval:
+        assert bar.ci_low is not None and bar.ci_high is not None
+        container = axes.errorbar(
+            x, bar.median, yerr=[[bar.median - bar.ci_low], [bar.ci_high - bar.median]],
+            fmt="none", ecolor=TEXT_COLOUR, elinewidth=1.2, capsize=4, capthick=1.2,
+        )
+        _, caps, (lines,) = container.lines
+        lines.set_gid(f"errorbar-{gid}")
+        for number, cap in enumerate(caps):
+            cap.set_gid(f"errorbar-cap-{gid}-{number}")
+    value = format_value(bar.median, metric)
+    text = f"{value}\n{bar.delta}" if show_delta and bar.delta else value
+    if bar.n:
+        text += f"\nn={bar.n}"
+    label = axes.annotate(
+        text, xy=(x, _top(bar)), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+        fontsize=8, color=TEXT_COLOUR, linespacing=1.05,
+        bbox={"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none", "alpha": 0.8},
+    )
+    label.set_gid(f"value-{gid}")
+
+
+def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    top = max([_top(b) for b in chart.bars] + [r.value for r in chart.references] + [0.0]) or 1.0
+    gap_height = top * 0.55
+    for index, bar in enumerate(chart.bars):
+        colour = STATUS_COLOURS.get(bar.status, OKABE_ITO["orange"])
+        _draw_slot(axes, index, 0.7, bar, colour, STATUS_HATCHES.get(bar.status, ""), str(index), gap_height, chart.metric, True)
+    handles: list[Any] = []
+    for index, reference in enumerate(chart.references):
+        style = ("--", ":", "-.")[index % 3]
+        line = axes.axhline(reference.value, color=OKABE_ITO["black"], linestyle=style, linewidth=1.2, zorder=3)
+        line.set_gid(f"reference-{index}")
+        handles.append(
+            Line2D([], [], color=OKABE_ITO["black"], linestyle=style, linewidth=1.2,
+                   label=_wrap(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 30))
+        )
+    seen: list[str] = []
+    for bar in chart.bars:
+        if bar.gap is None and bar.status not in seen:
+            seen.append(bar.status)
+    for status in seen:
+        handles.append(Patch(facecolor=STATUS_COLOURS.get(status, OKABE_ITO["orange"]), hatch=STATUS_HATCHES.get(status), edgecolor="#ffffff", label=status))
+    _set_labels(axes, [b.label for b in chart.bars])
+    axes.set_xlim(-0.6, len(chart.bars) - 0.4)
+    axes.set_ylim(0, top * 1.22)
+    if handles:
+        figure.legend(handles=handles, loc="outside right upper")
+
+
+def _draw_before_after(figure: Figure, axes: Axes, chart: BeforeAfterChart) -> None:
+    from matplotlib.patches import Patch
+
+    bars = [side for pair in chart.pairs for side in (pair.before, pair.after)]
+    top = max([_top(b) for b in bars] + [0.0]) or 1.0
+    gap_height = top * 0.55
+    width = 0.38
+    for index, pair in enumerate(chart.pairs):
+        _draw_slot(axes, index - 0.2, width, pair.before, BEFORE_COLOUR, "", f"before-{index}", gap_height, chart.metric, False)
+        _draw_slot(axes, index + 0.2, width, pair.after, AFTER_COLOUR, "", f"after-{index}", gap_height, chart.metric, False)
+        if pair.delta_pct is not None:
+            change = axes.annotate(
+                f"{pair.delta_pct:+.1f}%", xy=(index, max(_top(pair.before), _top(pair.after))), xytext=(0, 34),
+                textcoords="offset points", ha="center", va="bottom", fontsize=10, fontweight="bold", color=TEXT_COLOUR,
+            )
+            change.set_gid(f"change-{index}")
+    labels = [_wrap(f"{_shorten(p.before.label, 40)} → {_shorten(p.after.label, 40)}", LABEL_WIDTH + 4) for p in chart.pairs]
+    axes.set_xticks(range(len(chart.pairs)), labels, fontsize=9)
+    axes.set_xlim(-0.7, len(chart.pairs) - 0.3)
+    axes.set_ylim(0, top * 1.35)
+    figure.legend(
+        handles=[Patch(facecolor=BEFORE_COLOUR, label="Before (superseded)"), Patch(facecolor=AFTER_COLOUR, label="After")],
+        loc="outside right upper",
+    )
+
+
+def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import blended_transform_factory
+
+    measured = [(i, p) for i, p in enumerate(chart.points) if p.median is not None]
+    if measured:
+        trend = axes.plot([i for i, _ in measured], [p.median for _, p in measured], color="#bbbbbb", linewidth=1.0, zorder=1)[0]
+        trend.set_gid("trend")
+    for index, point in measured:
+        assert point.median is not None
+        if point.has_interval:
+            assert point.ci_low is not None and point.ci_high is not None
+            container = axes.errorbar(
+                index, point.median, yerr=[[point.median - point.ci_low], [point.ci_high - point.median]],
+                fmt="none", ecolor=TEXT_COLOUR, elinewidth=1.1, capsize=3, capthick=1.1, zorder=2,
+            )
+            _, caps, (lines,) = container.lines
+            lines.set_gid(f"errorbar-{index}")
+            for number, cap in enumerate(caps):
+                cap.set_gid(f"errorbar-cap-{index}-{number}")
+        marker = axes.plot(
+            [index], [point.median], marker="o", markersize=7, linestyle="none", zorder=3,
+            color=OKABE_ITO["blue"], markerfacecolor=OKABE_ITO["blue"] if point.pooled else "#ffffff", markeredgewidth=1.5,
+        )[0]
+        marker.set_gid(f"point-{index}")
+    bottom_band = blended_transform_factory(axes.transData, axes.transAxes)
+    for index, point in enumerate(chart.points):
+        if point.gap is None:
+            continue
+        cross = axes.plot([index], [0.04], marker="X", markersize=8, linestyle="none", color=FAILED_COLOUR, transform=bottom_band, zorder=3)[0]
+        cross.set_gid(f"gap-mark-{index}")
+        text = axes.text(index, 0.09, _shorten(point.gap, 40), rotation=90, ha="center", va="bottom", fontsize=8, color=TEXT_COLOUR, transform=bottom_band)
+        text.set_gid(f"gap-{index}")
+    handles: list[Any] = [
+        Line2D([], [], marker="o", linestyle="none", color=OKABE_ITO["blue"], label="Run (pooled)"),
+        Line2D([], [], marker="o", linestyle="none", color=OKABE_ITO["blue"], markerfacecolor="#ffffff", label="Run (not pooled)"),
+    ]
+    if any(p.gap for p in chart.points):
+        handles.append(Line2D([], [], marker="X", linestyle="none", color=FAILED_COLOUR, label="Failed / no data"))
+    if chart.current is not None:
+        current = axes.axhline(chart.current, color=OKABE_ITO["bluish_green"], linestyle="--", linewidth=1.2, zorder=1)
+        current.set_gid("current")
+        handles.append(Line2D([], [], color=OKABE_ITO["bluish_green"], linestyle="--", label=f"Current result {format_value(chart.current, chart.metric)}"))
+    values = [v for _, p in measured for v in (p.median, p.ci_low, p.ci_high) if v is not None]
+    if values:
+        low, high = min(values), max(values)
+        pad = (high - low) * 0.15 or abs(high) * 0.05 or 1.0
+        # Room below the lowest point for the failure labels.
+        axes.set_ylim(low - pad * (4 if any(p.gap for p in chart.points) else 1), high + pad)
+    step = max(1, len(chart.points) // 12)
+    ticks = list(range(0, len(chart.points), step))
+    axes.set_xticks(ticks, [f"#{chart.points[i].run_id}\n{chart.points[i].started_at:%Y-%m-%d}" for i in ticks], fontsize=8)
+    axes.set_xlim(-0.6, len(chart.points) - 0.4)
+    axes.set_xlabel("run, oldest to newest", fontsize=9)
+    figure.legend(handles=handles, loc="outside right upper")

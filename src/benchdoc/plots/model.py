@@ -1,0 +1,413 @@
+"""What a chart shows, as plain data: built from a ResultSet, drawn by `benchdoc.plots.draw`.
+
+Keeping the numbers apart from matplotlib lets documents and the report describe a chart
+in words (alt text) from the very data it draws, and lets tests check what a chart says
+without parsing pictures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.config import MetricConfig, did_you_mean
+from benchdoc.errors import UsageError
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.models import RunRecord
+    from benchdoc.results import ExperimentResult, ResultSet
+    from benchdoc.stats import Summary
+
+CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history")
+GLOB_CHARACTERS = "*?["
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One experiment's slot in a bar chart: a bar with its interval, or a labelled gap."""
+
+    experiment: str
+    label: str
+    status: str
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    gap: str | None = None  # "Failed: CUDA OOM", "Untested", ...: why there is no bar
+    delta: str | None = None  # "+3.8%" or "~" against the experiment's compare_to
+
+    @property
+    def has_interval(self) -> bool:
+        return self.median is not None and self.ci_low is not None and self.ci_high is not None
+
+
+@dataclass(frozen=True)
+class ReferenceLine:
+    """The reference experiment's median, drawn across the chart."""
+
+    experiment: str
+    label: str
+    value: float
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """One metric across experiments."""
+
+    metric: MetricConfig
+    bars: tuple[Bar, ...]
+    references: tuple[ReferenceLine, ...]
+    confidence: float
+    caption: str
+    simulated: bool
+    kind: str = "bar"
+
+    @property
+    def title(self) -> str:
+        return f"{self.metric.label} by experiment"
+
+    def describe(self) -> str:
+        """The chart in words, for alt text and screen readers."""
+        parts = []
+        for bar in self.bars:
+            if bar.gap:
+                parts.append(f"{bar.label}: {bar.gap}")
+            else:
+                delta = f" ({bar.delta})" if bar.delta else ""
+                parts.append(f"{bar.label} {format_value(bar.median, self.metric)}{delta}")
+        what = (
+            f"Bar chart of {unit_label(self.metric)}: medians of the pooled runs "
+            f"with {confidence_text(self.confidence)} intervals"
+        )
+        refs = "".join(f"; reference line at {r.label} {format_value(r.value, self.metric)}" for r in self.references)
+        return f"{what}{refs}. " + "; ".join(parts) + "." + (" Simulated numbers." if self.simulated else "")
+
+
+@dataclass(frozen=True)
+class BeforeAfterPair:
+    """A superseded experiment (before) and the experiment that replaced it (after)."""
+
+    before: Bar
+    after: Bar
+    delta_pct: float | None  # change of the median, new/old - 1, in percent
+
+
+@dataclass(frozen=True)
+class BeforeAfterChart:
+    metric: MetricConfig
+    pairs: tuple[BeforeAfterPair, ...]
+    confidence: float
+    caption: str
+    simulated: bool
+    kind: str = "before-after"
+
+    @property
+    def title(self) -> str:
+        return f"{self.metric.label}: before and after"
+
+    def describe(self) -> str:
+        parts = []
+        for pair in self.pairs:
+            before = pair.before.gap or format_value(pair.before.median, self.metric)
+            after = pair.after.gap or format_value(pair.after.median, self.metric)
+            delta = f" ({pair.delta_pct:+.1f}%)" if pair.delta_pct is not None else ""
+            parts.append(f"{pair.before.label} {before} -> {pair.after.label} {after}{delta}")
+        return (
+            f"Before/after chart of {unit_label(self.metric)}: medians of the pooled runs "
+            f"with {confidence_text(self.confidence)} intervals. "
+            + "; ".join(parts)
+            + "."
+            + (" Simulated numbers." if self.simulated else "")
+        )
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One run of the experiment: its median and interval, or why it has none."""
+
+    run_id: int
+    started_at: datetime
+    median: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    pooled: bool  # part of the experiment's current result
+    gap: str | None = None  # "Failed: ..." or "No data"
+
+    @property
+    def has_interval(self) -> bool:
+        return self.median is not None and self.ci_low is not None and self.ci_high is not None
+
+
+@dataclass(frozen=True)
+class HistoryChart:
+    metric: MetricConfig
+    experiment: str
+    label: str
+    points: tuple[HistoryPoint, ...]  # oldest first
+    current: float | None  # the median of the pooled runs
+    confidence: float
+    caption: str
+    simulated: bool
+    kind: str = "history"
+
+    @property
+    def title(self) -> str:
+        return f"{self.label}: {self.metric.label} run by run"
+
+    def describe(self) -> str:
+        parts = []
+        for point in self.points:
+            when = f"{point.started_at:%Y-%m-%d}"
+            value = point.gap or format_value(point.median, self.metric)
+            parts.append(f"run {point.run_id} ({when}) {value}")
+        current = f"; current result {format_value(self.current, self.metric)}" if self.current is not None else ""
+        return (
+            f"History of {self.label}, {unit_label(self.metric)} per run: median of each run's repetitions "
+            f"with {confidence_text(self.confidence)} intervals{current}. "
+            + "; ".join(parts)
+            + "."
+            + (" Simulated numbers." if self.simulated else "")
+        )
+
+
+Chart = BarChart | BeforeAfterChart | HistoryChart
+
+
+# --- helpers shared with the drawing and the report -------------------------------------
+
+
+def format_value(value: float | None, metric: MetricConfig) -> str:
+    return "—" if value is None else f"{value:.{metric.digits}f}"
+
+
+def confidence_text(confidence: float) -> str:
+    return f"{confidence * 100:g}%"
+
+
+def unit_label(metric: MetricConfig) -> str:
+    """'TTFT p50 (ms)', or just 'tok/s' when the label already is the unit."""
+    if not metric.unit or metric.unit in metric.label:
+        return metric.label
+    return f"{metric.label} ({metric.unit})"
+
+
+def axis_label(metric: MetricConfig) -> str:
+    """The value axis: unit and which way is better, 'TTFT p50 (ms), lower is better'."""
+    return f"{unit_label(metric)}, {metric.direction} is better"
+
+
+def is_simulated(run: RunRecord) -> bool:
+    """True when the run measured the built-in simulator, not real hardware."""
+    return bool((run.metadata or {}).get("simulator"))
+
+
+def resolve_metric(results: ResultSet, metric: str | None) -> MetricConfig:
+    """The metric to chart: the one named, else the primary metric, else the only one measured."""
+    config = results.config
+    measured = sorted({m for result in results for m in result.summaries})
+    if metric is None:
+        if config.primary_metric:
+            return config.metric_or_default(config.primary_metric)
+        known = sorted(set(config.metrics) | set(measured))
+        if len(known) == 1:
+            return config.metric_or_default(known[0])
+        raise UsageError(f"name the metric to chart (one of: {', '.join(known) or 'none recorded'})")
+    if metric in config.metrics or metric in measured:
+        return config.metric_or_default(metric)
+    for spec in config.metrics.values():  # a metric may be named by its label, as tables show it
+        if spec.label == metric:
+            return spec
+    choices = sorted(set(config.metrics) | set(measured))
+    raise UsageError(f"unknown metric '{metric}'{did_you_mean(metric, choices)}")
+
+
+def select_experiments(results: ResultSet, patterns: Sequence[str]) -> list[str]:
+    """Experiment names matching names, aliases or glob patterns, in the order given.
+
+    A glob's matches come in config order; each experiment appears once. A name or
+    pattern matching nothing is an error, never silently dropped.
+    """
+    chosen: list[str] = []
+    for pattern in patterns:
+        if any(ch in pattern for ch in GLOB_CHARACTERS):
+            matches = [name for name in results.experiments if fnmatchcase(name, pattern)]
+            if not matches:
+                raise UsageError(f"no experiment matches '{pattern}'")
+        else:
+            matches = [_experiment_name(results, pattern)]
+        chosen.extend(name for name in matches if name not in chosen)
+    return chosen
+
+
+def _experiment_name(results: ResultSet, name: str) -> str:
+    if name in results.experiments:
+        return name
+    lowered = name.lower()
+    for result in results:
+        if lowered in (alias.lower() for alias in result.config.aliases):
+            return result.name
+    raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, results.experiments)}")
+
+
+def pooling_caption(results: ResultSet, *, what: str) -> str:
+    level = confidence_text(results.config.stats.confidence)
+    return f"{what} Pooled: {results.pooling.describe()}. Whiskers: {level} interval of the median (none when too few values)."
+
+
+# --- building each chart ----------------------------------------------------------------
+
+
+def bar_chart_data(results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> BarChart:
+    """One metric across experiments (default: every experiment that is not superseded)."""
+    spec = resolve_metric(results, metric)
+    names = select_experiments(results, experiments) if experiments else [r.name for r in results if not r.superseded_by]
+    if not names:
+        raise UsageError("no experiments to chart")
+    chosen = [results.experiments[name] for name in names]
+    bars = tuple(_bar(result, spec) for result in chosen)
+    references = _reference_lines(results, chosen, spec)
+    simulated = any(is_simulated(run) for result in chosen for run in result.pooled)
+    caption = pooling_caption(
+        results, what="Bars: median of each experiment's pooled runs; % against its compare_to, ~ where the difference is noise."
+    )
+    return BarChart(spec, bars, references, results.config.stats.confidence, _simulated(caption, simulated), simulated)
+
+
+def before_after_data(results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> BeforeAfterChart:
+    """Each superseded experiment next to the one that replaced it.
+
+    With ``experiments``, the pairs where either side is named; else every pair.
+    """
+    spec = resolve_metric(results, metric)
+    named = set(select_experiments(results, experiments)) if experiments else None
+    pairs = []
+    for result in results:
+        old_name = result.supersedes
+        if not old_name or old_name not in results.experiments:
+            continue
+        if named is not None and result.name not in named and old_name not in named:
+            continue
+        old = results.experiments[old_name]
+        change = result.changes.get(spec.name)
+        pairs.append(
+            BeforeAfterPair(
+                before=_bar(old, spec),
+                after=_bar(result, spec),
+                delta_pct=change.delta_pct if change else None,
+            )
+        )
+    if not pairs:
+        which = f" among {', '.join(sorted(named))}" if named else ""
+        raise UsageError(f"no experiment supersedes another{which}: a before/after chart needs `supersedes` in benchdoc.toml")
+    involved = [results.experiments[p.before.experiment] for p in pairs] + [results.experiments[p.after.experiment] for p in pairs]
+    simulated = any(is_simulated(run) for result in involved for run in result.pooled)
+    caption = pooling_caption(
+        results, what="Before: the superseded experiment; after: the experiment that replaced it; % is the change of the median."
+    )
+    return BeforeAfterChart(spec, tuple(pairs), results.config.stats.confidence, _simulated(caption, simulated), simulated)
+
+
+def history_data(results: ResultSet, metric: str | None, experiment: str) -> HistoryChart:
+    """Every run of one experiment, oldest first: the median and interval of each run."""
+    from benchdoc.stats import summarize
+
+    spec = resolve_metric(results, metric)
+    name = select_experiments(results, [experiment])
+    if len(name) != 1:
+        raise UsageError(f"a history chart shows one experiment; '{experiment}' matches {len(name)}")
+    result = results.experiments[name[0]]
+    if not result.runs:
+        raise UsageError(f"{result.name} has no runs yet: nothing to show in its history")
+    pooled_ids = {run.id for run in result.pooled}
+    confidence = results.config.stats.confidence
+    points = []
+    for run in sorted(result.runs, key=lambda r: (r.started_at, r.id)):
+        values = run.values(spec.name)
+        if run.outcome != "ok":
+            reason = run.failure_reason or ("harness error" if run.outcome == "error" else "failed")
+            points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, False, gap=f"Failed: {reason}"))
+        elif not values:
+            points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, run.id in pooled_ids, gap="No data"))
+        else:
+            summary = summarize(values, confidence)
+            points.append(
+                HistoryPoint(
+                    run.id, run.started_at, summary.median, summary.ci_low, summary.ci_high, summary.n, run.id in pooled_ids
+                )
+            )
+    simulated = any(is_simulated(run) for run in result.runs)
+    level = confidence_text(confidence)
+    caption = (
+        f"Each point: median of one run's repetitions, whiskers its {level} interval (none when too few). "
+        f"Filled: runs pooled into the current result ({results.pooling.describe()}); x: failed runs."
+    )
+    return HistoryChart(
+        spec, result.name, result.label, tuple(points), result.value(spec.name), confidence,
+        _simulated(caption, simulated), simulated,
+    )
+
+
+def chart_data(kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> Chart:
+    """The data of a chart of ``kind`` (one of CHART_KINDS)."""
+    if kind == "bar":
+        return bar_chart_data(results, metric, experiments)
+    if kind == "before-after":
+        return before_after_data(results, metric, experiments)
+    if kind == "history":
+        if len(experiments) != 1:
+            raise UsageError(f"a history chart shows exactly one experiment (got {len(experiments)})")
+        return history_data(results, metric, experiments[0])
+    raise UsageError(f"unknown chart kind '{kind}' (expected one of: {', '.join(CHART_KINDS)})")
+
+
+def _simulated(caption: str, simulated: bool) -> str:
+    if not simulated:
+        return caption
+    return caption + " Simulated: measured against the built-in simulator, not real hardware."
+
+
+def _bar(result: ExperimentResult, spec: MetricConfig) -> Bar:
+    from benchdoc.results import FAILED, UNTESTED
+
+    if result.status == FAILED:
+        reason = result.reason or "failed"
+        return Bar(result.name, result.label, result.status, None, None, None, 0, gap=f"Failed: {reason}")
+    if result.status == UNTESTED:
+        return Bar(result.name, result.label, result.status, None, None, None, 0, gap="Untested")
+    summary: Summary | None = result.summaries.get(spec.name)
+    if summary is None:
+        return Bar(result.name, result.label, result.status, None, None, None, 0, gap=f"No {spec.label} data")
+    return Bar(
+        result.name, result.label, result.status, summary.median, summary.ci_low, summary.ci_high, summary.n,
+        delta=_delta_text(result.comparisons.get(spec.name)),
+    )
+
+
+def _delta_text(comparison: Any) -> str | None:
+    if comparison is None:
+        return None
+    if comparison.verdict in ("same", "equivalent"):
+        return "~"
+    text = f"{comparison.delta_pct:+.1f}%"
+    return text if comparison.verdict in ("better", "worse") else f"{text}?"
+
+
+def _reference_lines(results: ResultSet, chosen: Sequence[ExperimentResult], spec: MetricConfig) -> tuple[ReferenceLine, ...]:
+    """The reference experiments among those charted; else the experiments they compare to."""
+    candidates = [r for r in chosen if r.config.is_reference]
+    if not candidates:
+        targets = []
+        for result in chosen:
+            if result.compare_to and result.compare_to in results.experiments and result.compare_to not in targets:
+                targets.append(result.compare_to)
+        candidates = [results.experiments[name] for name in targets]
+    lines = []
+    for result in candidates:
+        value = result.value(spec.name)
+        if value is not None:
+            lines.append(ReferenceLine(result.name, result.label, value))
+    return tuple(lines)
