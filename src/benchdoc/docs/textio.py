@@ -61,14 +61,9 @@ class DocumentText:
 
     def with_original(self, original: str) -> DocumentText:
         """The same document with a new original text (BOM and newline style kept)."""
-        decoded = decode_text(original, self.path)
+        text, crlf_at = _normalise_newlines(original)
         return DocumentText(
-            path=self.path,
-            original=decoded.original,
-            text=decoded.text,
-            bom=self.bom,
-            newline=self.newline,
-            crlf_at=decoded.crlf_at,
+            path=self.path, original=original, text=text, bom=self.bom, newline=self.newline, crlf_at=crlf_at
         )
 
 
@@ -85,6 +80,21 @@ def decode_text(original: str, path: str | os.PathLike[str] = "<text>") -> Docum
     bom = original.startswith(BOM)
     if bom:
         original = original[len(BOM) :]
+    text, crlf_at = _normalise_newlines(original)
+    return DocumentText(
+        path=str(path),
+        original=original,
+        text=text,
+        bom=bom,
+        newline=detect_newline(original),
+        crlf_at=crlf_at,
+    )
+
+
+def _normalise_newlines(original: str) -> tuple[str, tuple[int, ...]]:
+    """The text with universal newlines as LF, and where in it each former CRLF is."""
+    if "\r" not in original:
+        return original, ()
     pieces: list[str] = []
     crlf_at: list[int] = []
     removed = 0
@@ -97,14 +107,7 @@ def decode_text(original: str, path: str | os.PathLike[str] = "<text>") -> Docum
             removed += 1
         last = match.end()
     pieces.append(original[last:])
-    return DocumentText(
-        path=str(path),
-        original=original,
-        text="".join(pieces),
-        bom=bom,
-        newline=detect_newline(original),
-        crlf_at=tuple(crlf_at),
-    )
+    return "".join(pieces), tuple(crlf_at)
 
 
 def decode_bytes(data: bytes, path: str | os.PathLike[str] = "<bytes>") -> DocumentText:
