@@ -110,3 +110,25 @@ def test_a_file_with_one_moment_gives_it_as_start_and_finish() -> None:
     assert new.started_at == new.finished_at == datetime(2024, 11, 4, 10, 10, 2, tzinfo=timezone.utc)
     (undated,) = parse_file(sample("sglang_one_batch.jsonl"), "sglang-one-batch")[:1]
     assert undated.to_new_run("x").started_at is None  # the ledger records the import time
+
+
+def test_a_truncated_json_lines_file_is_detected_and_refused_by_its_parser(truncated) -> None:
+    path, line = truncated("sglang_serving.jsonl", 0.6)
+    assert detect_format(path) == "sglang-serving"
+    with pytest.raises(ImportFormatError) as info:
+        parse_file(path, "auto")
+    assert info.value.line == line and "expected an SGLang bench_serving result" in info.value.message
+
+
+def test_an_entry_without_any_value_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps({"results": [{"command": "true", "times": []}]}))
+    with pytest.raises(ImportFormatError, match=r"results\[0\]: no timings: 'times' .* is missing or empty"):
+        parse_file(path, "hyperfine")
+    document = json.loads(sample("genai_perf.json").read_text())
+    for key in list(document):
+        if isinstance(document[key], dict) and "unit" in document[key]:
+            document[key] = {"unit": document[key]["unit"], "avg": None}
+    path.write_text(json.dumps(document))
+    with pytest.raises(ImportFormatError, match="document has no values"):
+        parse_file(path, "genai-perf")

@@ -13,7 +13,9 @@ until the whole file has been read.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from benchdoc.errors import ImportFormatError, UsageError
 from benchdoc.workloads.importers import (
@@ -28,7 +30,7 @@ from benchdoc.workloads.importers import (
 )
 from benchdoc.workloads.importers.base import Field, ImportedRun, Importer
 from benchdoc.workloads.importers.plan import ImportPlan, plan_import
-from benchdoc.workloads.importers.reading import load_json_lines, load_json_values
+from benchdoc.workloads.importers.reading import load_json_values, read_text
 
 __all__ = [
     "ALIASES",
@@ -109,15 +111,7 @@ def resolve_format(name: str) -> str:
 def detect_format(path: str | Path) -> str:
     """The format of a results file, told from the keys of its first JSON value."""
     path = Path(path)
-    expected = f"a results file of a known format ({', '.join(FORMATS)})"
-    try:
-        values = load_json_values(path, expected)
-    except ImportFormatError:
-        # A truncated JSON Lines file still tells its format by its first line.
-        values = load_json_lines(path, expected)[:1] if path.suffix == ".jsonl" else []
-        if not values:
-            raise
-    first = values[0][1] if values else None
+    first = _first_value(path, f"a results file of a known format ({', '.join(FORMATS)})")
     # Order matters: vLLM's keys are a superset of SGLang's for some fields.
     for name in ("vllm-serve", "sglang-serving", "sglang-one-batch", "guidellm", "llmperf", "hyperfine", "pytest-benchmark"):
         if FORMATS[name].looks_like(first):
@@ -127,6 +121,19 @@ def detect_format(path: str | Path) -> str:
     raise ImportFormatError(
         f"cannot tell the format from its content; give it with --format ({', '.join(FORMATS)})", path
     )
+
+
+def _first_value(path: Path, expected: str) -> Any:
+    try:
+        return load_json_values(path, expected)[0][1]
+    except ImportFormatError as err:
+        # A JSON Lines file with a broken later line still tells its format by its first
+        # line; the format's own parser then reports the broken line.
+        lines = [line for line in read_text(path, expected).splitlines() if line.strip()]
+        try:
+            return json.loads(lines[0])
+        except (json.JSONDecodeError, IndexError):
+            raise err from None
 
 
 def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
@@ -143,6 +150,9 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
         raise _with_format_hint(err, path, name) if not auto else err from None
     if not runs:
         raise ImportFormatError(f"no runs in the file; expected {FORMATS[name].description}", path)
+    for run in runs:
+        if run.outcome == "ok" and not run.samples:
+            raise ImportFormatError(f"{run.entry} has no values (every metric is null)", path, run.line)
     return runs
 
 

@@ -40,7 +40,7 @@ from benchdoc.workloads.importers.reading import (
 )
 
 FORMAT = "guidellm"
-EXPECTED = "a guidellm JSON report (benchmarks with metrics distributions)"
+EXPECTED = "a guidellm JSON report, with a 'benchmarks' list"
 
 # Per-request distributions: guidellm metric -> benchdoc metric, unit scale to ms.
 DISTRIBUTIONS: tuple[Field, ...] = (
@@ -86,7 +86,7 @@ def parse(path: Path) -> list[ImportedRun]:
     where = Where(path, None, "", EXPECTED)
     benchmarks = document.get("benchmarks")
     if not isinstance(benchmarks, list):
-        raise where.error("missing key 'benchmarks' (a list)")
+        raise where.error("missing key 'benchmarks'")
     if not benchmarks:
         raise where.error("'benchmarks' is empty: the report holds no results")
     report = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}

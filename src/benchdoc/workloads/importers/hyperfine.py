@@ -20,7 +20,7 @@ from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fing
 from benchdoc.workloads.importers.reading import Where, as_object, load_json_document, number, number_list
 
 FORMAT = "hyperfine"
-EXPECTED = "a hyperfine --export-json file ({\"results\": [...]})"
+EXPECTED = "a hyperfine --export-json file, with a 'results' list"
 
 # Per timed run: hyperfine list -> benchdoc metric (one repetition per item).
 PER_RUN: tuple[Field, ...] = (
@@ -46,7 +46,7 @@ def parse(path: Path) -> list[ImportedRun]:
     document = as_object(load_json_document(path, EXPECTED), top)
     results = document.get("results")
     if not isinstance(results, list):
-        raise top.error("missing key 'results' (a list)")
+        raise top.error("missing key 'results'")
     if not results:
         raise top.error("'results' is empty: the file holds no measurements")
     return [_run(path, index, as_object(entry, top.child("results").child(index)), top) for index, entry in enumerate(results)]
@@ -68,7 +68,7 @@ def _run(path: Path, index: int, entry: dict[str, Any], top: Where) -> ImportedR
             if value is not None:
                 samples.append(Sample(row.metric, scaled(value, row.scale), 0))
     if not samples:
-        raise where.error("missing key 'times' (the duration of each timed run, in seconds)")
+        raise where.error("no timings: 'times' (each timed run's duration in seconds) is missing or empty")
     exit_codes = entry.get("exit_codes") if isinstance(entry.get("exit_codes"), list) else []
     failures = [code for code in exit_codes if code not in (0, None)]
     metadata: dict[str, Any] = {"command": command}

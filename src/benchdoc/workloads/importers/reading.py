@@ -162,6 +162,13 @@ def as_object(value: Any, where: Where) -> dict[str, Any]:
     return value
 
 
+def iter_objects(values: list[tuple[int, Any]], file: Path, expected: str) -> Iterator[tuple[Where, dict[str, Any]]]:
+    """Each value of a JSON Lines / appended file as an object, with its place."""
+    for line, value in values:
+        where = Where(file, line, "", expected)
+        yield where, as_object(value, where)
+
+
 def require(obj: dict[str, Any], keys: tuple[str, ...], where: Where) -> None:
     """Refuse the entry unless every key is present."""
     for key in keys:
@@ -298,10 +305,3 @@ def utc_from_text(text: Any, where: Where, key: str, formats: tuple[str, ...] = 
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
-
-
-def iter_objects(values: list[tuple[int, Any]], file: Path, expected: str) -> Iterator[tuple[Where, dict[str, Any]]]:
-    """Each value of a JSON Lines / appended file as an object, with its place."""
-    for line, value in values:
-        where = Where(file, line, "", expected)
-        yield where, as_object(value, where)
