@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+Truncate = Callable[..., tuple[Path, int]]
 
 DATA = Path(__file__).parent / "data"
 
@@ -14,7 +17,7 @@ def sample(name: str) -> Path:
 
 
 @pytest.fixture
-def truncated(tmp_path: Path):
+def truncated(tmp_path: Path) -> Truncate:
     """``truncated(name, fraction)``: a copy of a sample cut mid-line; returns (path, line of the cut)."""
 
     def make(name: str, fraction: float = 0.5) -> tuple[Path, int]:

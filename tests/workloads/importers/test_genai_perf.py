@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import genai_perf
+from benchdoc.workloads.importers import ImportedRun, genai_perf
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 
-def values(run) -> dict[str, float]:
+def values(run: ImportedRun) -> dict[str, float]:
     return {m: v[0] for m, v in run.metrics().items()}
 
 
@@ -75,7 +75,7 @@ def test_a_file_without_request_latency_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["genai_perf.json", "profile_export_aiperf.json"])
-def test_a_truncated_export_is_refused_with_the_decoders_line(truncated, name: str) -> None:
+def test_a_truncated_export_is_refused_with_the_decoders_line(truncated: Truncate, name: str) -> None:
     path, line = truncated(name, 0.5)
     with pytest.raises(ImportFormatError) as info:
         genai_perf.parse_aiperf(path)

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import guidellm
+from benchdoc.workloads.importers import ImportedRun, guidellm
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 NAME = "guidellm.json"
 
 
-def values(run) -> dict[str, float]:
+def values(run: ImportedRun) -> dict[str, float]:
     return {m: v[0] for m, v in run.metrics().items()}
 
 
@@ -63,7 +63,7 @@ def test_missing_pieces_are_refused_with_their_path(tmp_path: Path) -> None:
         guidellm.parse(path)
 
 
-def test_a_truncated_report_is_refused_with_the_decoders_line(truncated) -> None:
+def test_a_truncated_report_is_refused_with_the_decoders_line(truncated: Truncate) -> None:
     path, line = truncated(NAME, 0.4)
     with pytest.raises(ImportFormatError) as info:
         guidellm.parse(path)

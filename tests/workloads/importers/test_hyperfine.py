@@ -10,7 +10,7 @@ import pytest
 from benchdoc.errors import ImportFormatError
 from benchdoc.workloads.importers import hyperfine
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 NAME = "hyperfine.json"
 
@@ -53,7 +53,7 @@ def test_bad_results_are_refused_with_their_path(tmp_path: Path) -> None:
         hyperfine.parse(path)
 
 
-def test_a_truncated_export_is_refused_with_the_decoders_line(truncated) -> None:
+def test_a_truncated_export_is_refused_with_the_decoders_line(truncated: Truncate) -> None:
     path, line = truncated(NAME, 0.5)
     with pytest.raises(ImportFormatError) as info:
         hyperfine.parse(path)

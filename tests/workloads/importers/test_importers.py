@@ -13,7 +13,7 @@ import pytest
 from benchdoc.errors import ImportFormatError, UsageError
 from benchdoc.workloads.importers import FORMATS, detect_format, parse_file, resolve_format
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 SAMPLES = {
     "sglang_serving.jsonl": "sglang-serving",
@@ -112,7 +112,7 @@ def test_a_file_with_one_moment_gives_it_as_start_and_finish() -> None:
     assert undated.to_new_run("x").started_at is None  # the ledger records the import time
 
 
-def test_a_truncated_json_lines_file_is_detected_and_refused_by_its_parser(truncated) -> None:
+def test_a_truncated_json_lines_file_is_detected_and_refused_by_its_parser(truncated: Truncate) -> None:
     path, line = truncated("sglang_serving.jsonl", 0.6)
     assert detect_format(path) == "sglang-serving"
     with pytest.raises(ImportFormatError) as info:

@@ -11,7 +11,7 @@ import pytest
 from benchdoc.errors import ImportFormatError
 from benchdoc.workloads.importers import llmperf
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 NAME = "llmperf_summary.json"
 
@@ -41,7 +41,7 @@ def test_an_individual_responses_file_is_refused(tmp_path: Path) -> None:
         llmperf.parse(path)
 
 
-def test_a_truncated_summary_is_refused_with_the_decoders_line(truncated) -> None:
+def test_a_truncated_summary_is_refused_with_the_decoders_line(truncated: Truncate) -> None:
     path, line = truncated(NAME, 0.5)
     with pytest.raises(ImportFormatError) as info:
         llmperf.parse(path)

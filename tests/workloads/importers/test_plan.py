@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from benchdoc.errors import UsageError
-from benchdoc.workloads.importers import parse_file, plan_import
+from benchdoc.workloads.importers import ImportedRun, parse_file, plan_import
 
 from .conftest import sample
 
 
-def runs():
+def runs() -> list[ImportedRun]:
     return parse_file(sample("sglang_serving.jsonl"), "sglang-serving")
 
 

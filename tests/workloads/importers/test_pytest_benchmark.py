@@ -9,7 +9,7 @@ import pytest
 from benchdoc.errors import ImportFormatError
 from benchdoc.workloads.importers import pytest_benchmark
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 NAME = "pytest_benchmark.json"
 
@@ -38,7 +38,7 @@ def test_machine_and_commit_travel_with_each_run() -> None:
     assert run.environment["tool_version"] == "4.0.0"
 
 
-def test_a_truncated_file_is_refused_with_the_decoders_line(truncated) -> None:
+def test_a_truncated_file_is_refused_with_the_decoders_line(truncated: Truncate) -> None:
     path, line = truncated(NAME, 0.6)
     with pytest.raises(ImportFormatError) as info:
         pytest_benchmark.parse(path)

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import sglang_one_batch
+from benchdoc.workloads.importers import ImportedRun, sglang_one_batch
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 
-def values(run) -> dict[str, float]:
+def values(run: ImportedRun) -> dict[str, float]:
     return {m: v[0] for m, v in run.metrics().items()}
 
 
@@ -50,7 +50,7 @@ def test_a_line_of_neither_kind_is_refused(tmp_path: Path) -> None:
     assert info.value.line == 1 and "missing key 'prefill_latency'" in info.value.message
 
 
-def test_a_truncated_file_is_refused_at_the_cut_line(truncated) -> None:
+def test_a_truncated_file_is_refused_at_the_cut_line(truncated: Truncate) -> None:
     path, line = truncated("sglang_one_batch_server.jsonl", 0.75)
     with pytest.raises(ImportFormatError) as info:
         sglang_one_batch.parse(path)

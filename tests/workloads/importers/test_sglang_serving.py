@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchdoc.errors import ImportFormatError
 from benchdoc.workloads.importers import sglang_serving
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 NAME = "sglang_serving.jsonl"
 
 
-def lines() -> list[dict]:
+def lines() -> list[dict[str, Any]]:
     return [json.loads(line) for line in sample(NAME).read_text().splitlines()]
 
 
@@ -88,7 +89,7 @@ def test_a_wrong_type_is_refused(tmp_path: Path) -> None:
         sglang_serving.parse(path)
 
 
-def test_a_truncated_file_is_refused_at_the_cut_line(truncated) -> None:
+def test_a_truncated_file_is_refused_at_the_cut_line(truncated: Truncate) -> None:
     path, line = truncated(NAME, 0.6)
     assert line == 2
     with pytest.raises(ImportFormatError) as info:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import vllm_serve
+from benchdoc.workloads.importers import ImportedRun, vllm_serve
 
-from .conftest import sample
+from .conftest import Truncate, sample
 
 
-def values(run) -> dict[str, float]:
+def values(run: ImportedRun) -> dict[str, float]:
     return {m: v[0] for m, v in run.metrics().items()}
 
 
@@ -60,7 +61,7 @@ def test_derived_values_and_speculative_decoding() -> None:
     assert run.environment["model_id"] == "meta-llama/Llama-3.1-8B-Instruct"
 
 
-def test_a_truncated_append_file_is_refused_at_the_second_object(truncated) -> None:
+def test_a_truncated_append_file_is_refused_at_the_second_object(truncated: Truncate) -> None:
     path, line = truncated("vllm_serve_append.json", 0.8)
     assert line == 2
     with pytest.raises(ImportFormatError) as info:
@@ -68,14 +69,14 @@ def test_a_truncated_append_file_is_refused_at_the_second_object(truncated) -> N
     assert (info.value.file, info.value.line) == (str(path), 2) and "looks truncated" in info.value.message
 
 
-def test_a_truncated_pretty_file_is_refused_with_the_decoders_line(truncated) -> None:
+def test_a_truncated_pretty_file_is_refused_with_the_decoders_line(truncated: Truncate) -> None:
     path, line = truncated("vllm_serve.json", 0.5)
     with pytest.raises(ImportFormatError) as info:
         vllm_serve.parse(path)
     assert info.value.line == line and "looks truncated" in info.value.message
 
 
-def test_a_result_without_its_throughput_is_refused(tmp_path) -> None:
+def test_a_result_without_its_throughput_is_refused(tmp_path: Path) -> None:
     record = json.loads(sample("vllm_serve.json").read_text())
     del record["request_throughput"]
     path = tmp_path / "r.json"
