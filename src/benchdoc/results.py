@@ -34,9 +34,10 @@ MEASURED = "Measured"
 SUPERSEDED = "Superseded"
 STATUSES: tuple[str, ...] = (REFERENCE, WORKS, SLOWER, WORSE, NO_DIFFERENCE, FAILED, UNTESTED, MEASURED, SUPERSEDED)
 
-# Bootstrap resamples per comparison: enough for a stable 95% interval of the delta,
+# Bootstrap resamples per comparison: enough for a stable 95% percentile interval (Efron &
+# Tibshirani suggest 1,000 or more),
 # few enough that a project of thousands of experiments syncs in seconds.
-BOOTSTRAP_RESAMPLES = 4000
+BOOTSTRAP_RESAMPLES = 2000
 
 
 @dataclass(frozen=True)
