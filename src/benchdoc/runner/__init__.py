@@ -1,0 +1,32 @@
+"""Running experiments: launch the server under test, measure, tear down, record.
+
+The public surface:
+
+    from benchdoc.runner import RunOptions, run_experiments, plan_runs, select_experiments
+
+    names = select_experiments(config, ["eagle3-*"])
+    report = run_experiments(config, ledger, names, RunOptions(repetitions=5), on_event=print)
+
+Modules: ``spec`` (the [servers] and [workloads] tables), ``plan`` (selection and
+placeholders), ``process`` (process groups, readiness, teardown), ``failures`` (reasons
+read from logs), ``reading`` (command workloads' numbers), ``sequential``
+(--until-decided), ``events`` and ``execute``.
+"""
+
+from __future__ import annotations
+
+from benchdoc.runner.events import ExperimentOutcome, RunEvent
+from benchdoc.runner.execute import PlannedRun, RunOptions, RunReport, plan_runs, run_experiments
+from benchdoc.runner.plan import runnable_experiments, select_experiments
+
+__all__ = [
+    "ExperimentOutcome",
+    "PlannedRun",
+    "RunEvent",
+    "RunOptions",
+    "RunReport",
+    "plan_runs",
+    "run_experiments",
+    "runnable_experiments",
+    "select_experiments",
+]

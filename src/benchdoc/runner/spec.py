@@ -1,0 +1,347 @@
+"""`[servers.NAME]` and `[workloads.NAME]` of benchdoc.toml, validated into dataclasses.
+
+`benchdoc.config` keeps these tables raw; this module checks every key, value and type
+and raises a ConfigError located at the offending key (``benchdoc.toml:LINE:
+servers.NAME.KEY: message``), with a did-you-mean for unknown keys. Nothing here
+starts a process.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from benchdoc.config import Config, did_you_mean
+from benchdoc.errors import ConfigError
+
+DEFAULT_READY_URL = "http://{host}:{port}/health"
+DEFAULT_READY_TIMEOUT_S = 600.0  # a large model can take minutes to load and capture graphs
+DEFAULT_SHUTDOWN_GRACE_S = 10.0
+DEFAULT_COMMAND_TIMEOUT_S = 3600.0
+DEFAULT_REPETITIONS = 5
+DEFAULT_LOADGEN_URL = "http://{host}:{port}"
+LOOPBACK = "127.0.0.1"
+
+SERVER_KEYS = ("argv", "ready_url", "ready_timeout", "cwd", "env", "shutdown_grace", "port", "model", "shell")
+COMMAND_KEYS = ("kind", "argv", "timeout", "cwd", "env", "format", "json", "regex", "warmup", "output_suffix")
+TIMEOUT_KEYS = ("connect_s", "first_token_s", "idle_s", "request_s")
+# The load generator's settings, with the TOML types each accepts (bool is never a number).
+LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
+    "api": (str,),
+    "model": (str,),
+    "concurrency": (int,),
+    "rate": (int, float),
+    "burstiness": (int, float),
+    "max_concurrency": (int,),
+    "requests": (int,),
+    "duration_s": (int, float),
+    "warmup_requests": (int,),
+    "input_tokens": (int,),
+    "input_tokens_max": (int,),
+    "output_tokens": (int,),
+    "output_tokens_max": (int,),
+    "temperature": (int, float),
+    "ignore_eos": (bool,),
+    "seed": (int,),
+    "percentiles": (list,),
+    "metrics_url": (str,),
+    "abort_after_connect_errors": (int,),
+}
+LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", *LOADGEN_SETTINGS)
+WORKLOAD_KINDS = ("loadgen", "command")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """How to launch one server under test.
+
+    ``argv`` holds placeholders (``{port}``, ``{host}``, ``{model}`` and experiment
+    variables); with ``shell`` it is one command line for ``/bin/sh -c`` instead.
+    ``port`` is fixed when set, else a free loopback port is picked at each start.
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    ready_url: str = DEFAULT_READY_URL
+    ready_timeout_s: float = DEFAULT_READY_TIMEOUT_S
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    shutdown_grace_s: float = DEFAULT_SHUTDOWN_GRACE_S
+    port: int | None = None
+    model: str | None = None
+    shell: bool = False
+
+
+@dataclass(frozen=True)
+class LoadgenWorkload:
+    """The built-in load generator: ``settings`` are `WorkloadSpec` fields (url excepted)."""
+
+    name: str
+    settings: dict[str, Any]
+    url: str = DEFAULT_LOADGEN_URL
+    api_key_env: str | None = None  # the name of the variable holding the key, never the key
+    kind: Literal["loadgen"] = "loadgen"
+
+    @property
+    def warmup_requests(self) -> int:
+        return int(self.settings.get("warmup_requests", 0))
+
+
+@dataclass(frozen=True)
+class ResultReader:
+    """How a command workload's numbers are read.
+
+    ``format``: an importer reads the output. ``json``: each metric is a path into the
+    JSON output (``a.b[0].c``). ``regex``: each metric is the one group of a pattern over
+    stdout (its last match).
+    """
+
+    kind: Literal["format", "json", "regex"]
+    format: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CommandWorkload:
+    """A program that measures the server: placeholders ``{port}``, ``{url}``, ``{output}``."""
+
+    name: str
+    argv: tuple[str, ...]
+    reader: ResultReader
+    timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    warmup: int = 0  # runs of the command before the measured ones, results discarded
+    output_suffix: str = ".json"
+    kind: Literal["command"] = "command"
+
+    @property
+    def uses_output_file(self) -> bool:
+        return any("{output}" in arg for arg in self.argv)
+
+
+WorkloadConfig = LoadgenWorkload | CommandWorkload
+
+
+# -- the tables ---------------------------------------------------------------------------
+
+
+class _Table:
+    """One raw table with the helpers that check its keys and values in place."""
+
+    def __init__(self, config: Config, section: str, name: str) -> None:
+        self.config = config
+        self.where = (section, name)
+        raw = (config.servers if section == "servers" else config.workloads).get(name)
+        if raw is None:
+            choices = config.servers if section == "servers" else config.workloads
+            raise ConfigError(f"no [{section}.{name}] table{did_you_mean(name, choices)}", config.path)
+        self.data: dict[str, Any] = raw
+
+    def error(self, message: str, *key: str) -> ConfigError:
+        return self.config.error(message, *self.where, *key)
+
+    def check_keys(self, allowed: tuple[str, ...]) -> None:
+        for key in self.data:
+            if key not in allowed:
+                raise self.error(f"unknown key '{key}'{did_you_mean(key, allowed)}", key)
+
+    def string(self, key: str, default: str | None = None) -> str | None:
+        value = self.data.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.error(f"expected a string, got {value!r}", key)
+        return value
+
+    def seconds(self, key: str, default: float) -> float:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise self.error(f"expected a number of seconds > 0, got {value!r}", key)
+        return float(value)
+
+    def argv(self, key: str = "argv", *, allow_string: bool = False) -> tuple[str, ...]:
+        if key not in self.data:
+            raise self.error(f"missing '{key}' (the command as a list of arguments)")
+        value = self.data[key]
+        if isinstance(value, str):
+            if allow_string:
+                return (value,)
+            raise self.error(
+                "expected a list of arguments like [\"python\", \"-m\", \"server\"] "
+                "(or set shell = true to run a command line through a shell)",
+                key,
+            )
+        if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+            raise self.error("expected a non-empty list of strings", key)
+        return tuple(value)
+
+    def env(self, key: str = "env") -> dict[str, str]:
+        value = self.data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.error("expected a table of environment variables", key)
+        result: dict[str, str] = {}
+        for name, item in value.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                raise self.error(f"'{name}' is not a valid environment variable name", key)
+            if isinstance(item, (dict, list)):
+                raise self.error(f"{name}: expected a string or number, got {item!r}", key)
+            result[name] = _as_text(item)
+        return result
+
+
+def _as_text(value: Any) -> str:
+    """A TOML scalar as the text a command line or an environment gets."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def server_spec(config: Config, name: str) -> ServerSpec:
+    """``[servers.NAME]``, validated."""
+    table = _Table(config, "servers", name)
+    table.check_keys(SERVER_KEYS)
+    shell = table.data.get("shell", False)
+    if not isinstance(shell, bool):
+        raise table.error(f"expected true or false, got {shell!r}", "shell")
+    argv = table.argv(allow_string=shell)
+    port = table.data.get("port")
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
+        raise table.error(f"expected a port number between 1 and 65535, got {port!r}", "port")
+    return ServerSpec(
+        name=name,
+        argv=argv,
+        ready_url=table.string("ready_url", DEFAULT_READY_URL) or DEFAULT_READY_URL,
+        ready_timeout_s=table.seconds("ready_timeout", DEFAULT_READY_TIMEOUT_S),
+        cwd=table.string("cwd"),
+        env=table.env(),
+        shutdown_grace_s=table.seconds("shutdown_grace", DEFAULT_SHUTDOWN_GRACE_S),
+        port=port,
+        model=table.string("model"),
+        shell=shell,
+    )
+
+
+def workload_config(config: Config, name: str) -> WorkloadConfig:
+    """``[workloads.NAME]``, validated: the load generator or a command."""
+    table = _Table(config, "workloads", name)
+    kind = table.data.get("kind", "loadgen")
+    if kind not in WORKLOAD_KINDS:
+        raise table.error(
+            f"kind must be \"loadgen\" or \"command\", got {kind!r}{did_you_mean(str(kind), WORKLOAD_KINDS)}", "kind"
+        )
+    if kind == "command":
+        return _command_workload(table, name)
+    return _loadgen_workload(table, name)
+
+
+def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
+    from benchdoc.workloads.spec import Timeouts, WorkloadSpec
+
+    table.check_keys(LOADGEN_KEYS)
+    settings: dict[str, Any] = {}
+    for key, kinds in LOADGEN_SETTINGS.items():
+        if key not in table.data:
+            continue
+        value = table.data[key]
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            wanted = " or ".join("a number" if k in (int, float) else k.__name__ for k in dict.fromkeys(kinds))
+            raise table.error(f"expected {wanted}, got {value!r}", key)
+        settings[key] = value
+    if "percentiles" in settings:
+        values = settings["percentiles"]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            raise table.error("expected a list of numbers like [95, 99.9]", "percentiles")
+        settings["percentiles"] = tuple(float(v) for v in values)
+    timeouts_raw = table.data.get("timeouts", {})
+    if not isinstance(timeouts_raw, dict):
+        raise table.error("expected a table like { first_token_s = 120, idle_s = 60 }", "timeouts")
+    for key, value in timeouts_raw.items():
+        if key not in TIMEOUT_KEYS:
+            raise table.error(f"unknown key '{key}'{did_you_mean(key, TIMEOUT_KEYS)}", "timeouts")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise table.error(f"{key}: expected a number of seconds, got {value!r}", "timeouts")
+    timeouts = Timeouts(**{k: float(v) for k, v in timeouts_raw.items()})
+    if timeouts_raw:
+        settings["timeouts"] = timeouts
+    api_key_env = table.string("api_key_env")
+    if api_key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env):
+        raise table.error(
+            f"expected the name of an environment variable holding the key, got {api_key_env!r}", "api_key_env"
+        )
+    url = table.string("url", DEFAULT_LOADGEN_URL) or DEFAULT_LOADGEN_URL
+    # The load generator's own checks, run now so a bad setting stops everything before a server starts.
+    problems = WorkloadSpec(url="http://127.0.0.1:1", **settings).problems()
+    if problems:
+        raise table.error("; ".join(problems))
+    return LoadgenWorkload(name=name, settings=settings, url=url, api_key_env=api_key_env)
+
+
+def _command_workload(table: _Table, name: str) -> CommandWorkload:
+    table.check_keys(COMMAND_KEYS)
+    argv = table.argv()
+    readers = [key for key in ("format", "json", "regex") if key in table.data]
+    if len(readers) != 1:
+        found = f" (found {', '.join(readers)})" if readers else ""
+        raise table.error(
+            "a command workload needs exactly one way to read its results: "
+            "format = \"<importer>\", json = { metric = \"path\" } or regex = { metric = \"pattern\" }" + found
+        )
+    reader = _reader(table, readers[0])
+    warmup = table.data.get("warmup", 0)
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise table.error(f"expected a whole number of runs >= 0, got {warmup!r}", "warmup")
+    default_suffix = ".jsonl" if reader.format and reader.format.startswith("sglang") else ".json"
+    suffix = table.string("output_suffix", default_suffix) or default_suffix
+    if not re.fullmatch(r"\.[A-Za-z0-9_.-]{1,20}", suffix):
+        raise table.error(f"expected a file suffix like \".json\", got {suffix!r}", "output_suffix")
+    return CommandWorkload(
+        name=name,
+        argv=argv,
+        reader=reader,
+        timeout_s=table.seconds("timeout", DEFAULT_COMMAND_TIMEOUT_S),
+        cwd=table.string("cwd"),
+        env=table.env(),
+        warmup=warmup,
+        output_suffix=suffix,
+    )
+
+
+def _reader(table: _Table, kind: str) -> ResultReader:
+    value = table.data[kind]
+    if kind == "format":
+        from benchdoc.errors import UsageError
+        from benchdoc.workloads.importers import resolve_format
+
+        if not isinstance(value, str):
+            raise table.error(f"expected the name of an importer, got {value!r}", "format")
+        try:
+            return ResultReader("format", format=resolve_format(value))
+        except UsageError as err:
+            raise table.error(err.message, "format") from None
+    example = "{ output_tok_s = \"results.throughput\" }" if kind == "json" else "{ output_tok_s = 'throughput: ([0-9.]+)' }"
+    if not isinstance(value, dict) or not value:
+        raise table.error(f"expected a table of metric = {'path' if kind == 'json' else 'pattern'}, like {example}", kind)
+    fields_: dict[str, str] = {}
+    for metric, text in value.items():
+        if not isinstance(text, str) or not text:
+            raise table.error(f"{metric}: expected a non-empty string, got {text!r}", kind)
+        if kind == "json":
+            from benchdoc.runner.reading import parse_json_path
+
+            try:
+                parse_json_path(text)
+            except ValueError as err:
+                raise table.error(f"{metric}: {err}", kind) from None
+        else:
+            try:
+                groups = re.compile(text).groups
+            except re.error as err:
+                raise table.error(f"{metric}: invalid regular expression {text!r}: {err}", kind) from None
+            if groups != 1:
+                raise table.error(
+                    f"{metric}: the pattern {text!r} needs exactly one group (the number), it has {groups}", kind
+                )
+        fields_[metric] = text
+    return ResultReader(kind, fields=fields_)  # type: ignore[arg-type]
+
