@@ -49,10 +49,22 @@ def document_paths(config: Config, given: Sequence[str] | None) -> list[Path]:
                 f"no documents to sync: list them in {config.path.name} ([documents] paths = [\"log.md\"]) "
                 "or name them on the command line"
             )
+    # Name documents as the user would type them: relative to the working directory.
+    paths = [_relative(p) for p in paths]
     missing = [p for p in paths if not p.is_file()]
     if missing:
         raise UsageError(f"no such document: {', '.join(str(p) for p in missing)}")
     return paths
+
+
+def _relative(path: Path) -> Path:
+    import os
+
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return Path(relative) if not relative.startswith(".." + os.sep + "..") else path
 
 
 def plan_documents(
