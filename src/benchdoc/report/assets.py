@@ -1,0 +1,132 @@
+"""The report's stylesheet and script, inlined into the page (a report fetches nothing).
+
+They live here as text rather than as package data files so that every install,
+editable or not, carries them. The page's Content-Security-Policy allows exactly
+these two blocks by hash, and no network source at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+STYLE = """
+:root { --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --accent: #0072B2; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 "DejaVu Sans", system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; }
+header.page { padding: 20px 32px 12px; border-bottom: 1px solid var(--line); background: var(--soft); }
+header.page h1 { margin: 0 0 4px; font-size: 24px; }
+main { padding: 8px 32px 48px; max-width: 1600px; }
+h2 { margin: 32px 0 8px; font-size: 20px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { margin: 24px 0 6px; font-size: 17px; }
+p.lede, p.source { margin: 4px 0; color: var(--muted); }
+.banner { margin: 12px 0; padding: 10px 14px; border-left: 5px solid #E69F00; background: #fff8e6; }
+.warning { margin: 6px 0; padding: 6px 10px; border-left: 4px solid #D55E00; background: #fdf0ea; }
+nav.toc a { margin-right: 14px; }
+a { color: var(--accent); }
+table { border-collapse: collapse; margin: 8px 0; font-size: 14px; }
+th, td { border: 1px solid var(--line); padding: 5px 9px; text-align: left; vertical-align: top; }
+thead th { background: var(--soft); position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th button { all: unset; cursor: pointer; font-weight: 600; display: inline-flex; gap: 4px; align-items: center; }
+th button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+th button::after { content: "\\2195"; color: #9aa4ae; font-weight: 400; }
+th[aria-sort="ascending"] button::after { content: "\\25B2"; color: var(--ink); }
+th[aria-sort="descending"] button::after { content: "\\25BC"; color: var(--ink); }
+.name { display: block; color: var(--muted); font: 12px "DejaVu Sans Mono", ui-monospace, monospace; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; white-space: nowrap; border: 1px solid transparent; }
+.s-reference { background: #dcebf6; color: #004a75; }
+.s-works { background: #d6f0e7; color: #00543f; }
+.s-slower, .s-worse { background: #f9e0d2; color: #8a3d00; }
+.s-no-difference { background: #e3f2fb; color: #1c5a7c; }
+.s-failed { background: #fbe3e0; color: #9b1c1c; border-color: #D55E00; }
+.s-untested { background: #eeeeee; color: #444; border-style: dashed; border-color: #999; }
+.s-measured { background: #fcefd2; color: #6d4c00; }
+.s-superseded { background: #eeeeee; color: #555; }
+.sim { display: inline-block; margin-left: 4px; padding: 0 6px; border-radius: 8px; font-size: 11px; background: #fff3cd; color: #6d4c00; border: 1px solid #E69F00; }
+fieldset#status-filter { border: 1px solid var(--line); padding: 6px 12px; margin: 8px 0; display: inline-flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }
+fieldset#status-filter legend { font-weight: 600; padding: 0 4px; }
+#row-count { color: var(--muted); margin-left: 8px; }
+figure { margin: 12px 0 20px; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }
+figcaption { color: var(--muted); font-size: 13px; max-width: 1100px; }
+section.experiment { border-top: 1px dashed var(--line); margin-top: 18px; }
+details { margin: 4px 0; }
+summary { cursor: pointer; color: var(--accent); }
+pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; overflow: auto; max-height: 360px; font: 12.5px/1.45 "DejaVu Sans Mono", ui-monospace, monospace; border-radius: 4px; white-space: pre-wrap; word-break: break-word; }
+code { font: 13px "DejaVu Sans Mono", ui-monospace, monospace; background: var(--soft); padding: 0 3px; }
+ul.envdiff { margin: 4px 0; }
+.muted { color: var(--muted); }
+"""
+
+SCRIPT = """
+(function () {
+  "use strict";
+  var table = document.getElementById("results");
+  if (!table) { return; }
+  var body = table.tBodies[0];
+  var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
+  var count = document.getElementById("row-count");
+
+  function sortKey(row, column) {
+    var cell = row.cells[column];
+    var value = cell.getAttribute("data-sort");
+    return value === null ? cell.textContent.trim() : value;
+  }
+
+  function sortBy(column, ascending) {
+    var numeric = headers[column].getAttribute("data-type") === "number";
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = sortKey(a, column), y = sortKey(b, column);
+      if (x === "" || y === "") {  /* missing values last, whichever the direction */
+        return (x === "") - (y === "") || a.getAttribute("data-index") - b.getAttribute("data-index");
+      }
+      var order = numeric ? parseFloat(x) - parseFloat(y)
+                          : x.localeCompare(y, undefined, { numeric: true, sensitivity: "base" });
+      if (!ascending) { order = -order; }
+      return order || a.getAttribute("data-index") - b.getAttribute("data-index");
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    headers.forEach(function (th) { th.removeAttribute("aria-sort"); });
+    headers[column].setAttribute("aria-sort", ascending ? "ascending" : "descending");
+  }
+
+  headers.forEach(function (th, column) {
+    var button = th.querySelector("button");
+    if (!button) { return; }
+    button.addEventListener("click", function () {
+      sortBy(column, th.getAttribute("aria-sort") !== "ascending");
+    });
+  });
+
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("#status-filter input[type=checkbox]"));
+  function applyFilter() {
+    var shown = {};
+    boxes.forEach(function (box) { shown[box.value] = box.checked; });
+    var visible = 0;
+    Array.prototype.forEach.call(body.rows, function (row) {
+      var show = shown[row.getAttribute("data-status")] !== false;
+      row.hidden = !show;
+      if (show) { visible += 1; }
+    });
+    if (count) { count.textContent = "showing " + visible + " of " + body.rows.length; }
+  }
+  boxes.forEach(function (box) { box.addEventListener("change", applyFilter); });
+  applyFilter();
+})();
+"""
+
+
+def csp_hash(text: str) -> str:
+    """The CSP source expression allowing exactly this inline block: 'sha256-...'."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_security_policy() -> str:
+    """No network source at all; only the inline style and script above; images from data: URIs."""
+    return (
+        f"default-src 'none'; img-src data:; style-src {csp_hash(STYLE)}; script-src {csp_hash(SCRIPT)}; "
+        "base-uri 'none'; form-action 'none'"
+    )

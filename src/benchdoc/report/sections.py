@@ -1,0 +1,396 @@
+"""The parts of the HTML report, each a function from results to escaped HTML text.
+
+Every value that comes from the ledger, the config or a log goes through `esc`
+(html.escape with quotes) before it reaches the page; nothing else builds markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import statistics
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
+from benchdoc.results import FAILED, STATUSES, SUPERSEDED, UNTESTED
+from benchdoc.report.logs import log_tail
+
+if TYPE_CHECKING:
+    from benchdoc.config import MetricConfig
+    from benchdoc.ledger.models import RunRecord
+    from benchdoc.plots import Chart
+    from benchdoc.results import ExperimentResult, ResultSet
+
+MAX_FAILED_RUNS = 200  # failure excerpts listed; older ones are counted, not shown
+VALUES_SHOWN = 8  # a run's values listed before "…"
+
+
+def esc(value: Any) -> str:
+    """Text made safe for HTML content and attribute values."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def sort_number(value: float) -> str:
+    """A number as the sort key the page's script parses (never NumPy's repr)."""
+    return repr(float(value))
+
+
+def status_badge(status: str) -> str:
+    css = "s-" + "-".join(status.lower().split())
+    return f'<span class="badge {esc(css)}">{esc(status)}</span>'
+
+
+def simulated_badge() -> str:
+    return '<span class="sim" title="measured against the built-in simulator, not real hardware">simulated</span>'
+
+
+def when(moment: datetime | None) -> str:
+    return f"{moment:%Y-%m-%d %H:%M} UTC" if moment is not None else "—"
+
+
+def metrics_shown(results: ResultSet) -> list[MetricConfig]:
+    """Declared metrics with data (primary first), then undeclared metrics seen in the ledger."""
+    config = results.config
+    measured = {m for result in results for m in result.summaries}
+    names = [m for m in config.metrics if m in measured] + sorted(measured - set(config.metrics))
+    if config.primary_metric in names:
+        names.remove(config.primary_metric)
+        names.insert(0, config.primary_metric)
+    return [config.metric_or_default(name) for name in names]
+
+
+def experiment_anchor(index: int) -> str:
+    return f"exp-{index}"
+
+
+# --- the header ---------------------------------------------------------------------------
+
+
+def header(results: ResultSet, source: str | None) -> str:
+    config = results.config
+    runs = [run for result in results for run in result.runs]
+    latest = max((run.started_at for run in runs), default=None)
+    project = config.root.name or "benchdoc project"
+    origin = f"the ledger {esc(source)}" if source else "the ledger"
+    level = confidence_text(config.stats.confidence)
+    corrections = sorted({note for m in metrics_shown(results) if (note := results.correction_note(m.name))})
+    correction = f" with {esc('; '.join(corrections))}" if corrections else ""
+    parts = [
+        '<header class="page">',
+        f"<h1>Experiment results: {esc(project)}</h1>",
+        f'<p class="source">From {origin}: {len(runs)} runs of {len(results.experiments)} experiments; '
+        f"latest run {esc(when(latest))}.</p>",
+        f'<p class="lede">Each number is the median of the pooled runs ({esc(results.pooling.describe())}), '
+        f"with the {esc(level)} interval of the median (exact order-statistic interval; none when an experiment has "
+        f"too few values). Comparisons against each experiment's <code>compare_to</code> use a two-sided "
+        f"Mann–Whitney U test{correction}; the interval of a delta is a bootstrap of the ratio of medians; "
+        f"~ marks a difference that is noise.</p>",
+    ]
+    simulated = [run for run in runs if is_simulated(run)]
+    if simulated:
+        parts.append(
+            f'<p class="banner"><strong>Simulated numbers.</strong> {len(simulated)} of {len(runs)} runs were '
+            "measured against the built-in inference-server simulator (their metadata says so); their numbers "
+            "describe the simulator, not real hardware. They are marked " + simulated_badge() + " below.</p>"
+        )
+    parts.append(
+        '<nav class="toc"><a href="#results-section">Results</a><a href="#charts">Charts</a>'
+        '<a href="#failures">Failures</a><a href="#experiments">Experiments</a></nav>'
+    )
+    parts.append("</header>")
+    return "\n".join(parts)
+
+
+# --- the results table --------------------------------------------------------------------
+
+
+def results_table(results: ResultSet) -> str:
+    config = results.config
+    metrics = metrics_shown(results)
+    primary = metrics[0] if metrics else None
+    present = [s for s in STATUSES if any(r.status == s for r in results)]
+    boxes = "".join(
+        f'<label><input type="checkbox" value="{esc(s)}" checked> {status_badge(s)}</label>' for s in present
+    )
+    heads: list[tuple[str, str]] = [("Experiment", "text"), ("Status", "number")]
+    heads += [(unit_label(m), "number") for m in metrics]
+    if primary is not None:
+        heads += [(f"vs compare_to ({primary.label})", "number"), (f"Before → after ({primary.label})", "number")]
+    heads += [("Runs", "number"), ("Last run", "text"), ("Notes", "text")]
+    head_cells = "".join(
+        f'<th scope="col" data-type="{kind}"><button type="button">{esc(title)}</button></th>' for title, kind in heads
+    )
+    rows = []
+    for index, result in enumerate(results):
+        rows.append(_result_row(index, result, metrics, primary, config))
+    return "\n".join(
+        [
+            '<section id="results-section">',
+            "<h2>Results</h2>",
+            '<p class="muted">Click a column header to sort by it (again to reverse); untick a status to hide its rows.</p>',
+            f'<fieldset id="status-filter"><legend>Status</legend>{boxes}<span id="row-count"></span></fieldset>',
+            '<table id="results">',
+            f"<thead><tr>{head_cells}</tr></thead>",
+            "<tbody>",
+            *rows,
+            "</tbody></table>",
+            "</section>",
+        ]
+    )
+
+
+def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricConfig], primary: MetricConfig | None, config: Any) -> str:
+    cells = []
+    sim = simulated_badge() if any(is_simulated(run) for run in result.pooled) else ""
+    name = f'<span class="name">{esc(result.name)}</span>' if result.name != result.label else ""
+    cells.append(
+        f'<td data-sort="{esc(result.label)}"><a href="#{experiment_anchor(index)}">{esc(result.label)}</a>{name}{sim}</td>'
+    )
+    cells.append(f'<td data-sort="{STATUSES.index(result.status) if result.status in STATUSES else len(STATUSES)}">{status_badge(result.status)}</td>')
+    for metric in metrics:
+        summary = result.summaries.get(metric.name)
+        if summary is None:
+            cells.append('<td class="num" data-sort="">—</td>')
+            continue
+        half = summary.ci_halfwidth_pct
+        interval = f" ± {half:.1f}%" if half is not None else ""
+        cells.append(
+            f'<td class="num" data-sort="{sort_number(summary.median)}">{esc(format_value(summary.median, metric))}{esc(interval)}'
+            f' <span class="muted">n={summary.n}</span></td>'
+        )
+    if primary is not None:
+        comparison = result.comparisons.get(primary.name)
+        if comparison is None:
+            cells.append('<td data-sort="">—</td>')
+        else:
+            verdict = comparison.verdict_text(primary.better_word, primary.worse_word)
+            delta = "~" if comparison.verdict == "same" else f"{comparison.delta_pct:+.1f}%"
+            cells.append(
+                f'<td data-sort="{sort_number(comparison.delta_pct)}">{esc(delta)} vs {esc(result.compare_to)}'
+                f'<br><span class="muted">{esc(verdict)}</span></td>'
+            )
+        change = result.changes.get(primary.name)
+        if change is None:
+            cells.append('<td data-sort="">—</td>')
+        else:
+            cells.append(f'<td data-sort="{sort_number(change.delta_pct)}">{esc(change.text(primary.digits))}<br>'
+                         f'<span class="muted">from {esc(result.supersedes)}</span></td>')
+    cells.append(f'<td class="num" data-sort="{len(result.runs)}">{result.n_runs} pooled / {len(result.runs)}</td>')
+    latest = result.latest_run
+    cells.append(f'<td data-sort="{esc(latest.started_at.isoformat() if latest else "")}">{esc(when(latest.started_at if latest else None))}</td>')
+    reason = result.reason or ""
+    if result.status == SUPERSEDED and reason.startswith("by "):
+        reason = f"Superseded {reason}"
+    notes = [reason]
+    if result.failure_log_line:
+        notes.append(result.failure_log_line)
+    notes.extend(result.warnings)
+    note_html = "<br>".join(esc(n) for n in notes if n)
+    cells.append(f'<td data-sort="{esc(" ".join(n for n in notes if n))}">{note_html}</td>')
+    return f'<tr data-status="{esc(result.status)}" data-index="{index}">' + "".join(cells) + "</tr>"
+
+
+# --- charts ---------------------------------------------------------------------------------
+
+
+def figure(chart: Chart, image: bytes) -> str:
+    """A chart as an <img> with a data: URI (an image cannot run script) and a caption."""
+    uri = "data:image/svg+xml;base64," + base64.b64encode(image).decode("ascii")
+    # The caption is drawn inside the chart; the alt text says what the chart shows in words.
+    return f'<figure class="chart"><img src="{uri}" alt="{esc(chart.describe())}"></figure>'
+
+
+def charts_section(results: ResultSet) -> str:
+    from benchdoc.errors import BenchdocError
+    from benchdoc.plots import bar_chart_data, before_after_data, render
+
+    parts = ['<section id="charts">', "<h2>Charts</h2>"]
+    metrics = metrics_shown(results)
+    for metric in metrics:
+        try:
+            chart = bar_chart_data(results, metric.name)
+        except BenchdocError as err:
+            parts.append(f'<p class="muted">No chart of {esc(metric.label)}: {esc(err.message)}</p>')
+            continue
+        parts.append(figure(chart, render(chart)))
+    if metrics and any(result.supersedes for result in results):
+        try:
+            pairs = before_after_data(results, metrics[0].name)
+        except BenchdocError as err:
+            parts.append(f'<p class="muted">No before/after chart: {esc(err.message)}</p>')
+        else:
+            parts.append(figure(pairs, render(pairs)))
+    if not metrics:
+        parts.append('<p class="muted">Nothing measured yet.</p>')
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+# --- failures -------------------------------------------------------------------------------
+
+
+def failures_section(results: ResultSet, root: Path | None) -> str:
+    failed: list[tuple[ExperimentResult, RunRecord]] = sorted(
+        ((result, run) for result in results for run in result.runs if run.outcome != "ok"),
+        key=lambda pair: (pair[1].started_at, pair[1].id),
+        reverse=True,
+    )
+    untested = [result for result in results if result.status == UNTESTED]
+    parts = ['<section id="failures">', "<h2>Failures</h2>"]
+    if not failed:
+        parts.append('<p class="muted">No run has failed.</p>')
+    for result, run in failed[:MAX_FAILED_RUNS]:
+        current = " (latest run: the experiment is Failed)" if result.status == FAILED and run is result.latest_run else ""
+        reason = run.failure_reason or ("harness error" if run.outcome == "error" else "failed")
+        parts.append(f'<div class="failure"><h3>{esc(result.label)} — run #{run.id}, {esc(when(run.started_at))}{esc(current)}</h3>')
+        parts.append(f"<p><strong>{'Harness error' if run.outcome == 'error' else 'Failed'}:</strong> {esc(reason)}</p>")
+        if run.failure_log_line:
+            parts.append(f"<p>Log line:</p><pre>{esc(run.failure_log_line)}</pre>")
+        excerpt = log_tail(run.metadata, root)
+        if excerpt is not None:
+            cut = " (earlier lines left out)" if excerpt.truncated else ""
+            parts.append(
+                f"<details><summary>Last {len(excerpt.lines)} lines of {esc(excerpt.path)}{esc(cut)}</summary>"
+                f"<pre>{esc(chr(10).join(excerpt.lines))}</pre></details>"
+            )
+        elif isinstance(run.metadata.get("log_path"), str):
+            parts.append(f'<p class="muted">Log file {esc(run.metadata["log_path"])} no longer exists.</p>')
+        parts.append("</div>")
+    if len(failed) > MAX_FAILED_RUNS:
+        parts.append(f'<p class="muted">{len(failed) - MAX_FAILED_RUNS} older failed runs not shown.</p>')
+    if untested:
+        parts.append("<h3>Not run yet</h3><ul>")
+        for result in untested:
+            notes = f": {esc(result.reason)}" if result.reason else ""
+            parts.append(f"<li>{esc(result.label)} <span class=\"name\">{esc(result.name)}</span>{notes}</li>")
+        parts.append("</ul>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+# --- one section per experiment --------------------------------------------------------------
+
+
+def experiments_section(results: ResultSet, max_history_charts: int) -> str:
+    from benchdoc.errors import BenchdocError
+    from benchdoc.plots import history_data, render
+
+    metrics = metrics_shown(results)
+    primary = metrics[0] if metrics else None
+    parts = ['<section id="experiments">', "<h2>Experiments</h2>"]
+    charts_drawn = 0
+    for index, result in enumerate(results):
+        parts.append(f'<section class="experiment" id="{experiment_anchor(index)}">')
+        name = f' <span class="name">{esc(result.name)}</span>' if result.name != result.label else ""
+        parts.append(f"<h3>{esc(result.label)}{name} {status_badge(result.status)}</h3>")
+        parts.extend(_experiment_facts(results, result))
+        if primary is not None and any(run.values(primary.name) for run in result.runs):
+            if charts_drawn < max_history_charts:
+                try:
+                    chart = history_data(results, primary.name, result.name)
+                except BenchdocError:
+                    pass
+                else:
+                    parts.append(figure(chart, render(chart)))
+                    charts_drawn += 1
+            elif charts_drawn == max_history_charts:
+                parts.append(f'<p class="muted">History charts are drawn for the first {max_history_charts} experiments only.</p>')
+                charts_drawn += 1
+        parts.append(runs_table(result, primary))
+        parts.append("</section>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]:
+    from benchdoc.stats import format_p
+
+    facts = []
+    if result.reason and result.status != SUPERSEDED:  # a superseded one says so just below
+        label = "Failed" if result.status == FAILED else "Notes"
+        facts.append(f"<p><strong>{label}:</strong> {esc(result.reason)}</p>")
+    if result.config.notes and result.config.notes != result.reason:
+        facts.append(f"<p><strong>Notes:</strong> {esc(result.config.notes)}</p>")
+    if result.supersedes:
+        facts.append(f"<p>Supersedes {esc(_label(results, result.supersedes))}.</p>")
+    if result.superseded_by:
+        facts.append(f"<p>Superseded by {esc(_label(results, result.superseded_by))}.</p>")
+    for warning in result.warnings:
+        facts.append(f'<p class="warning">{esc(warning)}</p>')
+    if result.comparisons:
+        items = []
+        for metric_name, comparison in result.comparisons.items():
+            spec = results.config.metric_or_default(metric_name)
+            low, high = comparison.delta_ci_low, comparison.delta_ci_high
+            interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
+            verdict = comparison.verdict_text(spec.better_word, spec.worse_word)
+            p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}, "
+            items.append(
+                f"<li>{esc(spec.label)}: {comparison.delta_pct:+.1f}%{esc(interval)} — {esc(verdict)} "
+                f"({esc(p_value)}n={comparison.candidate.n}+{comparison.baseline.n})</li>"
+            )
+        facts.append(f"<p>Against {esc(_label(results, result.compare_to or ''))}:</p><ul>{''.join(items)}</ul>")
+    if result.compare_to and result.pooled:
+        if result.environment_diff:
+            diffs = "".join(f"<li>{esc(d.text())}</li>" for d in result.environment_diff)
+            facts.append(
+                f"<p>Environment, {esc(result.compare_to)} → {esc(result.name)} (latest pooled runs):</p>"
+                f'<ul class="envdiff">{diffs}</ul>'
+            )
+        elif results.experiments.get(result.compare_to) and results.experiments[result.compare_to].pooled:
+            facts.append(f'<p class="muted">Same environment as {esc(result.compare_to)}.</p>')
+    return facts
+
+
+def _label(results: ResultSet, name: str) -> str:
+    found = results.experiments.get(name)
+    return found.label if found else name
+
+
+def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
+    if not result.runs:
+        return '<p class="muted">No runs recorded.</p>'
+    pooled = {run.id for run in result.pooled}
+    metric_head = esc(unit_label(primary)) if primary else "values"
+    rows = [
+        '<table class="runs"><thead><tr><th>Run</th><th>Started</th><th>Outcome</th>'
+        f"<th>Median {metric_head}</th><th>Values</th><th>Source</th><th>Host</th><th>Commit</th><th>Note</th></tr></thead><tbody>"
+    ]
+    for run in result.runs:
+        values = run.values(primary.name) if primary else []
+        median = format_value(statistics.median(values), primary) if values and primary else "—"
+        shown = ", ".join(f"{v:g}" for v in values[:VALUES_SHOWN]) + (" …" if len(values) > VALUES_SHOWN else "")
+        outcome = run.outcome + (": " + run.failure_reason if run.failure_reason else "")
+        flags = (" (pooled)" if run.id in pooled else "")
+        commit = (run.git_commit or "")[:12] + (" +dirty" if run.git_dirty else "")
+        sim = simulated_badge() if is_simulated(run) else ""
+        rows.append(
+            f"<tr><td>#{run.id}{esc(flags)}{sim}</td><td>{esc(when(run.started_at))}</td><td>{esc(outcome)}</td>"
+            f'<td class="num">{esc(median)}</td><td>{esc(shown) or "—"}</td><td>{esc(run.source)}</td>'
+            f"<td>{esc(run.host or '')}</td><td>{f'<code>{esc(commit)}</code>' if commit else ''}</td>"
+            f"<td>{esc(run.note or '')}</td></tr>"
+        )
+        rows.append(f'<tr class="env"><td colspan="9">{environment_details(run)}</td></tr>')
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def environment_details(run: RunRecord) -> str:
+    from benchdoc.envdiff import flatten
+
+    flat = flatten(run.environment)
+    if run.command:
+        flat = {"command": " ".join(run.command), **flat}
+    if not flat:
+        return '<span class="muted">No environment recorded.</span>'
+    rows = "".join(f"<tr><th>{esc(key)}</th><td>{esc(_env_value(value))}</td></tr>" for key, value in sorted(flat.items()))
+    return f"<details><summary>Environment of run #{run.id}</summary><table>{rows}</table></details>"
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
