@@ -1,10 +1,13 @@
-"""Waking at absolute deadlines with sub-millisecond precision.
+"""Waking at absolute deadlines with sub-millisecond precision where it matters.
 
 An asyncio sleep on Linux wakes up to a millisecond late (the selector's timeout is
-rounded up to whole milliseconds), which would add a systematic error to every
-simulated TTFT. Here the coarse part of a wait is an ordinary asyncio sleep and the
-last stretch is timed by one helper thread, whose timed waits are precise to tens of
-microseconds, waking the event loop exactly when a deadline is due.
+rounded up to whole milliseconds). For a wait that must be exact (a time to first
+token) or short (sub-millisecond decode steps, which would otherwise bunch up into
+one burst per millisecond), the coarse part of the wait is an ordinary asyncio sleep
+and the last stretch is timed by one helper thread, whose timed waits are precise to
+tens of microseconds, waking the event loop when the deadline is due. Longer waits that
+need no precision stay plain asyncio sleeps: each precise wake costs the loop an extra
+hop, and on absolute deadlines a late wake-up delays one chunk, never the ones after it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ _COARSE_MARGIN_S = 0.002
 # hop into the event loop), learnt as it runs and bounded so it can never run far ahead.
 _MAX_LEAD_S = 0.0003
 _LEAD_SMOOTHING = 0.1
+# Deadlines this close together are woken together: one hop into the loop for many
+# streams instead of one each.
+_BATCH_S = 0.00005
 
 
 class DeadlineClock:
@@ -40,11 +46,19 @@ class DeadlineClock:
         """The clock deadlines are measured on (the loop's, i.e. time.monotonic)."""
         return self._loop.time()
 
-    async def sleep_until(self, deadline: float) -> None:
-        """Return at `deadline` (on `now()`'s clock); yield to other tasks even when late."""
+    async def sleep_until(self, deadline: float, precise: bool = False) -> None:
+        """Return at `deadline` (on `now()`'s clock); yield to other tasks even when late.
+
+        Waits shorter than a couple of milliseconds, and any wait marked `precise`, end
+        within tens of microseconds of the deadline; other waits may end up to about a
+        millisecond late.
+        """
         remaining = deadline - self._loop.time()
         if remaining <= 0.0:
             await asyncio.sleep(0)
+            return
+        if remaining > _COARSE_MARGIN_S and not precise:
+            await asyncio.sleep(remaining)
             return
         if remaining > _COARSE_MARGIN_S:
             await asyncio.sleep(remaining - _COARSE_MARGIN_S)
@@ -79,7 +93,7 @@ class DeadlineClock:
                     if wait > 0.0:
                         self._condition.wait(wait)
                         continue
-                    now = time.monotonic() + self._lead
+                    now = time.monotonic() + self._lead + _BATCH_S
                     while self._heap and self._heap[0][0] <= now:
                         due.append(heapq.heappop(self._heap)[2])
             try:
