@@ -64,7 +64,7 @@ from benchdoc.runner.plan import (
     plan_launch,
 )
 from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_ready
-from benchdoc.runner.reading import ResultReadError, read_results
+from benchdoc.runner.reading import ReportedFailure, ResultReadError, read_results
 from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, take_look
 from benchdoc.runner.spec import CommandWorkload, LoadgenWorkload
 
@@ -311,6 +311,7 @@ class _ExperimentRun:
         self.server_logs: list[Path] = []
         self.workload_logs: list[Path] = []
         self.ports: list[int] = []
+        self.pids: list[int] = []  # each start's process group (its leader's pid), for forensics
         self.ready_s: list[float] = []
         self.stops: list[dict[str, Any]] = []
         self.launch: Launch | None = None
@@ -381,6 +382,7 @@ class _ExperimentRun:
             self.failure = FailureReason(f"cannot start the server: {what}: {err.filename or launch.argv[0]}")
             return False
         self.process = process
+        self.pids.append(process.pid)
         self.warmed = False
         timeout = launch.ready_timeout_s
         readiness = wait_until_ready(
@@ -547,6 +549,9 @@ class _ExperimentRun:
         except ResultReadError as err:
             self.error = FailureReason(f"cannot read the workload's results: {err}")
             return None
+        except ReportedFailure as failure:
+            self.failure = FailureReason(f"workload failed: {failure}")
+            return None
         self.per_repetition.append({"repetition": index, "results": _relative(source, self.config.root)})
         return metrics
 
@@ -688,6 +693,7 @@ class _ExperimentRun:
                 "cwd": _relative(launch.cwd, root),
                 "ready_url": launch.ready_url,
                 "ports": self.ports,
+                "pids": self.pids,
                 "ready_s": self.ready_s,
                 "stops": self.stops,
                 "restarted_per_repetition": self.context.options.interleave,

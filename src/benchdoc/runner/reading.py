@@ -24,6 +24,11 @@ class ResultReadError(Exception):
     """The command ran but its results could not be read as configured."""
 
 
+class ReportedFailure(Exception):
+    """The results were read, and they say the measurement failed (e.g. a tool that
+    records a failing command): a failure of the configuration, not of the harness."""
+
+
 def parse_json_path(path: str) -> list[str | int]:
     """``results[0].output_throughput`` -> ``["results", 0, "output_throughput"]``.
 
@@ -134,7 +139,7 @@ def read_results(reader: ResultReader, output: Path, source: str) -> dict[str, f
     try:
         text = output.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        raise ResultReadError(f"the command wrote no {source}") from None
+        raise ResultReadError(f"{source} does not exist: the command wrote nothing there") from None
     except OSError as err:
         raise ResultReadError(f"cannot read {source}: {err.strerror or err}") from None
     if reader.kind == "json":
@@ -155,6 +160,8 @@ def _read_with_importer(fmt: str, output: Path) -> dict[str, float]:
         raise ResultReadError(
             f"{output.name} holds {len(runs)} runs ({labels}); a command workload must produce one per repetition"
         )
+    if runs[0].outcome != "ok":
+        raise ReportedFailure(runs[0].failure_reason or f"{output.name} records a failed run")
     values = runs[0].metrics()
     # An importer can give several values of one metric (a tool's own repetitions): one
     # repetition of ours takes their median, and the metadata keeps the count.

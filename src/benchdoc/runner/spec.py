@@ -49,6 +49,13 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "metrics_url": (str,),
     "abort_after_connect_errors": (int,),
 }
+_KIND_WORDS: dict[tuple[type, ...], str] = {
+    (str,): "a string",
+    (int,): "a whole number",
+    (int, float): "a number",
+    (bool,): "true or false",
+    (list,): "a list",
+}
 LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", *LOADGEN_SETTINGS)
 WORKLOAD_KINDS = ("loadgen", "command")
 
@@ -245,8 +252,7 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
             continue
         value = table.data[key]
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-            wanted = " or ".join("a number" if k in (int, float) else k.__name__ for k in dict.fromkeys(kinds))
-            raise table.error(f"expected {wanted}, got {value!r}", key)
+            raise table.error(f"expected {_KIND_WORDS[kinds]}, got {value!r}", key)
         settings[key] = value
     if "percentiles" in settings:
         values = settings["percentiles"]

@@ -1,0 +1,347 @@
+"""`benchdoc run`: launch each experiment's server, measure, tear down, record."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.cli._common import console, format_summary, load_project, open_ledger
+from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.runner import PlannedRun, RunEvent, RunReport
+
+ORDER = 25
+
+DESCRIPTION = """\
+Run experiments end to end. For each one: start its server (argv from [servers.NAME],
+in its own process group, output kept in .benchdoc/logs/), wait until its readiness URL
+answers 200, warm up, run the workload N times, stop the whole process group (SIGTERM,
+then SIGKILL after the grace period) and record one run with every repetition, the
+environment, the exact command and environment (secrets redacted) and the log's path.
+
+A configuration that fails (never ready, crashes, out of memory...) is recorded as failed
+with a reason read from its log: a failure is a result. Ctrl-C stops every server and
+records nothing for the experiment it interrupted.
+"""
+
+EPILOG = """\
+examples:
+  benchdoc run                          every experiment that has a server
+  benchdoc run baseline 'eagle3-*'      these, in config order
+  benchdoc run eagle3 --until-decided   repeat until the comparison is decided
+  benchdoc run --interleave a b         A B A B ...: drift hits both alike
+  benchdoc run --dry-run                print what would run
+
+exit codes:
+  0    everything ran and was recorded (failed configurations included)
+  1    a harness error: a run was recorded as "error", or could not be recorded
+  2    usage error
+  130  interrupted (after every server was stopped)
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "run",
+        help="launch servers, run workloads, record results (failures with their reasons)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT|GLOB",
+                        help="experiments to run (default: every experiment with a server)")
+    parser.add_argument("--repetitions", "-n", type=int, metavar="N",
+                        help="repetitions per experiment (default: each experiment's own, else 5)")
+    parser.add_argument("--until-decided", action="store_true",
+                        help="add repetitions until the comparison against compare_to is significant or "
+                        "equivalent (alpha spent over the looks; see docs/running.md)")
+    parser.add_argument("--max-repetitions", type=int, metavar="N",
+                        help="with --until-decided: the most repetitions to run (default 20)")
+    parser.add_argument("--interleave", action="store_true",
+                        help="alternate experiments repetition by repetition, restarting each server every time")
+    parser.add_argument("--dry-run", action="store_true", help="print exactly what would run, and run nothing")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress, only the final summary (for CI)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchdoc.runner import RunOptions, plan_runs, run_experiments, select_experiments
+
+    config = load_project(args)
+    names = select_experiments(config, args.experiments)
+    options = RunOptions(
+        repetitions=args.repetitions,
+        until_decided=args.until_decided,
+        max_repetitions=args.max_repetitions,
+        interleave=args.interleave,
+    )
+    if args.dry_run:
+        print_plan(plan_runs(config, names, options), config)
+        return EXIT_OK
+    display = _Display(quiet=args.quiet, root=config.root)
+    with open_ledger(config) as ledger:
+        try:
+            with _signals_interrupt(), display:
+                report = run_experiments(config, ledger, names, options, on_event=display.handle)
+        except KeyboardInterrupt:
+            display.interrupted()
+            return EXIT_INTERRUPTED
+        print_summary(config, ledger, report)
+    return EXIT_FAILED if report.errors else EXIT_OK
+
+
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) tear down like Ctrl-C:
+    the servers run in their own sessions and would otherwise outlive us."""
+
+    def interrupt(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[signum] = signal.signal(signum, interrupt)
+        except (ValueError, OSError):  # not the main thread: leave it
+            pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+# -- dry run -------------------------------------------------------------------------------
+
+
+def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
+    """What would run, one block per experiment (plain text: argv may hold brackets)."""
+    for item in planned:
+        reps = f"{item.repetitions} repetitions"
+        if item.max_repetitions is not None:
+            reps += f", up to {item.max_repetitions} until decided"
+        print(f"{item.experiment}  (server {item.server}, {reps}{', interleaved' if item.interleave else ''})")
+        print(f"  argv:     {shlex.join(item.argv)}")
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in item.env.items())
+        print(f"  env:      {env or '(inherited, nothing added)'}")
+        print(f"  cwd:      {item.cwd}")
+        port = str(item.port) if item.port is not None else "a free port on 127.0.0.1, picked at start ({port})"
+        print(f"  port:     {port}")
+        print(f"  ready:    GET {item.ready_url} until it answers 200, at most {item.ready_timeout_s:g} s")
+        print(f"  stop:     SIGTERM to the process group, SIGKILL after {item.shutdown_grace_s:g} s")
+        for line in _workload_lines(item.workload):
+            print(f"  {line}")
+        print(f"  logs:     {_relative(item.log_dir, config)}/")
+    print(f"dry run: nothing was started ({len(planned)} experiment{'s' if len(planned) != 1 else ''})")
+
+
+def _workload_lines(workload: dict[str, Any]) -> list[str]:
+    if workload["kind"] == "loadgen":
+        s = workload["settings"]
+        load = f"open loop at {s['rate']:g} req/s" if s.get("rate") is not None else f"concurrency {s['concurrency'] or 1}"
+        size = f"{s['requests']} requests" if s.get("requests") is not None else (
+            f"{s['duration_s']:g} s" if s.get("duration_s") is not None else "100 requests"
+        )
+        lengths = f"{s['input_tokens']} in / {s['output_tokens']} out tokens"
+        return [
+            f"workload: {workload['name']} (load generator): {s['api']} at {s['endpoint']}",
+            f"          {load}, {size}, {lengths}, warm-up {s['warmup_requests']} requests per server start, "
+            f"seed {s['seed']} + repetition",
+        ]
+    results = workload["results"]
+    if results["kind"] == "format":
+        how = f"importer '{results['format']}'"
+    else:
+        how = f"{results['kind']}: " + ", ".join(f"{m} = {p!r}" for m, p in results["fields"].items())
+    lines = [
+        f"workload: {workload['name']} (command): {shlex.join(workload['argv'])}",
+        f"          results read from {results['from']} by {how}; timeout {workload['timeout_s']:g} s",
+    ]
+    if workload.get("env"):
+        lines.append("          env: " + " ".join(f"{k}={shlex.quote(v)}" for k, v in workload["env"].items()))
+    if workload.get("warmup"):
+        lines.append(f"          warm-up: {workload['warmup']} run(s) per server start, results discarded")
+    return lines
+
+
+def _relative(path: Path, config: Config) -> str:
+    try:
+        return str(path.relative_to(config.root))
+    except ValueError:
+        return str(path)
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+class _Display:
+    """Progress for people: rich bars on a terminal, one line per step otherwise (CI
+    logs), nothing with --quiet. Everything goes to stderr; the summary goes to stdout."""
+
+    def __init__(self, quiet: bool, root: Path) -> None:
+        self.quiet = quiet
+        self.root = root
+        self.err = console(stderr=True)
+        self.bars: Any = None
+        self.tasks: dict[str, Any] = {}
+        self.finished: list[str] = []
+        self.current: set[str] = set()
+
+    def __enter__(self) -> _Display:
+        if not self.quiet and self.err.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self.bars = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TimeElapsedColumn(), console=self.err, transient=True,
+            )
+            self.bars.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bars is not None:
+            self.bars.stop()
+            self.bars = None
+
+    def say(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self.bars is not None:
+            self.bars.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def handle(self, event: RunEvent) -> None:
+        from benchdoc.runner import events as ev
+
+        name = getattr(event, "experiment", "")
+        if isinstance(event, ev.ExperimentStarted):
+            self.current.add(name)
+            self.say(f"[{event.index + 1}/{event.total}] {name}: up to {event.repetitions} repetitions")
+            self._bar("experiments", "experiments", event.total, completed=len(self.finished))
+        elif isinstance(event, ev.ServerStarting):
+            self.say(f"{name}: starting server on port {event.port} (log {self._path(event.log_path)})")
+            self._bar("server", f"{name}: starting server", None)
+        elif isinstance(event, ev.WaitingForServer):
+            self._bar("server", f"{name}: waiting for the server ({event.seconds:.0f}/{event.timeout_s:g} s)", None)
+        elif isinstance(event, ev.ServerReady):
+            self.say(f"{name}: server ready in {event.seconds:.1f} s")
+            self._remove("server")
+        elif isinstance(event, ev.RepetitionStarted):
+            self.say(f"{name}: repetition {event.repetition + 1}/{event.planned}")
+            self._bar("repetitions", f"{name}: repetitions", event.planned, completed=event.repetition)
+            self._bar("requests", f"{name}: requests", event.requests, completed=0)
+        elif isinstance(event, ev.RequestsProgress):
+            self._bar("requests", f"{name}: requests", event.total, completed=event.completed)
+        elif isinstance(event, ev.RepetitionFinished):
+            self._bar("repetitions", f"{name}: repetitions", None, completed=event.repetition + 1)
+        elif isinstance(event, ev.LookTaken):
+            look = event.look
+            state = f"decided ({look.decision})" if look.decision else "not decided yet"
+            self.say(
+                f"{name}: after {look.repetitions} repetitions: {look.delta_pct:+.1f}%, p={look.p_value:.3g} "
+                f"(decides at <= {event.plan.alpha_per_look:.3g}): {state}"
+            )
+        elif isinstance(event, ev.Notice):
+            self.say(f"{name}: {event.message}")
+        elif isinstance(event, ev.ExperimentFinished):
+            result = event.result
+            self.current.discard(name)
+            self.finished.append(name)
+            if result.outcome == "ok":
+                self.say(f"{name}: done, {result.repetitions} repetitions recorded as run {result.run_id}")
+            else:
+                label = "FAILED" if result.outcome == "failed" else "ERROR"
+                log = self._path(result.log_path) if result.log_path else "none"
+                self.say(f"{name}: {label}: {result.failure_reason} (run {result.run_id}, log {log})")
+            self._bar("experiments", "experiments", None, completed=len(self.finished))
+            for key in ("server", "repetitions", "requests"):
+                self._remove(key)
+
+    def _path(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+    def _bar(self, key: str, description: str, total: int | None, completed: int | None = None) -> None:
+        if self.bars is None:
+            return
+        if key not in self.tasks:
+            self.tasks[key] = self.bars.add_task(description, total=total)
+        updates: dict[str, Any] = {"description": description}
+        if total is not None:
+            updates["total"] = total
+        if completed is not None:
+            updates["completed"] = completed
+        self.bars.update(self.tasks[key], **updates)
+
+    def _remove(self, key: str) -> None:
+        if self.bars is not None and key in self.tasks:
+            self.bars.remove_task(self.tasks.pop(key))
+
+    def interrupted(self) -> None:
+        lost = ", ".join(sorted(self.current)) or "nothing"
+        done = f"; recorded before the interrupt: {', '.join(self.finished)}" if self.finished else ""
+        print(f"benchdoc: interrupted: every server was stopped; not recorded: {lost}{done}", file=sys.stderr)
+
+
+# -- summary ------------------------------------------------------------------------------------
+
+
+def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
+    """Each experiment run: its status and comparison (from benchdoc.results), its run and log."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from benchdoc.results import build_results
+
+    results = build_results(config, ledger)
+    primary = config.primary_metric
+    out = console()
+    table = Table(title_justify="left", title=f"benchdoc run: {len(report.outcomes)} experiment(s)")
+    table.add_column("experiment")
+    table.add_column("status")
+    table.add_column("reps", justify="right")
+    if primary:
+        spec = config.metric_or_default(primary)
+        table.add_column(spec.label + (f" [{spec.unit}]" if spec.unit and spec.unit != spec.label else ""), justify="right")
+    table.add_column("vs compare_to")
+    table.add_column("run", justify="right")
+    table.add_column("log")
+    for outcome in report.outcomes:
+        result = results.experiments.get(outcome.experiment)
+        status = result.status if result else outcome.outcome
+        if outcome.outcome != "ok":
+            status = f"{status}: {outcome.failure_reason}"
+        if outcome.decision:
+            status += f" (decided: {outcome.decision})"
+        cells = [outcome.experiment, status, str(outcome.repetitions)]
+        vs = "—"
+        if result is not None and primary:
+            spec = config.metric_or_default(primary)
+            cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == "ok" else "—")
+            comparison = result.comparisons.get(primary)
+            if comparison is not None and outcome.outcome == "ok":
+                vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + comparison.verdict_text(
+                    spec.better_word, spec.worse_word, spec.digits
+                )
+            elif result.compare_to and outcome.outcome == "ok":
+                vs = f"vs {result.compare_to}: no result yet"
+        elif primary:
+            cells.append("—")
+        log = _relative(outcome.log_path, config) if outcome.log_path else "—"
+        cells.extend([vs, str(outcome.run_id) if outcome.run_id is not None else "—", log])
+        table.add_row(*(Text(cell) for cell in cells))  # plain text: reasons and paths may hold brackets
+    out.print(table)
+    for outcome in report.outcomes:
+        if outcome.failure_log_line:
+            print(f"{outcome.experiment}: log line: {outcome.failure_log_line}")

@@ -1,0 +1,55 @@
+"""--until-decided: looks planned so that alpha is spent at most once in total."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchdoc.runner.sequential import plan_stopping, take_look
+from benchdoc.stats import min_attainable_p
+
+
+@pytest.mark.parametrize("baseline_n", [2, 3, 5, 10, 30])
+def test_the_spent_alpha_never_exceeds_alpha(baseline_n: int) -> None:
+    plan = plan_stopping(0.05, 5, 20, baseline_n)
+    assert plan.looks, "some look must be able to decide"
+    assert len(plan.looks) <= plan.shares
+    assert plan.alpha_per_look * len(plan.looks) <= 0.05 + 1e-12
+    assert plan.alpha_per_look == pytest.approx(0.05 / plan.shares)
+    # Only looks that can reject are taken: below the p-value floor a look is skipped.
+    for n in range(5, 21):
+        reachable = min_attainable_p(n, baseline_n) <= plan.alpha_per_look
+        assert (n in plan.looks) == reachable
+
+
+def test_a_large_baseline_looks_after_every_repetition() -> None:
+    plan = plan_stopping(0.05, 5, 20, 30)
+    assert plan.looks == tuple(range(5, 21)) and plan.shares == 16
+    assert "split over 16 looks (at 5-20 repetitions)" in plan.describe()
+
+
+def test_a_single_baseline_value_can_never_decide() -> None:
+    plan = plan_stopping(0.05, 5, 20, 1)
+    assert plan.looks == () and "no look can reach significance" in plan.describe()
+    with pytest.raises(ValueError):
+        plan_stopping(0.05, 10, 5, 5)
+
+
+def test_a_clear_difference_is_decided_significant() -> None:
+    rng = np.random.default_rng(1)
+    baseline = list(rng.normal(100, 1, 10))
+    plan = plan_stopping(0.05, 5, 20, len(baseline))
+    look = take_look(plan, list(rng.normal(110, 1, 8)), baseline, direction="higher")
+    assert look.decision == "significant" and look.verdict == "better" and look.repetitions == 8
+    assert look.p_value <= plan.alpha_per_look and look.delta_pct > 5
+
+
+def test_identical_setups_are_decided_equivalent_within_the_margin() -> None:
+    rng = np.random.default_rng(2)
+    baseline = list(rng.normal(100, 0.2, 20))
+    plan = plan_stopping(0.05, 5, 20, len(baseline))
+    look = take_look(plan, list(rng.normal(100, 0.2, 20)), baseline, equivalence_margin=0.02)
+    assert look.decision == "equivalent" and look.equivalence_p is not None
+    assert look.equivalence_p <= plan.alpha_per_look
+    undecided = take_look(plan, list(rng.normal(100, 0.2, 5)), baseline)  # no margin: only "significant" stops
+    assert undecided.decision is None
