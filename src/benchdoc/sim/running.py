@@ -23,8 +23,9 @@ class SimStartFailure(Exception):
 class RunningSim:
     """A simulator serving from a background thread; stop it with `stop()` or a `with` block."""
 
-    def __init__(self, host: str, port: int, loop: asyncio.AbstractEventLoop, thread: threading.Thread,
-                 stop_event: asyncio.Event) -> None:
+    def __init__(self, config: SimConfig, host: str, port: int, loop: asyncio.AbstractEventLoop,
+                 thread: threading.Thread, stop_event: asyncio.Event) -> None:
+        self.config = config
         self.host = host
         self.port = port
         self._loop = loop
@@ -88,7 +89,7 @@ def start_in_thread(config: SimConfig, host: str = "127.0.0.1", port: int = 0) -
         thread.join()
         error = outcome.get("error")
         raise error if isinstance(error, BaseException) else RuntimeError("the simulator did not start")
-    return RunningSim(host, int(outcome["port"]), outcome["loop"], thread, outcome["stop"])  # type: ignore[arg-type]
+    return RunningSim(config, host, int(outcome["port"]), outcome["loop"], thread, outcome["stop"])  # type: ignore[arg-type]
 
 
 def serve(
