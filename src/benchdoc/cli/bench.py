@@ -1,0 +1,310 @@
+"""`benchdoc bench`: measure a streaming LLM server once, print the result, optionally record it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from benchdoc.workloads import WorkloadResult, WorkloadSpec
+
+ORDER = 55
+
+DESCRIPTION = """\
+Drive one streaming workload against an LLM server (OpenAI completions or chat, or
+SGLang's /generate) and print what it measured: TTFT, TPOT, ITL, end-to-end latency
+and client queueing (mean and percentiles), throughput, error rate and, when the server
+reports it, speculative decoding's accept length. Each metric is defined in
+docs/metrics.md. Failed requests are counted in the error rate and kept out of every
+other figure; a stalled stream fails after its idle timeout instead of hanging the run.
+"""
+
+EPILOG = """\
+examples:
+  benchdoc bench --url http://127.0.0.1:8000 --concurrency 16 --requests 200
+  benchdoc bench --url http://127.0.0.1:30000 --api sglang --rate 8 --duration 60 --warmup 8
+  benchdoc bench --url http://127.0.0.1:8000 --input-tokens 1024 --output-tokens 256 \\
+      --record eagle3 --json
+
+The API key is read from --api-key or OPENAI_API_KEY; it is sent, never printed or recorded.
+exit status: 0 when the run measured something, 1 when it was aborted or every request failed.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "bench",
+        help="measure a streaming LLM server (latency, throughput, error rate)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    server = parser.add_argument_group("server")
+    server.add_argument("--url", required=True, help="the server's base URL, e.g. http://127.0.0.1:8000")
+    server.add_argument("--api", default="openai-completions", choices=["openai-completions", "openai-chat", "sglang"],
+                        help="API to drive (default openai-completions)")
+    server.add_argument("--model", help="model name to request (default: the first the server lists)")
+    server.add_argument("--api-key", help="bearer token (default: $OPENAI_API_KEY); never recorded")
+    server.add_argument("--metrics-url", help="Prometheus endpoint scraped for speculative-decoding counters "
+                        "(default: the server's /metrics)")
+    server.add_argument("--no-metrics-scrape", action="store_true", help="do not scrape Prometheus counters")
+
+    load = parser.add_argument_group("load")
+    shape = load.add_mutually_exclusive_group()
+    shape.add_argument("--concurrency", type=int, metavar="N", help="closed loop with N requests in flight (default 1)")
+    shape.add_argument("--rate", type=float, metavar="R", help="open loop: R requests/s, Poisson arrivals")
+    load.add_argument("--burstiness", type=float, default=1.0, metavar="B",
+                      help="open loop: gamma arrivals of shape B (1 = Poisson, <1 burstier)")
+    load.add_argument("--max-concurrency", type=int, metavar="N", help="open loop: at most N in flight")
+    size = load.add_mutually_exclusive_group()
+    size.add_argument("--requests", type=int, metavar="N", help="measured requests (default 100)")
+    size.add_argument("--duration", type=float, metavar="S", help="send measured requests for S seconds")
+    load.add_argument("--warmup", type=int, default=0, metavar="N", help="warm-up requests, excluded (default 0)")
+    load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
+
+    shape_group = parser.add_argument_group("requests")
+    shape_group.add_argument("--input-tokens", type=int, default=128, metavar="N",
+                             help="prompt length in words, about one token each (default 128)")
+    shape_group.add_argument("--input-tokens-max", type=int, metavar="N",
+                             help="draw prompt lengths uniformly from --input-tokens..N")
+    shape_group.add_argument("--output-tokens", type=int, default=128, metavar="N",
+                             help="output tokens, forced with max_tokens/min_tokens/ignore_eos (default 128)")
+    shape_group.add_argument("--output-tokens-max", type=int, metavar="N",
+                             help="draw output lengths uniformly from --output-tokens..N")
+    shape_group.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    shape_group.add_argument("--no-ignore-eos", action="store_true",
+                             help="let the model stop early instead of forcing the output length")
+
+    limits = parser.add_argument_group("timeouts (seconds)")
+    limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
+    limits.add_argument("--timeout-first-token", type=float, default=120.0, metavar="S",
+                        help="send to first output (default 120)")
+    limits.add_argument("--timeout-idle", type=float, default=60.0, metavar="S",
+                        help="silence between chunks once output started (default 60)")
+    limits.add_argument("--timeout-request", type=float, metavar="S", help="whole request (default: none)")
+
+    out = parser.add_argument_group("output")
+    out.add_argument("--percentile", type=float, action="append", default=[], metavar="P",
+                     help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
+    out.add_argument("--json", action="store_true", help="print the result as JSON")
+    out.add_argument("--per-request", action="store_true", help="with --json: include every request's record")
+    out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
+    out.add_argument("--note", help="with --record: free text kept with the run")
+    parser.set_defaults(func=run)
+
+
+def build_spec(args: argparse.Namespace) -> WorkloadSpec:
+    from benchdoc.workloads import Timeouts, WorkloadSpec
+
+    if args.no_metrics_scrape and args.metrics_url:
+        raise UsageError("give --metrics-url or --no-metrics-scrape, not both")
+    if args.per_request and not args.json:
+        raise UsageError("--per-request applies to --json output")
+    if args.note is not None and not args.record:
+        raise UsageError("--note applies to --record")
+    spec = WorkloadSpec(
+        url=args.url,
+        api=args.api,
+        model=args.model,
+        concurrency=args.concurrency,
+        rate=args.rate,
+        burstiness=args.burstiness,
+        max_concurrency=args.max_concurrency,
+        requests=args.requests,
+        duration_s=args.duration,
+        warmup_requests=args.warmup,
+        input_tokens=args.input_tokens,
+        input_tokens_max=args.input_tokens_max,
+        output_tokens=args.output_tokens,
+        output_tokens_max=args.output_tokens_max,
+        temperature=args.temperature,
+        ignore_eos=not args.no_ignore_eos,
+        timeouts=Timeouts(
+            connect_s=args.timeout_connect,
+            first_token_s=args.timeout_first_token,
+            idle_s=args.timeout_idle,
+            request_s=args.timeout_request,
+        ),
+        seed=args.seed,
+        percentiles=tuple(args.percentile),
+        metrics_url="" if args.no_metrics_scrape else args.metrics_url,
+        api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None,
+    )
+    return spec.resolved()  # every problem reported before anything is sent
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchdoc.workloads import run_workload
+
+    spec = build_spec(args)
+    config = None
+    experiment = None
+    if args.record:
+        # Resolve the experiment before measuring: a typo must not cost a benchmark run.
+        from benchdoc.cli._common import load_project
+
+        config = load_project(args)
+        experiment = config.experiment(args.record).name
+
+    if sys.stderr.isatty() and not args.json:
+        result = _run_with_progress(spec)
+    else:
+        result = run_workload(spec)
+
+    run_id = None
+    if config is not None and experiment is not None:
+        run_id = _record(config, experiment, result, args.note)
+
+    if args.json:
+        from benchdoc.cli._common import print_json
+
+        data = result.to_dict(include_requests=args.per_request)
+        if run_id is not None:
+            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        print_json(data)
+    else:
+        _print_summary(result)
+        if run_id is not None:
+            outcome = "failed" if result.failed else "ok"
+            print(f"recorded run {run_id}: {experiment} ({outcome}, {len(result.samples())} metrics)")
+    return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from benchdoc.cli._common import console
+    from benchdoc.workloads import run_workload
+
+    with Progress(
+        TextColumn("requests"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console(stderr=True), transient=True,
+    ) as progress:
+        task = progress.add_task("bench", total=spec.requests)
+
+        def advance(completed: int, total: int | None) -> None:
+            progress.update(task, completed=completed, total=total)
+
+        return run_workload(spec, progress=advance)
+
+
+def _failure_reason(result: WorkloadResult) -> str | None:
+    if result.aborted:
+        return result.aborted
+    if result.succeeded == 0:
+        reasons = result.failure_reasons()
+        top = next(iter(reasons), "no request was sent")
+        return f"all {len(result.records)} requests failed; most often: {top}"
+    return None
+
+
+def _record(config: Any, experiment: str, result: WorkloadResult, note: str | None) -> int:
+    from benchdoc.cli._common import open_ledger
+    from benchdoc.environment import capture_environment, git_info
+    from benchdoc.ledger import NewRun
+    from benchdoc.redact import redact_argv
+
+    environment = capture_environment(cwd=config.root)
+    git = git_info(config.root)
+    failed = result.failed
+    new_run = NewRun(
+        experiment=experiment,
+        outcome="failed" if failed else "ok",
+        samples=result.samples(repetition=0),
+        failure_reason=_failure_reason(result),
+        command=redact_argv(["benchdoc", *sys.argv[1:]]),
+        host=(environment.get("host") or {}).get("hostname"),
+        git_commit=git.commit if git else None,
+        git_dirty=git.dirty if git else None,
+        environment=environment,
+        note=note,
+        source="bench",
+        metadata={
+            "settings": result.settings,
+            "provenance": result.provenance,
+            "server": result.server,
+            "duration_s": result.duration_s,
+            "requests": len(result.records),
+            "failures": result.failure_reasons(),
+        },
+    )
+    with open_ledger(config) as ledger:
+        return ledger.record_run(new_run)
+
+
+def _print_summary(result: WorkloadResult) -> None:
+    from rich.table import Table
+
+    from benchdoc.cli._common import console, format_number
+    from benchdoc.workloads.metrics import DEFAULT_PERCENTILES, LATENCY_METRICS, percentile_suffix
+
+    out = console()
+    server = result.server
+    title = f"{server.get('url')}  ·  {server.get('api')}  ·  model {server.get('model') or '(server default)'}"
+    metrics = result.metrics
+    settings = result.settings
+    load = (
+        f"closed loop, concurrency {settings['concurrency']}"
+        if settings["load"] == "closed"
+        else f"open loop, {settings['rate']:g} req/s {settings['arrivals']}"
+        + (f", at most {settings['max_concurrency']} in flight" if settings.get("max_concurrency") else "")
+    )
+    out.print(f"[bold]benchdoc bench[/bold]  {title}")
+    if "benchdoc-simulator" in server.get("owned_by", []):
+        out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
+    out.print(
+        f"{load}; {len(result.records)} requests in {result.duration_s:.2f} s "
+        f"({result.succeeded} ok, {len(result.records) - result.succeeded} failed; "
+        f"{len(result.warmup_records)} warm-up excluded)"
+    )
+
+    percentiles = sorted(set(DEFAULT_PERCENTILES) | set(result.percentiles))
+    suffixes = [percentile_suffix(p) for p in percentiles]
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column("latency (ms)")
+    table.add_column("mean", justify="right")
+    for suffix in suffixes:
+        table.add_column(suffix, justify="right")
+    for name, definition in LATENCY_METRICS.items():
+        if f"{name}_mean" not in metrics:
+            continue
+        row = [definition.label, format_number(metrics[f"{name}_mean"], 2)]
+        row += [format_number(metrics.get(f"{name}_{suffix}"), 2) for suffix in suffixes]
+        table.add_row(*row)
+    if table.row_count:
+        out.print(table)
+
+    rates = Table(show_edge=False, header_style="bold")
+    rates.add_column("throughput")
+    rates.add_column("value", justify="right")
+    rates.add_column("unit")
+    for name, label, unit, digits in (
+        ("output_tok_s", "output", "tok/s", 1),
+        ("input_tok_s", "input", "tok/s", 1),
+        ("request_s", "requests", "req/s", 2),
+    ):
+        if name in metrics:
+            rates.add_row(label, format_number(metrics[name], digits), unit)
+    rates.add_row("error rate", f"{metrics['error_rate'] * 100:.1f}", "%")
+    if "accept_length" in metrics:
+        rates.add_row("accept length", format_number(metrics["accept_length"], 3), "tok/step")
+    out.print(rates)
+
+    provenance = result.provenance
+    counts = ", ".join(f"{source} ({n})" for source, n in provenance["output_tokens"].items()) or "none"
+    out.print(f"output tokens counted from: {counts}")
+    if provenance.get("accept_length"):
+        out.print(f"accept length from: {provenance['accept_length']}")
+    reasons = result.failure_reasons()
+    if reasons:
+        out.print("[bold]failures[/bold]")
+        for reason, count in reasons.items():
+            out.print(f"  {count} × {reason}", markup=False)
+    if result.aborted:
+        from rich.markup import escape
+
+        out.print(f"[bold]run aborted:[/bold] {escape(result.aborted)}")

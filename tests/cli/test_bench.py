@@ -1,0 +1,104 @@
+"""`benchdoc bench` through the real command, against the simulator on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from benchdoc.sim import SimConfig, start_in_thread
+from tests.conftest import Project
+
+
+@pytest.fixture
+def sim_url() -> Iterator[str]:
+    with start_in_thread(SimConfig(ttft_ms=5.0, step_ms=1.0, draft_steps=2, accept_prob=0.7)) as sim:
+        yield sim.url
+
+
+@pytest.mark.timeout(60)
+def test_prints_a_summary_labelled_with_the_server(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--concurrency", "4", "--requests", "12",
+                      "--output-tokens", "16", "--input-tokens", "8", "--percentile", "95")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert f"benchdoc bench  {sim_url}  ·  openai-completions  ·  model sim-llm" in out
+    assert "the benchdoc simulator; its figures are simulated" in out
+    assert "closed loop, concurrency 4; 12 requests" in out and "(12 ok, 0 failed" in out
+    for label in ("TTFT", "TPOT", "ITL", "E2E latency", "Client queue", "Chunk gap", "p95", "accept length"):
+        assert label in out
+    assert "output tokens counted from: usage (12)" in out
+
+
+@pytest.mark.timeout(60)
+def test_json_output_and_the_key_is_never_shown(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--api", "sglang", "--rate", "50", "--requests", "10",
+                      "--output-tokens", "8", "--json", "--per-request", env={"OPENAI_API_KEY": "sk-never-shown-123"})
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["server"]["api"] == "sglang" and data["settings"]["load"] == "open"
+    assert data["settings"]["authenticated"] is True
+    assert data["requests"] == 10 and data["failed"] == 0
+    assert data["metrics"]["error_rate"] == 0.0 and data["metrics"]["output_tok_s"] > 0
+    assert data["provenance"]["accept_length"].startswith("meta_info")
+    assert len(data["request_records"]) == 10
+    assert "sk-never-shown-123" not in res.stdout + res.stderr
+
+
+@pytest.mark.timeout(60)
+def test_record_stores_the_run_with_settings_and_provenance(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--requests", "6", "--output-tokens", "8", "--record", "EAGLE-3",
+                      "--api-key", "sk-secret-in-argv", "--note", "sim check")
+    assert res.returncode == 0, res.stderr
+    assert "recorded run 1: eagle3 (ok," in res.stdout
+    hist = project.run("history", "eagle3", "--json")
+    assert hist.returncode == 0, hist.stderr
+    (run,) = json.loads(hist.stdout)
+    assert run["outcome"] == "ok" and run["source"] == "bench"
+    metrics = {s["metric"] for s in run["samples"]}
+    assert {"output_tok_s", "ttft_ms_p50", "itl_ms_p99", "error_rate", "accept_length"} <= metrics
+    assert "sk-secret-in-argv" not in hist.stdout
+    exported = project.run("export", "-f", "json").stdout
+    assert "sk-secret-in-argv" not in exported
+
+
+@pytest.mark.timeout(60)
+def test_failed_run_exits_1_lists_reasons_and_is_recorded_as_failed(project: Project) -> None:
+    with start_in_thread(SimConfig(ttft_ms=5.0, step_ms=1.0, stall_after_tokens=2)) as sim:
+        res = project.run("bench", "--url", sim.url, "--requests", "2", "--output-tokens", "10",
+                          "--timeout-idle", "0.3", "--record", "nccl-tree")
+    assert res.returncode == 1, res.stderr
+    assert "2 × stalled: no data within the idle timeout (0.3 s) after output had started" in res.stdout
+    (run,) = json.loads(project.run("history", "nccl-tree", "--json").stdout)
+    assert run["outcome"] == "failed"
+    assert run["failure_reason"].startswith("all 2 requests failed; most often: stalled")
+
+
+@pytest.mark.timeout(60)
+def test_unknown_experiment_is_refused_before_measuring(project: Project) -> None:
+    # No server at all: the experiment check must come first.
+    res = project.run("bench", "--url", "http://127.0.0.1:9", "--record", "basline")
+    assert res.returncode == 1
+    assert "unknown experiment 'basline' (did you mean 'baseline'?)" in res.stderr
+
+
+@pytest.mark.timeout(60)
+def test_bad_arguments_are_usage_errors(project: Project) -> None:
+    both = project.run("bench", "--url", "http://127.0.0.1:9", "--concurrency", "2", "--rate", "3")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    zero = project.run("bench", "--url", "http://127.0.0.1:9", "--requests", "0", "--output-tokens", "0")
+    assert zero.returncode == 2
+    assert "benchdoc: error: invalid workload: requests must be >= 1 (got 0); output_tokens must be >= 1" in zero.stderr
+
+
+@pytest.mark.timeout(60)
+def test_unreachable_server_is_one_clear_error(project: Project) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    res = project.run("bench", "--url", f"http://127.0.0.1:{port}", "--timeout-connect", "2")
+    assert res.returncode == 1
+    assert res.stderr.startswith(f"benchdoc: error: cannot reach the server at http://127.0.0.1:{port}:")
+    assert "Traceback" not in res.stderr
