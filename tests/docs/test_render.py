@@ -1,0 +1,93 @@
+"""Region rendering: tables, values and lists from results computed in the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchdoc.config import parse_config
+from benchdoc.docs import parse_text
+from benchdoc.docs.render import Renderer
+from benchdoc.errors import DocumentError
+from benchdoc.results import compute_results
+from tests.conftest import STORY_CONFIG
+from tests.test_results import BASE, NEW, Runs
+
+
+@pytest.fixture
+def renderer() -> Renderer:
+    config = parse_config(STORY_CONFIG, Path("benchdoc.toml"))
+    runs = Runs()
+    runs.add("eagle3", [54.1])
+    runs.add("baseline", BASE, day=1)
+    runs.add("eagle3-cuda13", NEW, day=1)
+    runs.add("nccl-tree", failed="CUDA graph incompatible", day=1)
+    results = compute_results(config, runs.runs)
+    return Renderer(config, lambda: results, Path("log.md"))
+
+
+def render(renderer: Renderer, marker: str) -> str:
+    text = f"x {marker}old<!-- benchdoc:end -->\n" if "value" in marker else f"{marker}\n<!-- benchdoc:end -->\n"
+    (region,) = parse_text(text, "log.md").regions
+    return renderer(region)
+
+
+def test_numpy_scalars_format_as_numbers() -> None:
+    assert Renderer.number(np.float64(96.1), 1) == "96.1"
+    assert Renderer.number(np.float32(54.1), 1) == "54.1"
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [
+        ("<!-- benchdoc:value eagle3-cuda13.output_tok_s -->", "96.1"),
+        ("<!-- benchdoc:value eagle3-cuda13.output_tok_s digits=2 -->", "96.10"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=n -->", "5"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=delta -->", "+3.8%"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=verdict -->", "3.8% faster than Baseline (no spec)"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=status -->", "Works"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=change -->", "+77.6%"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=before -->", "54.1"),
+        ("<!-- benchdoc:value nccl-tree show=reason -->", "CUDA graph incompatible"),
+        ("<!-- benchdoc:value nccl-tree.output_tok_s -->", "—"),
+        ("<!-- benchdoc:value EAGLE-3 show=status -->", "Superseded"),  # by alias
+    ],
+)
+def test_value_regions(renderer: Renderer, marker: str, expected: str) -> None:
+    assert render(renderer, marker) == expected
+
+
+def test_table_keeps_pattern_order_and_chosen_columns(renderer: Renderer) -> None:
+    table = render(renderer, '<!-- benchdoc:table experiments="nccl-* baseline" columns="label status value notes" bold=false -->')
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[0] == "| Config | Status | tok/s | Notes |"
+    assert rows[1] == "| NCCL Tree | Failed | — | CUDA graph incompatible |"
+    assert rows[2] == "| NCCL fewer channels | Untested | — | OOM (wrong mem-fraction, could retry) |"
+    assert rows[3] == "| Baseline (no spec) | Reference | 92.6 |  |"
+
+
+def test_list_of_failed_and_untested(renderer: Renderer) -> None:
+    listing = render(renderer, "<!-- benchdoc:list -->")
+    assert "- **NCCL Tree** — Failed: CUDA graph incompatible" in listing
+    assert "- **NCCL fewer channels** — Untested: OOM (wrong mem-fraction, could retry)" in listing
+    assert "Baseline" not in listing
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ('<!-- benchdoc:table experimnts="x" -->', "unknown attribute 'experimnts' for a table region (did you mean 'experiments'?)"),
+        ('<!-- benchdoc:table columns="label speed" -->', "unknown column 'speed'"),
+        ("<!-- benchdoc:value eagle3-cuda13 show=speed -->", "show='speed': expected one of"),
+        ('<!-- benchdoc:list status="broken" -->', "unknown status 'broken'"),
+        ("<!-- benchdoc:graph -->", "unknown region kind 'graph'"),
+        ("<!-- benchdoc:value basline.output_tok_s -->", "unknown experiment 'basline' (did you mean 'baseline'?)"),
+        ("<!-- benchdoc:table bold=maybe -->", "bold='maybe': expected true or false"),
+    ],
+)
+def test_render_errors_are_clear(renderer: Renderer, marker: str, message: str) -> None:
+    with pytest.raises(DocumentError) as info:
+        render(renderer, marker)
+    assert message in str(info.value)
