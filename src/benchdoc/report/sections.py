@@ -190,7 +190,10 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
     notes.extend(result.warnings)
     note_html = "<br>".join(esc(n) for n in notes if n)
     cells.append(f'<td data-sort="{esc(" ".join(n for n in notes if n))}">{note_html}</td>')
-    return f'<tr data-status="{esc(result.status)}" data-index="{index}">' + "".join(cells) + "</tr>"
+    return (
+        f'<tr data-status="{esc(result.status)}" data-experiment="{esc(result.name)}" data-index="{index}">'
+        + "".join(cells) + "</tr>"
+    )
 
 
 # --- charts ---------------------------------------------------------------------------------
