@@ -1,0 +1,45 @@
+"""`benchdoc report`: the real command writes one self-contained page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchdoc.ledger.store import Ledger
+from tests.conftest import Project
+from tests.plots.story import record_story
+
+
+@pytest.fixture
+def story(project: Project) -> Project:
+    (project.root / ".benchdoc").mkdir()
+    log = project.root / "logs" / "nccl-tree.log"
+    log.parent.mkdir()
+    log.write_text("starting\nRuntimeError: NCCL Tree algorithm is not supported with CUDA graph capture\n")
+    with Ledger.open(project.ledger_url) as ledger:
+        record_story(ledger, log_path=log.relative_to(project.root))
+    return project
+
+
+def test_report_is_written_with_table_charts_and_failures(story: Project) -> None:
+    res = story.run("report")
+    assert res.returncode == 0, res.stderr
+    assert re.fullmatch(r"wrote report\.html \([\d,]+ KB\): 5 experiments, 5 runs\n", res.stdout), res.stdout
+    page = (story.root / "report.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and '<table id="results">' in page
+    assert page.count('<figure class="chart">') == 6  # 2 metrics, before/after, 3 histories
+    assert "every successful run" not in page and "the latest run of each experiment" in page
+    # The log path in the run's metadata is relative to the project; its tail is shown.
+    assert "Last 2 lines of logs/nccl-tree.log</summary><pre>starting\nRuntimeError: NCCL Tree" in page
+    assert "ledger.db" in page
+
+
+def test_report_options_pooling_output_and_history_limit(story: Project) -> None:
+    res = story.run("report", "--all-runs", "--history-charts", "0", "-o", "out.html")
+    assert res.returncode == 0, res.stderr
+    page = (story.root / "out.html").read_text(encoding="utf-8")
+    assert "every successful run of each experiment" in page
+    assert 'alt="History of' not in page and "History charts are drawn for the first 0 experiments only" in page
+    res = story.run("report", "-o", "logs")
+    assert res.returncode == 2 and res.stderr.startswith("benchdoc: error: logs is a folder")
