@@ -49,6 +49,7 @@ class ServerStarting:
 class ServerReady:
     experiment: str
     seconds: float
+    pid: int  # the leader of the server's process group
 
 
 @dataclass(frozen=True)

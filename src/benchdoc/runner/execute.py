@@ -391,7 +391,7 @@ class _ExperimentRun:
         )
         if readiness.ready:
             self.ready_s.append(round(readiness.waited_s, 3))
-            self.emit(ServerReady(self.name, readiness.waited_s))
+            self.emit(ServerReady(self.name, readiness.waited_s, process.pid))
             return True
         if readiness.exited:
             fallback = f"server exited with code {readiness.returncode} before becoming ready"
