@@ -304,8 +304,10 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
 
     from benchdoc.results import build_results
 
-    results = build_results(config, ledger)
     primary = config.primary_metric
+    # Only the primary metric is summarised: comparing every recorded metric (error_rate is
+    # often 0 on both sides) is neither needed here nor always defined.
+    results = build_results(config, ledger, metrics=[primary] if primary else [])
     out = console()
     table = Table(title_justify="left", title=f"benchdoc run: {len(report.outcomes)} experiment(s)")
     table.add_column("experiment")

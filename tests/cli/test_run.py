@@ -1,0 +1,217 @@
+"""`benchdoc run` as a real command: progress, summary, dry run, errors with file:line,
+exit codes, and Ctrl-C / SIGTERM tearing the server down."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchdoc.ledger.store import Ledger
+from benchdoc.runner.process import live_group_members
+
+SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
+
+CONFIG = f"""\
+[metrics.output_tok_s]
+label = "tok/s"
+unit = "tok/s"
+primary = true
+
+[servers.sim]
+argv = {json.dumps(SIM)}
+ready_timeout = 30
+shutdown_grace = 3
+
+[workloads.small]
+requests = 6
+concurrency = 2
+input_tokens = 8
+output_tokens = 8
+
+[workloads.long]
+requests = 2000
+concurrency = 1
+input_tokens = 8
+output_tokens = 16
+
+[experiments.baseline]
+label = "Baseline (no spec)"
+role = "reference"
+server = "sim"
+workload = "small"
+repetitions = 2
+
+[experiments.eagle3]
+label = "EAGLE-3 2-step"
+server = "sim"
+workload = "small"
+compare_to = "baseline"
+args = ["--draft-steps", "2", "--accept-prob", "0.8"]
+repetitions = 2
+
+[experiments.nccl-fewer-channels]
+server = "sim"
+workload = "small"
+args = ["--fail-start", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"]
+
+[experiments.long-one]
+server = "sim"
+workload = "long"
+repetitions = 3
+
+[experiments.by-hand]
+label = "recorded by hand"
+"""
+
+
+def runs_in(project) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    with Ledger.open(project.ledger_url) as ledger:
+        return {r.experiment: r for r in ledger.runs()}
+
+
+def test_run_records_and_summarises(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    result = project.run("run", "baseline", "eagle3", "nccl-fewer-channels")
+    assert result.returncode == 0, result.stderr  # a failed configuration is a result, not an error
+    assert "baseline: repetition 1/2" in result.stderr and "eagle3: server ready in" in result.stderr
+    assert "nccl-fewer-channels: FAILED: CUDA out of memory" in result.stderr
+    out = result.stdout
+    assert "benchdoc run: 3 experiment(s)" in out
+    assert "Reference" in out and "Failed: CUDA out of memory" in out
+    assert "vs baseline:" in out  # eagle3's comparison, from benchdoc.results
+    assert "nccl-fewer-channels: log line: torch.OutOfMemoryError: CUDA out of memory" in out
+    assert ".benchdoc/logs/baseline-" in out
+    runs = runs_in(project)
+    assert runs["baseline"].outcome == "ok" and len(runs["baseline"].values("output_tok_s")) == 2  # type: ignore[attr-defined]
+    assert runs["nccl-fewer-channels"].failure_reason == "CUDA out of memory"  # type: ignore[attr-defined]
+
+
+def test_quiet_prints_only_the_summary(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    result = project.run("run", "base*", "--quiet", "-n", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "baseline" in result.stdout and "Reference" in result.stdout
+
+
+def test_dry_run_prints_what_would_run(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    result = project.run("run", "--dry-run", "eagle3", "--until-decided", "--max-repetitions", "12")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("eagle3  (server sim, 2 repetitions, up to 12 until decided)")
+    assert "--port '{port}' --ttft-ms 1 --step-ms 0.5 --draft-steps 2 --accept-prob 0.8" in out
+    assert "ready:    GET http://127.0.0.1:{port}/health until it answers 200, at most 30 s" in out
+    assert "stop:     SIGTERM to the process group, SIGKILL after 3 s" in out
+    assert "workload: small (load generator): openai-completions at http://127.0.0.1:{port}/v1/completions" in out
+    assert "dry run: nothing was started (1 experiment)" in out
+    assert not (project.root / ".benchdoc").exists()
+
+
+def test_config_errors_name_file_line_and_key(project) -> None:  # type: ignore[no-untyped-def]
+    path = project.write_config(CONFIG.replace("shutdown_grace = 3", "shutdown_grase = 3"))
+    line = path.read_text().splitlines().index("shutdown_grase = 3") + 1
+    result = project.run("run", "baseline")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"benchdoc: error: {path.resolve()}:{line}: servers.sim.shutdown_grase: "
+        "unknown key 'shutdown_grase' (did you mean 'shutdown_grace'?)"
+    )
+    assert not (project.root / ".benchdoc" / "logs").exists()
+
+
+def test_usage_errors_exit_2(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    for args, message in [
+        (("run", "baselin"), "unknown experiment 'baselin' (did you mean 'baseline'?)"),
+        (("run", "by-hand"), "experiment 'by-hand' has no server to run"),
+        (("run", "zzz*"), "'zzz*' matches no experiment"),
+        (("run", "--max-repetitions", "9"), "--max-repetitions goes with --until-decided"),
+        (("run", "-n", "0"), "--repetitions must be at least 1"),
+    ]:
+        result = project.run(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr
+
+
+def test_a_harness_error_exits_1_after_recording_it(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + f"""
+[workloads.unreadable]
+kind = "command"
+argv = {json.dumps([sys.executable, "-c", "print('no numbers here')"])}
+regex = {{ output_tok_s = 'tok/s: ([0-9.]+)' }}
+
+[experiments.misconfigured]
+server = "sim"
+workload = "unreadable"
+""")
+    result = project.run("run", "misconfigured", "-n", "1")
+    assert result.returncode == 1
+    assert "misconfigured: ERROR: cannot read the workload's results" in result.stderr
+    assert runs_in(project)["misconfigured"].outcome == "error"  # type: ignore[attr-defined]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rfind(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _interrupt_during_a_repetition(project, signum: int) -> tuple[int, str, list[int]]:  # type: ignore[no-untyped-def]
+    """Start `benchdoc run baseline long-one`, send ``signum`` while long-one measures."""
+    project.write_config(CONFIG)
+    env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchdoc", "run", "baseline", "long-one"],
+        cwd=project.root, env={**env, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stderr is not None
+    seen = []
+    try:
+        for line in process.stderr:
+            seen.append(line)
+            if line.startswith("long-one: repetition 1/"):
+                break
+        else:
+            raise AssertionError("never reached a repetition:\n" + "".join(seen))
+        time.sleep(0.5)  # well inside the repetition's requests
+        servers = _children(process.pid)
+        assert servers, "the server should be running"
+        process.send_signal(signum)
+        _, rest = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, "".join(seen) + rest, servers
+
+
+def test_ctrl_c_during_a_repetition_tears_down_and_keeps_the_ledger_consistent(project) -> None:  # type: ignore[no-untyped-def]
+    code, stderr, servers = _interrupt_during_a_repetition(project, signal.SIGINT)
+    assert code == 130
+    assert "benchdoc: interrupted: every server was stopped; not recorded: long-one" in stderr
+    assert "recorded before the interrupt: baseline" in stderr
+    for pid in servers:
+        assert live_group_members(pid) == [], f"server {pid} (or its group) outlived benchdoc run"
+    runs = runs_in(project)
+    assert set(runs) == {"baseline"} and runs["baseline"].outcome == "ok"  # type: ignore[attr-defined]
+
+
+def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-untyped-def]
+    code, stderr, servers = _interrupt_during_a_repetition(project, signal.SIGTERM)
+    assert code == 130 and "every server was stopped" in stderr
+    for pid in servers:
+        assert live_group_members(pid) == []
+    assert set(runs_in(project)) == {"baseline"}
