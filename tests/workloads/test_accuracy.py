@@ -60,11 +60,11 @@ def test_concurrency_1_matches_the_model(sim_subprocess, api: str) -> None:
 
 @pytest.mark.timeout(60)
 def test_concurrency_16_matches_the_model(sim_subprocess) -> None:
-    ttft_ms, output = 400.0, 24
+    ttft_ms, output = 800.0, 24
     url = sim_subprocess("--ttft-ms", str(ttft_ms), "--step-ms", str(STEP_MS))
     # The warm-up opens the 16 connections, so no measured TTFT pays a TCP handshake.
     result = run_workload(
-        WorkloadSpec(url=url, api="openai-completions", concurrency=16, requests=32, warmup_requests=16,
+        WorkloadSpec(url=url, api="openai-completions", concurrency=16, requests=16, warmup_requests=16,
                      input_tokens=INPUT, output_tokens=output)
     )
     assert result.failures == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -385,10 +386,10 @@ def _finish_counts(record: RequestRecord, decoder: Any) -> None:
         record.chunk_token_source = rec.CHUNK_TOKENS_FROM_COUNTS
     elif total == chunks:
         record.chunk_token_source = rec.CHUNK_TOKENS_ONE_EACH
-        record.chunk_tokens = [1] * chunks
+        record.chunk_tokens = array("q", [1] * chunks)
     else:
         record.chunk_token_source = rec.CHUNK_TOKENS_SPREAD
-        record.chunk_tokens = _spread(total, chunks)
+        record.chunk_tokens = array("q", _spread(total, chunks))
 
 
 def _spread(total: int, chunks: int) -> list[int]:

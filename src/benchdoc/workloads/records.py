@@ -6,6 +6,8 @@ with ``time.perf_counter``; nothing is rounded.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +39,10 @@ class RequestRecord:
     ok: bool = False
     error: str | None = None
     http_status: int | None = None
-    # Output-carrying chunks: arrival (ms since send) and tokens carried.
-    chunk_ms: list[float] = field(default_factory=list)
-    chunk_tokens: list[int] = field(default_factory=list)
+    # Output-carrying chunks: arrival (ms since send) and tokens carried. Compact arrays:
+    # a long run keeps millions of these.
+    chunk_ms: MutableSequence[float] = field(default_factory=lambda: array("d"))
+    chunk_tokens: MutableSequence[int] = field(default_factory=lambda: array("q"))
     end_ms: float | None = None  # end of the response stream, ms since send
     output_tokens: int | None = None
     output_token_source: str | None = None
