@@ -250,3 +250,18 @@ def test_http_error_bodies_are_summarised(canned_server) -> None:
     assert result.failure_reasons() == {
         "HTTP 400 Bad Request: This model's maximum context length is 4096 tokens.": 1
     }
+
+
+@pytest.mark.timeout(30)
+def test_a_server_that_never_answers_is_a_run_error_within_the_bound() -> None:
+    import socket
+
+    with socket.socket() as listener:  # accepts connections, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        started = time.perf_counter()
+        with pytest.raises(RunError, match=r"did not answer GET /v1/models within 1\.5 s"):
+            run_workload(WorkloadSpec(url=f"http://127.0.0.1:{port}", requests=1,
+                                      timeouts=Timeouts(connect_s=1.0, idle_s=0.5)))
+        assert time.perf_counter() - started < 5.0

@@ -106,8 +106,13 @@ class _Engine:
                         info["models"] = [m for m in data if isinstance(m, dict)]
                 else:
                     info["models_error"] = f"HTTP {resp.status}"
-        except (aiohttp.ClientConnectorError, aiohttp.ServerTimeoutError, asyncio.TimeoutError) as err:
+        except aiohttp.ClientConnectorError as err:
             raise RunError(f"cannot reach the server at {redact_url(self.spec.base_url)}: {_describe(err)}") from None
+        except asyncio.TimeoutError:  # aiohttp's connect and read timeouts included
+            raise RunError(
+                f"the server at {redact_url(self.spec.base_url)} did not answer GET /v1/models "
+                f"within {timeout.total:g} s"
+            ) from None
         except (aiohttp.ClientError, ValueError) as err:
             info["models_error"] = _describe(err)
         if self.model is None and info["models"]:
