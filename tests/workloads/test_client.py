@@ -265,3 +265,41 @@ def test_a_server_that_never_answers_is_a_run_error_within_the_bound() -> None:
             run_workload(WorkloadSpec(url=f"http://127.0.0.1:{port}", requests=1,
                                       timeouts=Timeouts(connect_s=1.0, idle_s=0.5)))
         assert time.perf_counter() - started < 5.0
+
+
+@pytest.mark.timeout(30)
+def test_length_ranges_are_opt_in_seeded_and_recorded(sim_thread) -> None:
+    url = sim_thread(**FAST)
+    spec = WorkloadSpec(url=url, concurrency=4, requests=30, input_tokens=4, input_tokens_max=40,
+                        output_tokens=2, output_tokens_max=12, seed=11)
+    first = run_workload(spec)
+    again = run_workload(spec)
+    asked = [(r.requested_input_tokens, r.requested_output_tokens) for r in first.records]
+    assert asked == [(r.requested_input_tokens, r.requested_output_tokens) for r in again.records]
+    assert len(set(asked)) > 10
+    assert all(4 <= i <= 40 and 2 <= o <= 12 for i, o in asked)
+    # The server's counts are what is recorded, and here they match what was asked.
+    assert [(r.input_tokens, r.output_tokens) for r in first.records] == asked
+    assert first.settings["input_tokens_max"] == 40 and first.settings["output_tokens_max"] == 12
+
+
+@pytest.mark.timeout(30)
+def test_failed_warmup_is_excluded_and_does_not_stop_the_run(canned_server) -> None:
+    calls = {"n": 0}
+
+    async def completions(request: web.Request) -> web.StreamResponse:
+        calls["n"] += 1
+        if calls["n"] <= 2:  # the two warm-up requests
+            return web.json_response({"message": "still loading"}, status=503)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n')
+        await response.write(b"data: [DONE]\n\n")
+        return response
+
+    server = canned_server({"POST /v1/completions": completions})
+    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=3, warmup_requests=2, output_tokens=1))
+    assert [r.error for r in result.warmup_records] == ["HTTP 503 Service Unavailable: still loading"] * 2
+    assert result.failures == [] and result.succeeded == 3
+    assert result.metrics["error_rate"] == 0.0
+    assert result.to_dict()["warmup_failed"] == 2

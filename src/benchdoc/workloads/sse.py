@@ -62,8 +62,18 @@ class SSEParser:
             return []
         self._buffer = buffer[end + 1 :]
         events: list[SSEEvent] = []
+        data = self._data
         for raw in buffer[:end].split(b"\n"):
-            self._line(raw, events)
+            # Fast paths for the two lines every event of an LLM stream is made of.
+            if raw.startswith(b"data: "):
+                data.append(raw[6:].decode("utf-8", errors="replace"))
+            elif not raw and not self._event:
+                if data and (len(data) > 1 or data[0]):
+                    events.append(SSEEvent("\n".join(data) if len(data) > 1 else data[0]))
+                data.clear()
+            else:
+                self._line(raw, events)
+                data = self._data
         return events
 
     def close(self) -> list[SSEEvent]:
