@@ -303,3 +303,14 @@ def test_failed_warmup_is_excluded_and_does_not_stop_the_run(canned_server) -> N
     assert result.failures == [] and result.succeeded == 3
     assert result.metrics["error_rate"] == 0.0
     assert result.to_dict()["warmup_failed"] == 2
+
+
+@pytest.mark.timeout(30)
+def test_a_json_answer_instead_of_a_stream_is_named(canned_server) -> None:
+    async def whole(request: web.Request) -> web.Response:
+        return web.json_response({"choices": [{"text": "all at once"}]})
+
+    server = canned_server({"POST /v1/completions": whole})
+    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=1, output_tokens=3))
+    (reason,) = result.failure_reasons()
+    assert reason.startswith("expected an event stream, got a JSON body (streaming not supported?): {")

@@ -233,6 +233,12 @@ class _Engine:
                 raw = await resp.content.read(4096)
                 record.error = _http_error(resp.status, resp.reason, raw)
                 return
+            if resp.content_type == "application/json":
+                # A whole answer instead of a stream: the server ignored "stream": true.
+                raw = await resp.content.read(300)
+                excerpt = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+                record.error = f"expected an event stream, got a JSON body (streaming not supported?): {excerpt}"
+                return
             parser = SSEParser()
             chunk_ms = record.chunk_ms
             chunk_tokens = record.chunk_tokens
