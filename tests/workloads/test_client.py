@@ -314,3 +314,14 @@ def test_a_json_answer_instead_of_a_stream_is_named(canned_server) -> None:
     result = run_workload(WorkloadSpec(url=server.url, model="m", requests=1, output_tokens=3))
     (reason,) = result.failure_reasons()
     assert reason.startswith("expected an event stream, got a JSON body (streaming not supported?): {")
+
+
+@pytest.mark.timeout(30)
+def test_the_whole_request_bound_is_named_when_it_is_the_one_that_fires(sim_thread) -> None:
+    url = sim_thread(ttft_ms=5.0, step_ms=20.0)  # 50 tokens take a second; chunks keep coming
+    started = time.perf_counter()
+    result = run_workload(
+        WorkloadSpec(url=url, requests=1, output_tokens=50, timeouts=Timeouts(idle_s=5.0, request_s=0.3))
+    )
+    assert time.perf_counter() - started < 2.0
+    assert result.failure_reasons() == {"the request took longer than its timeout (0.3 s)": 1}

@@ -51,12 +51,15 @@ _WARMUP_INDEX_BASE = 1_000_000_000
 class _Watch:
     """The deadline of one in-flight request, checked by the watchdog."""
 
-    __slots__ = ("task", "deadline", "reason", "expired", "finished_stream")
+    __slots__ = ("task", "deadline", "reason", "hard_deadline", "hard_reason", "expired", "finished_stream")
 
-    def __init__(self, task: asyncio.Task[Any], deadline: float, reason: str) -> None:
+    def __init__(self, task: asyncio.Task[Any], deadline: float, reason: str, hard_deadline: float,
+                 hard_reason: str) -> None:
         self.task = task
-        self.deadline = deadline
+        self.deadline = deadline  # the first-token or idle bound in force, never past hard_deadline
         self.reason = reason
+        self.hard_deadline = hard_deadline  # the whole request's bound
+        self.hard_reason = hard_reason
         self.expired = False
         self.finished_stream = False
 
@@ -146,6 +149,8 @@ class _Engine:
             for watch in list(self.watches):
                 if not watch.expired and now > watch.deadline:
                     watch.expired = True
+                    if now >= watch.hard_deadline:
+                        watch.reason = watch.hard_reason
                     watch.task.cancel()
 
     # -- one request -------------------------------------------------------------------
@@ -181,6 +186,8 @@ class _Engine:
             task,
             min(t_send + self.first_token_s, hard_deadline),
             f"no output within the first-token timeout ({self.first_token_s:g} s)",
+            hard_deadline,
+            f"the request took longer than its timeout ({self.request_s or 0:g} s)",
         )
         self.watches.add(watch)
         decoder = decoder_for(self.spec.api)
