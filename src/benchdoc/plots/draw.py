@@ -10,6 +10,7 @@ metadata, the DejaVu Sans font that ships with matplotlib, and text kept as SVG 
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -323,7 +324,9 @@ def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
         pad = (high - low) * 0.15 or abs(high) * 0.05 or 1.0
         # Room below the lowest point for the failure labels.
         axes.set_ylim(low - pad * (4 if any(p.gap for p in chart.points) else 1), high + pad)
-    step = max(1, len(chart.points) // 12)
+    # A tick label ("#12" over a date) needs about an inch; label every step-th run.
+    room = max(1, int((figure.get_size_inches()[0] - 3.0) / 0.95))
+    step = max(1, math.ceil(len(chart.points) / room))
     ticks = list(range(0, len(chart.points), step))
     axes.set_xticks(ticks, [f"#{chart.points[i].run_id}\n{chart.points[i].started_at:%Y-%m-%d}" for i in ticks], fontsize=8)
     axes.set_xlim(-0.6, len(chart.points) - 0.4)
