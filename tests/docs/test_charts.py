@@ -57,7 +57,7 @@ def test_alt_text_is_escaped_markdown(tmp_path: Path) -> None:
         ({"experiments": "basline", "file": "c.svg"}, "unknown experiment 'basline' (did you mean 'baseline'?)"),
         ({"experiments": "vllm-*", "file": "c.svg"}, "no experiment matches 'vllm-*'"),
         ({"kind": "bar"}, "chart region needs file=PATH"),
-        ({"file": "/tmp/c.svg"}, "must be a path relative to the document"),
+        ({"file": "/charts/c.svg"}, "must be a path relative to the document"),
         ({"file": "../c.svg"}, "must stay inside the document's folder"),
         ({"file": "c.svg", "format": "png"}, "should end in .png"),
         ({"file": "c.jpg"}, "unknown chart format 'jpg'"),

@@ -1,4 +1,4 @@
-"""Headless Chromium for tests: a screenshot run, and a DevTools-protocol session.
+"""Headless Chromium for tests: a screenshot run, and a page driven over the DevTools protocol.
 
 Chromium is started with the flags that keep it offline and quiet, a fresh profile
 folder, and its own process group, which is torn down when the test is done.
@@ -46,7 +46,7 @@ def chromium_path() -> str:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """End Chromium and every helper process it started (its own process group)."""
+    """End Chromium and every child process it started (its own process group)."""
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -139,11 +139,11 @@ async def devtools_page(page: Path, profile: Path, size: tuple[int, int] = (1400
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
     try:
         port = _devtools_port(proc, log)
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/json/list") as response:
                 targets = await response.json()
             target = next(t for t in targets if t.get("type") == "page")
-            async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+            async with http.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                 tools = DevTools(ws)
                 for domain in ("Page.enable", "Runtime.enable", "Log.enable"):
                     await tools.send(domain)

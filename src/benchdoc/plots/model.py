@@ -177,7 +177,7 @@ class HistoryChart:
 Chart = BarChart | BeforeAfterChart | HistoryChart
 
 
-# --- helpers shared with the drawing and the report -------------------------------------
+# --- shared with the drawing and the report ---------------------------------------------
 
 
 def format_value(value: float | None, metric: MetricConfig) -> str:
