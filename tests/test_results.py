@@ -137,3 +137,11 @@ def test_ledger_only_experiments_are_shown_not_lost(config) -> None:  # type: ig
     runs.add("old-experiment", [1.0])
     results = compute_results(config, runs.runs)
     assert results["old-experiment"].status == "Measured"
+
+
+def test_a_metric_with_a_zero_baseline_is_not_compared(config) -> None:  # type: ignore[no-untyped-def]
+    runs = Runs()
+    runs.add("baseline", [0.0, 0.0, 0.0, 0.0, 0.0], metric="error_rate")
+    runs.add("eagle3-cuda13", [0.0, 0.0, 0.0, 0.0, 0.0], metric="error_rate")
+    result = compute_results(config, runs.runs)["eagle3-cuda13"]
+    assert "error_rate" in result.summaries and "error_rate" not in result.comparisons

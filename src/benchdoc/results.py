@@ -203,7 +203,8 @@ def compute_results(
             continue
         for metric, summary in summaries[name].items():
             base = summaries[target].get(metric)
-            if base is None:
+            # A relative comparison needs a positive baseline (an error rate of 0 has none).
+            if base is None or base.median <= 0:
                 continue
             spec = config.metric_or_default(metric)
             raw.setdefault(metric, {})[name] = compare(
