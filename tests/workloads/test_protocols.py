@@ -21,7 +21,7 @@ def test_openai_completions_body_forces_length_and_asks_for_usage() -> None:
     assert body["prompt"] == "the of and"
     assert body["max_tokens"] == 50 and body["min_tokens"] == 50 and body["ignore_eos"] is True
     assert body["stream"] is True
-    assert body["stream_options"]["include_usage"] is True
+    assert body["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
     assert body["temperature"] == 0.0 and body["model"] == "m"
 
 
@@ -43,6 +43,11 @@ def test_sglang_body_uses_sampling_params() -> None:
 def test_length_is_not_forced_when_asked_not_to() -> None:
     body = request_body("openai-completions", GenerationRequest("x", 5, ignore_eos=False))
     assert "ignore_eos" not in body and "min_tokens" not in body and "model" not in body
+
+
+def test_per_chunk_usage_can_be_left_out() -> None:
+    body = request_body("openai-chat", GenerationRequest("x", 5, continuous_usage=False))
+    assert body["stream_options"] == {"include_usage": True}
 
 
 def feed_all(api: str, events: list[object]) -> tuple[list[int | None], object]:

@@ -77,7 +77,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              help="draw output lengths uniformly from --output-tokens..N")
     shape_group.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     shape_group.add_argument("--no-ignore-eos", action="store_true",
-                             help="let the model stop early instead of forcing the output length")
+                             help="let the model stop early instead of forcing the output length "
+                             "(and send no ignore_eos/min_tokens, for servers that refuse them)")
+    shape_group.add_argument("--no-continuous-usage", action="store_true",
+                             help="OpenAI routes: do not ask for usage on every chunk "
+                             "(stream_options.continuous_usage_stats), for servers that refuse it")
 
     limits = parser.add_argument_group("timeouts (seconds)")
     limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
@@ -123,6 +127,7 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         output_tokens_max=args.output_tokens_max,
         temperature=args.temperature,
         ignore_eos=not args.no_ignore_eos,
+        continuous_usage=not args.no_continuous_usage,
         timeouts=Timeouts(
             connect_s=args.timeout_connect,
             first_token_s=args.timeout_first_token,

@@ -168,6 +168,7 @@ class _Engine:
             model=self.model,
             temperature=spec.temperature,
             ignore_eos=spec.ignore_eos,
+            continuous_usage=spec.continuous_usage,
         )
         body = json.dumps(request_body(spec.api, generation)).encode()
         record = RequestRecord(

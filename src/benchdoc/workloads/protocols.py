@@ -36,15 +36,17 @@ class GenerationRequest:
     model: str | None = None
     temperature: float = 0.0
     ignore_eos: bool = True
+    continuous_usage: bool = True
 
 
 def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
     """The JSON body of a streaming request that forces ``output_tokens`` of output.
 
     OpenAI-style: ``max_tokens`` with ``min_tokens`` and ``ignore_eos`` (vLLM and SGLang
-    honour them; servers that do not ignore unknown fields), and usage asked for on the
-    final chunk and, where supported, on every chunk. SGLang native: ``max_new_tokens``
-    with ``ignore_eos`` in ``sampling_params``.
+    honour them; most other servers ignore unknown fields), and usage asked for on the
+    final chunk and, with ``continuous_usage``, on every chunk (vLLM's and SGLang's
+    ``continuous_usage_stats``; a strict server may refuse it). SGLang native:
+    ``max_new_tokens`` with ``ignore_eos`` in ``sampling_params``.
     """
     if api == API_SGLANG:
         sampling: dict[str, Any] = {
@@ -56,10 +58,12 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
         return {"text": request.prompt, "sampling_params": sampling, "stream": True}
     body: dict[str, Any] = {
         "stream": True,
-        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
+        "stream_options": {"include_usage": True},
         "max_tokens": request.output_tokens,
         "temperature": request.temperature,
     }
+    if request.continuous_usage:
+        body["stream_options"]["continuous_usage_stats"] = True
     if request.model:
         body["model"] = request.model
     if request.ignore_eos:

@@ -74,6 +74,8 @@ class WorkloadSpec:
     output_tokens_max: int | None = None
     temperature: float = 0.0
     ignore_eos: bool = True
+    # OpenAI routes: ask for usage on every chunk (exact tokens per chunk for itl_ms).
+    continuous_usage: bool = True
     timeouts: Timeouts = field(default_factory=Timeouts)
     seed: int = 0
     percentiles: tuple[float, ...] = ()
