@@ -325,3 +325,37 @@ def test_the_whole_request_bound_is_named_when_it_is_the_one_that_fires(sim_thre
     )
     assert time.perf_counter() - started < 2.0
     assert result.failure_reasons() == {"the request took longer than its timeout (0.3 s)": 1}
+
+
+@pytest.mark.timeout(30)
+def test_hanging_up_right_after_the_terminating_event_is_not_a_failure(canned_server) -> None:
+    async def rude(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n')
+        await response.write(b"data: [DONE]\n\n")
+        await asyncio.sleep(0.05)
+        assert request.transport is not None
+        request.transport.abort()  # no end of the chunked body, just a reset
+        return response
+
+    server = canned_server({"POST /v1/completions": rude})
+    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=3, output_tokens=1))
+    assert result.failures == [] and result.succeeded == 3
+
+
+@pytest.mark.timeout(30)
+def test_hanging_up_mid_stream_is_a_failure(canned_server) -> None:
+    async def rude(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        await response.write(b'data: {"choices":[{"text":"x"}]}\n\n')
+        await asyncio.sleep(0.05)
+        assert request.transport is not None
+        request.transport.abort()
+        return response
+
+    server = canned_server({"POST /v1/completions": rude})
+    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=2, output_tokens=3))
+    (reason,) = result.failure_reasons()
+    assert reason.startswith(("response cut off mid-stream", "the server closed the connection")), reason

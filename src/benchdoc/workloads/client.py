@@ -30,6 +30,7 @@ from benchdoc.workloads.prompts import pick_length, synthetic_prompt
 from benchdoc.workloads.protocols import (
     API_SGLANG,
     GenerationRequest,
+    StreamDecoder,
     StreamError,
     decoder_for,
     request_body,
@@ -207,9 +208,12 @@ class _Engine:
             record.error = f"connect timeout ({self.spec.timeouts.connect_s:g} s): {_describe(err)}"
             self._connect_failed(record.error)
         except aiohttp.ServerDisconnectedError:
-            record.error = "the server closed the connection before the response was complete"
+            # After the terminating event the request is complete, however the server hangs up.
+            if not watch.finished_stream:
+                record.error = "the server closed the connection before the response was complete"
         except aiohttp.ClientPayloadError as err:
-            record.error = f"response cut off mid-stream: {_describe(err)}"
+            if not watch.finished_stream:
+                record.error = f"response cut off mid-stream: {_describe(err)}"
         except StreamError as err:
             record.error = str(err)
         except (aiohttp.ClientError, OSError) as err:
@@ -229,7 +233,7 @@ class _Engine:
         self,
         body: bytes,
         record: RequestRecord,
-        decoder: Any,
+        decoder: StreamDecoder,
         watch: _Watch,
         t_send: float,
         hard_deadline: float,
@@ -377,7 +381,7 @@ class _Engine:
         )
 
 
-def _finish_counts(record: RequestRecord, decoder: Any) -> None:
+def _finish_counts(record: RequestRecord, decoder: StreamDecoder) -> None:
     """Settle the request's token counts and their provenance, never inventing one.
 
     Output tokens: the server's usage or meta_info count when it sent one, else the
