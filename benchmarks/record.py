@@ -6,8 +6,8 @@ as one run of the benchmark's experiment; the README quotes them through managed
 regions, so `benchdoc sync --write` afterwards updates it and `benchdoc check` keeps
 it honest.
 
-    python benchmarks/record.py                 # every benchmark
-    python benchmarks/record.py sync-large      # only some
+    python benchmarks/record.py                   # every benchmark
+    python benchmarks/record.py sync_large.py     # only some
 """
 
 from __future__ import annotations
@@ -20,19 +20,38 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# experiment name -> the benchmark script that measures it
-BENCHMARKS: dict[str, str] = {
-    "sync-large": "sync_large.py",
-    "docs-parse": "docs_parse.py",
-    "stats-power": "stats_power.py",
+# benchmark script -> how its figures split into experiments: a suffix of the figure's
+# name picks the experiment (e.g. "chunks_per_cpu_s_64" -> client-64, metric
+# chunks_per_cpu_s); figures without a listed suffix go to the default experiment.
+BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
+    "sync_large.py": ("sync-large", {}),
+    "docs_parse.py": ("docs-parse", {}),
+    "stats_power.py": ("stats-power", {}),
+    "until_decided.py": ("until-decided", {}),
+    "client_capacity.py": ("client-1", {"_1": "client-1", "_64": "client-64", "_512": "client-512"}),
 }
+
+
+def split_figures(figures: dict[str, float], default: str, suffixes: dict[str, str]) -> dict[str, dict[str, float]]:
+    """{experiment: {metric: value}} for the figures of one benchmark run."""
+    split: dict[str, dict[str, float]] = {}
+    for name, value in figures.items():
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        experiment, metric = default, name
+        for suffix, target in suffixes.items():
+            if name.endswith(suffix):
+                experiment, metric = target, name[: -len(suffix)]
+                break
+        split.setdefault(experiment, {})[metric] = float(value)
+    return split
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help=f"any of: {', '.join(BENCHMARKS)}")
+    parser.add_argument("benchmarks", nargs="*", metavar="SCRIPT", help=f"any of: {', '.join(BENCHMARKS)}")
     args = parser.parse_args()
-    unknown = [e for e in args.experiments if e not in BENCHMARKS]
+    unknown = [b for b in args.benchmarks if b not in BENCHMARKS]
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(BENCHMARKS)})")
 
@@ -41,36 +60,42 @@ def main() -> int:
     from benchdoc.ledger import Ledger, NewRun, Sample
 
     config = load_config(ROOT / "benchdoc.toml")
-    chosen = args.experiments or list(BENCHMARKS)
+    git = git_info(ROOT)
+    environment = capture_environment(cwd=ROOT)
     with Ledger.open(config.ledger_url) as ledger:
-        for experiment in chosen:
-            script = ROOT / "benchmarks" / BENCHMARKS[experiment]
-            print(f"running {script.name} ...", file=sys.stderr)
-            proc = subprocess.run([sys.executable, str(script), "--json"], capture_output=True, text=True, cwd=ROOT)
+        for script_name in args.benchmarks or list(BENCHMARKS):
+            default, suffixes = BENCHMARKS[script_name]
+            print(f"running {script_name} ...", file=sys.stderr)
+            proc = subprocess.run(
+                [sys.executable, str(ROOT / "benchmarks" / script_name), "--json"], capture_output=True, text=True, cwd=ROOT
+            )
             if proc.returncode != 0:
-                print(f"{script.name} failed:\n{proc.stderr}", file=sys.stderr)
+                print(f"{script_name} failed:\n{proc.stderr}", file=sys.stderr)
                 return 1
             figures = json.loads(proc.stdout.strip().splitlines()[-1])
-            samples = [Sample(name, float(value)) for name, value in figures.items() if name in config.metrics]
-            if not samples:
-                print(f"{script.name} gave no declared metric (got {', '.join(figures)})", file=sys.stderr)
+            runs = []
+            for experiment, values in split_figures(figures, default, suffixes).items():
+                samples = [Sample(metric, value) for metric, value in values.items() if metric in config.metrics]
+                if experiment in config.experiments and samples:
+                    runs.append(
+                        NewRun(
+                            experiment=experiment,
+                            samples=samples,
+                            command=[Path(sys.executable).name, f"benchmarks/{script_name}", "--json"],
+                            host=environment["host"].get("hostname"),
+                            git_commit=git.commit if git else None,
+                            git_dirty=git.dirty if git else None,
+                            environment=environment,
+                            source="benchmark",
+                            metadata={"figures": figures},
+                        )
+                    )
+            if not runs:
+                print(f"{script_name} gave no declared metric of a declared experiment", file=sys.stderr)
                 return 1
-            git = git_info(ROOT)
-            environment = capture_environment(cwd=ROOT)
-            run_id = ledger.record_run(
-                NewRun(
-                    experiment=experiment,
-                    samples=samples,
-                    command=[Path(sys.executable).name, f"benchmarks/{script.name}", "--json"],
-                    host=environment["host"].get("hostname"),
-                    git_commit=git.commit if git else None,
-                    git_dirty=git.dirty if git else None,
-                    environment=environment,
-                    source="benchmark",
-                    metadata={"figures": figures},
-                )
-            )
-            print(f"recorded run {run_id}: {experiment} ({', '.join(f'{s.metric}={s.value:g}' for s in samples)})")
+            for run, run_id in zip(runs, ledger.record_runs(runs)):
+                shown = ", ".join(f"{s.metric}={s.value:g}" for s in run.samples)
+                print(f"recorded run {run_id}: {run.experiment} ({shown})")
     return 0
 
 
