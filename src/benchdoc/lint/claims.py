@@ -1,0 +1,225 @@
+"""Relative claims in a sentence: "40% slower than baseline", "+5.1% over Ring", "1.5x faster".
+
+This module only reads the shape of a claim: its number, which way it points, how hedged
+it is and where its explicit comparison target ("than X") starts. Which experiments it is
+about, and whether it is true, is decided by :mod:`benchdoc.lint.checker`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from benchdoc.lint.quantities import hedge
+
+GOOD = "good"  # better for the metric, whichever way the metric points
+BAD = "bad"
+UP = "up"  # the number itself goes up
+DOWN = "down"
+SIGNED = "signed"  # "+3.8%": the sign is the direction of the number
+
+_NUM = r"(?P<num>\d+(?:\.\d+)?)"
+_WORDS = {
+    GOOD: "faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplift|lift|win",
+    BAD: "slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation",
+    UP: "higher|more|increase|jump",
+    DOWN: "lower|less|fewer|decrease|drop|reduction|cut",
+}
+_ANY_WORD = "|".join(_WORDS.values())
+
+_PERCENT = re.compile(
+    r"(?<![\w.])(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b|per cent\b)(?:\s+|-)(?P<word>" + _ANY_WORD + r")\b",
+    re.IGNORECASE,
+)
+_FACTOR = re.compile(
+    r"(?<![\w.])" + _NUM + r"\s*[x×](?![\w])\s*(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
+    r"speed-?ups?|slow-?downs?)\b|(?P<the>(?:the|its)\s+(?P<noun>[\w/ -]{1,30}?)\s+of\b)|(?P<as>as (?:fast|much|high) as)\b)",
+    re.IGNORECASE,
+)
+_SIGNED = re.compile(
+    r"(?<![\w.])(?P<sign>[+\-−])" + _NUM + r"\s*%\s*(?P<link>vs\.?|versus|over|against|relative to|compared (?:to|with)|on top of)\s",
+    re.IGNORECASE,
+)
+_BY_VERB = re.compile(
+    r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
+    r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
+    r"beat(?:s|ing)?|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
+    r"speeds? up|slows? down)\b(?P<mid>[^.;:%]{0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
+    r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
+    re.IGNORECASE,
+)
+_VERB_PERCENT = re.compile(
+    r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
+    r"(?:(?:an?\s+)?(?:extra|another|additional)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
+    r"over\s+|more than\s+|at least\s+|up to\s+)?(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b)(?:\s+(?:of|to|in|on)\b)?",
+    re.IGNORECASE,
+)
+_VERB_POLARITY = (
+    (re.compile(r"^(?:add|gain|buy|bought|give|gave|bring|brought)", re.IGNORECASE), GOOD),
+    (re.compile(r"^(?:cost|los)", re.IGNORECASE), BAD),
+    (re.compile(r"improv|boost|beat|outperform|speeds? up", re.IGNORECASE), GOOD),
+    (re.compile(r"trail|lag|regress|slows? down", re.IGNORECASE), BAD),
+    (re.compile(r"increas|rais", re.IGNORECASE), UP),
+    (re.compile(r"reduc|cut|lower|decreas|drop", re.IGNORECASE), DOWN),
+)
+# After the claim word: up to four words, then the word that introduces what it is compared with.
+_LINK = re.compile(
+    r"^(?P<gap>(?:\s+(?!than\b|over\b|vs\b|versus\b|against\b|compared\b|relative\b|on top\b|from\b)[\w/()'-]+){0,4}?)"
+    r"\s*,?\s+(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
+    r"(?:(?:the|a|an|its|their|our)\s+)?",
+    re.IGNORECASE,
+)
+_LINK_AFTER_BY = re.compile(
+    r"^\s*(?:,\s*)?(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
+    r"(?:(?:the|a|an|its|their|our)\s+)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Claim:
+    start: int  # where the claim's number (or verb) starts
+    end: int  # end of the claim word, or of the link word when there is one
+    text_end: int  # end of the quoted claim text (after the object when there is one)
+    value: float  # the magnitude written: a percentage, or a factor for "1.5x"
+    decimals: int
+    factor: bool  # "1.5x" rather than "50%"
+    polarity: str  # GOOD, BAD, UP, DOWN or SIGNED
+    sign: float  # for SIGNED claims: +1 or -1
+    bound: str  # exact, approx, lower, upper
+    object_at: int | None  # where the explicit comparison target should start ("than |baseline")
+    object_search_start: int | None  # for "beats X by 5%": the target sits before the number
+    noun: str  # the words between the claim word and its link ("faster output throughput than")
+    word: str
+
+
+def find_claims(text: str) -> list[Claim]:
+    """Every relative claim in a sentence, in order."""
+    claims: list[Claim] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= lo or start >= hi for lo, hi in taken)
+
+    for match in _SIGNED.finditer(text):
+        sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
+        claims.append(
+            Claim(
+                start=match.start(), end=match.end(), text_end=match.end(),
+                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+                polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+                object_at=match.end(), object_search_start=None, noun="", word=match.group("link"),
+            )
+        )
+        taken.append(match.span())
+    for match in _PERCENT.finditer(text):
+        if not free(*match.span()):
+            continue
+        word = match.group("word").lower()
+        polarity = _polarity(word)
+        explicit_sign = match.group("sign")
+        if explicit_sign in ("-", "−") and polarity in (GOOD, UP):
+            continue  # "-5% faster" says nothing clear
+        claims.append(_with_link(text, match, polarity, word, factor=False))
+        taken.append(match.span())
+    for match in _FACTOR.finditer(text):
+        if not free(*match.span()):
+            continue
+        if match.group("word"):
+            word = match.group("word").lower()
+            polarity = _polarity(word)
+        else:
+            word = (match.group("the") or match.group("as") or "").lower()
+            polarity = UP
+        claim = _with_link(text, match, polarity, word, factor=True)
+        if match.group("the") or match.group("as"):
+            # "1.5x the throughput of Ring": the target follows "of" / "as".
+            claim = Claim(**{**claim.__dict__, "object_at": _skip_article(text, match.end()),
+                             "noun": match.group("noun") or "", "end": match.end()})
+        claims.append(claim)
+        taken.append(match.span())
+    for match in _VERB_PERCENT.finditer(text):
+        if not free(*match.span()):
+            continue
+        verb = match.group("verb").lower()
+        polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
+        if match.group("sign"):
+            polarity, sign = SIGNED, (-1.0 if match.group("sign") in ("-", "−") else 1.0)
+        else:
+            sign = 1.0
+        link = _LINK.match(text[match.end() :])
+        object_at = match.end() + link.end() if link else None
+        hedge_words = match.group("hedge")
+        claims.append(
+            Claim(
+                start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
+                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+                polarity=polarity, sign=sign, bound=hedge(hedge_words.strip() + " ") if hedge_words else "exact",
+                object_at=object_at, object_search_start=None,
+                noun=(link.group("gap").strip() if link else _noun_after(text, match.end())), word=verb,
+            )
+        )
+        taken.append(match.span())
+    for match in _BY_VERB.finditer(text):
+        if not free(*match.span()):
+            continue
+        verb = match.group("verb").lower()
+        polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
+        link = _LINK_AFTER_BY.match(text[match.end() :])
+        object_at = match.end() + link.end() if link else None
+        bound = hedge((match.group("hedge") or "").strip() + " ") if match.group("hedge") else "exact"
+        claims.append(
+            Claim(
+                start=match.start(), end=match.end() if link is None else match.end() + link.end(),
+                text_end=match.end() if link is None else match.end() + link.end(),
+                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+                polarity=polarity, sign=1.0, bound=bound, object_at=object_at,
+                object_search_start=match.start("mid") if polarity in (GOOD, BAD) else None,
+                noun=match.group("mid").strip(), word=verb,
+            )
+        )
+        taken.append(match.span())
+    claims.sort(key=lambda c: c.start)
+    return claims
+
+
+def _with_link(text: str, match: re.Match[str], polarity: str, word: str, *, factor: bool) -> Claim:
+    link = _LINK.match(text[match.end() :])
+    object_at = match.end() + link.end() if link else None
+    return Claim(
+        start=match.start(),
+        end=match.end() if link is None else object_at or match.end(),
+        text_end=match.end() if link is None else object_at or match.end(),
+        value=float(match.group("num")),
+        decimals=_decimals(match.group("num")),
+        factor=factor,
+        polarity=SIGNED if (not factor and match.groupdict().get("sign") and polarity in (UP, DOWN)) else polarity,
+        sign=-1.0 if match.groupdict().get("sign") in ("-", "−") else 1.0,
+        bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+        object_at=object_at,
+        object_search_start=None,
+        noun=(link.group("gap").strip() if link else _noun_after(text, match.end())),
+        word=word,
+    )
+
+
+def _noun_after(text: str, end: int) -> str:
+    """The words right after a claim word with no link: "20% lower |TTFT p50|"."""
+    rest = re.match(r"^\s+((?:[\w/-]+\s*){0,3})", text[end:])
+    return rest.group(1).strip() if rest else ""
+
+
+def _skip_article(text: str, pos: int) -> int:
+    match = re.match(r"\s*(?:(?:the|a|an|its|their|our)\s+)?", text[pos:], re.IGNORECASE)
+    return pos + (match.end() if match else 0)
+
+
+def _polarity(word: str) -> str:
+    for polarity, words in _WORDS.items():
+        if re.fullmatch(words, word, re.IGNORECASE):
+            return polarity
+    return UP
+
+
+def _decimals(number: str) -> int:
+    return len(number.split(".", 1)[1]) if "." in number else 0

@@ -1,0 +1,318 @@
+"""What the prose lint knows of each experiment: plain numbers, cacheable as JSON.
+
+The lint never reads statistics objects directly. It reads :class:`LintFacts`, built once
+from the results (``facts_from_results``) and kept in the derived cache under its own
+namespace, so a warm `benchdoc lint` or `benchdoc check` needs no numpy or scipy.
+
+For each experiment and metric the facts hold the current centre (and the other numbers
+a correct sentence may quote: mean, interval bounds, min and max), the median of every
+successful run with its date (to say *which* older result a stale number quotes), the
+comparison against its ``compare_to`` and the before/after change against the experiment
+it supersedes. Environment version strings that differ from the current setup (``12.8``
+for an old CUDA) are kept per run: a sentence naming them speaks of the past.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchdoc.cache import DerivedCache
+    from benchdoc.config import Config
+    from benchdoc.ledger.models import RunRecord
+    from benchdoc.results import ExperimentResult, ResultSet
+
+CACHE_NAMESPACE = "lint"
+CACHE_KEY = "facts-v1"
+
+
+@dataclass(frozen=True)
+class RunValue:
+    """One successful run's median of one metric."""
+
+    run_id: int
+    date: str  # YYYY-MM-DD of its start (UTC)
+    value: float
+    old_versions: tuple[str, ...] = ()  # environment versions no longer in the current setup
+
+
+@dataclass(frozen=True)
+class ComparisonFacts:
+    """The experiment against its compare_to, as `results` computed it."""
+
+    against: str
+    delta_pct: float
+    ci_low: float | None
+    ci_high: float | None
+    verdict: str  # better | worse | same | equivalent | insufficient
+
+
+@dataclass(frozen=True)
+class ChangeFacts:
+    """Before -> after against the superseded experiment."""
+
+    old: float
+    new: float
+    delta_pct: float
+
+
+@dataclass(frozen=True)
+class MetricFacts:
+    current: float | None  # the median of the pooled runs; None when there is none
+    accepted: tuple[float, ...] = ()  # other current figures a sentence may quote (mean, interval, min, max)
+    history: tuple[RunValue, ...] = ()  # every successful run, newest first
+    comparison: ComparisonFacts | None = None
+    change: ChangeFacts | None = None
+
+
+@dataclass(frozen=True)
+class RunStamp:
+    """When a run happened and how it ended (for "what changed since ...")."""
+
+    run_id: int
+    started_at: str  # ISO 8601, UTC
+    outcome: str
+
+
+@dataclass(frozen=True)
+class ExperimentFacts:
+    name: str
+    label: str
+    aliases: tuple[str, ...]
+    status: str
+    reason: str | None
+    is_reference: bool
+    compare_to: str | None
+    supersedes: str | None
+    superseded_by: str | None
+    metrics: dict[str, MetricFacts] = field(default_factory=dict)
+    runs: tuple[RunStamp, ...] = ()  # newest first
+    measured_on: str | None = None  # date of its current result
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """How a metric is shown: enough of MetricConfig for the lint."""
+
+    name: str
+    label: str
+    unit: str
+    direction: str
+    digits: int
+    better_word: str
+    worse_word: str
+
+
+@dataclass(frozen=True)
+class LintFacts:
+    experiments: dict[str, ExperimentFacts]
+    metrics: dict[str, MetricInfo]
+    primary_metric: str | None
+    historical_sections: tuple[str, ...]
+
+    def current(self, name: str) -> ExperimentFacts:
+        """The experiment whose result stands for ``name`` today: the end of its supersedes chain."""
+        facts = self.experiments[name]
+        seen = {name}
+        while facts.superseded_by and facts.superseded_by in self.experiments and facts.superseded_by not in seen:
+            seen.add(facts.superseded_by)
+            facts = self.experiments[facts.superseded_by]
+        return facts
+
+    def lineage(self, name: str) -> list[ExperimentFacts]:
+        """Every experiment in ``name``'s supersedes chain, newest first."""
+        chain = [self.current(name)]
+        seen = {chain[0].name}
+        while chain[-1].supersedes and chain[-1].supersedes in self.experiments and chain[-1].supersedes not in seen:
+            seen.add(chain[-1].supersedes)
+            chain.append(self.experiments[chain[-1].supersedes])
+        return chain
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "experiments": {name: asdict(e) for name, e in self.experiments.items()},
+            "metrics": {name: asdict(m) for name, m in self.metrics.items()},
+            "primary_metric": self.primary_metric,
+            "historical_sections": list(self.historical_sections),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LintFacts:
+        return cls(
+            experiments={name: _experiment_from_json(e) for name, e in data["experiments"].items()},
+            metrics={name: MetricInfo(**m) for name, m in data["metrics"].items()},
+            primary_metric=data.get("primary_metric"),
+            historical_sections=tuple(data.get("historical_sections", ())),
+        )
+
+
+def _experiment_from_json(data: Mapping[str, Any]) -> ExperimentFacts:
+    metrics = {}
+    for name, m in data.get("metrics", {}).items():
+        comparison = ComparisonFacts(**m["comparison"]) if m.get("comparison") else None
+        change = ChangeFacts(**m["change"]) if m.get("change") else None
+        history = tuple(
+            RunValue(h["run_id"], h["date"], h["value"], tuple(h.get("old_versions", ()))) for h in m.get("history", ())
+        )
+        metrics[name] = MetricFacts(
+            current=m.get("current"), accepted=tuple(m.get("accepted", ())), history=history,
+            comparison=comparison, change=change,
+        )
+    return ExperimentFacts(
+        name=data["name"],
+        label=data["label"],
+        aliases=tuple(data.get("aliases", ())),
+        status=data["status"],
+        reason=data.get("reason"),
+        is_reference=bool(data.get("is_reference")),
+        compare_to=data.get("compare_to"),
+        supersedes=data.get("supersedes"),
+        superseded_by=data.get("superseded_by"),
+        metrics=metrics,
+        runs=tuple(RunStamp(**r) for r in data.get("runs", ())),
+        measured_on=data.get("measured_on"),
+    )
+
+
+def facts_from_results(results: ResultSet) -> LintFacts:
+    """Everything the lint reads, taken from computed results."""
+    config = results.config
+    experiments = {r.name: _experiment_facts(r, results) for r in results}
+    metrics = {
+        name: MetricInfo(
+            name=m.name, label=m.label, unit=m.unit, direction=m.direction, digits=m.digits,
+            better_word=m.better_word, worse_word=m.worse_word,
+        )
+        for name, m in config.metrics.items()
+    }
+    return LintFacts(
+        experiments=experiments,
+        metrics=metrics,
+        primary_metric=config.primary_metric,
+        historical_sections=tuple(config.documents.historical_sections),
+    )
+
+
+def load_facts(config: Config, results: Any, cache: DerivedCache | None = None) -> LintFacts:
+    """The facts from the cache when it is warm, else from ``results()`` (then cached).
+
+    ``results`` is a callable returning the ResultSet; it is not called on a warm cache.
+    """
+    if cache is not None:
+        cached = cache.get(CACHE_NAMESPACE, CACHE_KEY)
+        if isinstance(cached, dict):
+            try:
+                return LintFacts.from_json(cached)
+            except (KeyError, TypeError, ValueError):
+                pass  # written by another version: recompute
+    facts = facts_from_results(results())
+    if cache is not None:
+        cache.put(CACHE_NAMESPACE, CACHE_KEY, facts.to_json())
+    return facts
+
+
+def _experiment_facts(result: ExperimentResult, results: ResultSet) -> ExperimentFacts:
+    current_versions = _current_versions(result, results)
+    metric_names = sorted({s.metric for run in result.runs for s in run.samples} | set(result.summaries))
+    metrics: dict[str, MetricFacts] = {}
+    for metric in metric_names:
+        summary = result.summaries.get(metric)
+        accepted: list[float] = []
+        if summary is not None:
+            accepted = [v for v in (summary.mean, summary.ci_low, summary.ci_high, summary.min, summary.max) if v is not None]
+            accepted += [statistics.median(run.values(metric)) for run in result.pooled if run.values(metric)]
+        history = tuple(
+            RunValue(
+                run_id=run.id,
+                date=run.started_at.strftime("%Y-%m-%d"),
+                value=float(statistics.median(run.values(metric))),
+                old_versions=tuple(sorted(_versions(run.environment) - current_versions)),
+            )
+            for run in result.runs
+            if run.outcome == "ok" and run.values(metric)
+        )
+        comparison = result.comparisons.get(metric)
+        change = result.changes.get(metric)
+        metrics[metric] = MetricFacts(
+            current=float(summary.median) if summary is not None else None,
+            accepted=tuple(float(v) for v in accepted),
+            history=history,
+            comparison=ComparisonFacts(
+                against=result.compare_to or "",
+                delta_pct=float(comparison.delta_pct),
+                ci_low=None if comparison.delta_ci_low is None else float(comparison.delta_ci_low),
+                ci_high=None if comparison.delta_ci_high is None else float(comparison.delta_ci_high),
+                verdict=str(comparison.verdict),
+            )
+            if comparison is not None
+            else None,
+            change=ChangeFacts(old=float(change.old), new=float(change.new), delta_pct=float(change.delta_pct))
+            if change is not None
+            else None,
+        )
+    return ExperimentFacts(
+        name=result.name,
+        label=result.label,
+        aliases=tuple(result.config.aliases),
+        status=result.status,
+        reason=result.reason,
+        is_reference=result.config.is_reference,
+        compare_to=result.compare_to,
+        supersedes=result.supersedes,
+        superseded_by=result.superseded_by,
+        metrics=metrics,
+        runs=tuple(RunStamp(run.id, run.started_at.isoformat(), run.outcome) for run in result.runs),
+        measured_on=result.measured_at.strftime("%Y-%m-%d") if result.measured_at else None,
+    )
+
+
+def _current_versions(result: ExperimentResult, results: ResultSet) -> set[str]:
+    """Version strings of the setup the current result (of this experiment's line) runs on."""
+    head = result
+    seen = {head.name}
+    while head.superseded_by and head.superseded_by in results.experiments and head.superseded_by not in seen:
+        seen.add(head.superseded_by)
+        head = results.experiments[head.superseded_by]
+    latest = next((run for run in head.runs if run.outcome == "ok"), None)
+    return _versions(latest.environment) if latest is not None else set()
+
+
+def _versions(environment: Any) -> set[str]:
+    """Every version-like string (``12.8``, ``580.65``, ``2.9.0``) in an environment record."""
+    found: set[str] = set()
+    for leaf in _leaves(environment):
+        text = str(leaf).strip()
+        if _looks_like_version(text):
+            found.add(text)
+    return found
+
+
+def _leaves(value: Any) -> Iterable[Any]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def _looks_like_version(text: str) -> bool:
+    """'12.8', '580.65', '2.9.0', or a build number such as '5850' (three digits or more)."""
+    parts = text.split(".")
+    if len(parts) == 1:
+        return text.isdigit() and 3 <= len(text) <= 8
+    return 2 <= len(parts) <= 4 and all(p.isdigit() for p in parts) and len(text) <= 16
+
+
+def runs_of(facts: LintFacts) -> list[tuple[str, RunStamp]]:
+    """Every (experiment, run) pair, for listing what changed."""
+    return [(name, run) for name, e in facts.experiments.items() for run in e.runs]
+
+
+def record_to_stamp(run: RunRecord) -> RunStamp:
+    return RunStamp(run.id, run.started_at.isoformat(), run.outcome)

@@ -1,0 +1,110 @@
+"""Lint a project's documents: resolve which files, read them, check their prose."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdoc.errors import DocumentError, UsageError
+from benchdoc.lint.checker import ProseChecker
+from benchdoc.lint.facts import LintFacts
+from benchdoc.lint.findings import Finding
+from benchdoc.lint.text import document_units
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+@dataclass
+class DocumentLint:
+    """The findings in one document, or why it could not be read."""
+
+    path: Path
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[DocumentError] = field(default_factory=list)
+
+
+def display_path(path: Path) -> str:
+    """A path as the user would type it: relative to the working directory when inside it."""
+    try:
+        return os.path.relpath(path) if path.is_absolute() and Path.cwd() in path.parents else str(path)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def markdown_files(given: Sequence[str | Path]) -> list[Path]:
+    """Files as given, and every Markdown file under each folder given (sorted, hidden folders skipped)."""
+    paths: list[Path] = []
+    for item in given:
+        path = Path(item)
+        if path.is_dir():
+            for found in sorted(path.rglob("*")):
+                relative = found.relative_to(path).parts
+                if found.suffix.lower() in MARKDOWN_SUFFIXES and found.is_file() and not any(p.startswith(".") for p in relative):
+                    paths.append(found)
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise UsageError(f"no such document or folder: {item}")
+    return list(dict.fromkeys(paths))
+
+
+def lint_documents(config: Config | None, given: Sequence[str | Path]) -> list[Path]:
+    """The documents to lint: those given (files or folders), else those listed in benchdoc.toml."""
+    if given:
+        return markdown_files(given)
+    paths = list(config.documents.paths) if config is not None else []
+    if not paths:
+        name = config.path.name if config is not None else "benchdoc.toml"
+        raise UsageError(
+            f"no documents to lint: list them in {name} ([documents] paths = [\"log.md\"]) or name them on the command line"
+        )
+    return markdown_files(paths)
+
+
+def lint_paths(facts: LintFacts, paths: Sequence[Path], checker: ProseChecker | None = None) -> list[DocumentLint]:
+    """Check the prose of each document; a document that cannot be parsed reports its errors instead."""
+    from benchdoc.docs.document import parse_document
+
+    checker = checker or ProseChecker(facts)
+    results = []
+    for path in paths:
+        shown = display_path(path)
+        try:
+            parsed = parse_document(path)
+        except DocumentError as err:
+            results.append(DocumentLint(path, errors=[err]))
+            continue
+        except OSError as err:
+            results.append(DocumentLint(path, errors=[DocumentError(f"cannot read: {err.strerror or err}", file=shown)]))
+            continue
+        if parsed.errors:
+            results.append(DocumentLint(path, errors=list(parsed.errors)))
+            continue
+        units = document_units(parsed, facts.historical_sections)
+        findings = checker.check(units)
+        results.append(DocumentLint(path, findings=[_relocated(f, shown) for f in findings]))
+    return results
+
+
+def lint_text(facts: LintFacts, text: str, path: str = "<text>") -> list[Finding]:
+    """Check the prose of a Markdown text (for tests and editors)."""
+    from benchdoc.docs.document import parse_text
+
+    parsed = parse_text(text, path)
+    if parsed.errors:
+        raise parsed.errors[0]
+    return ProseChecker(facts).check(document_units(parsed, facts.historical_sections))
+
+
+def _relocated(finding: Finding, shown: str) -> Finding:
+    if finding.file == shown:
+        return finding
+    from dataclasses import replace
+
+    return replace(finding, file=shown)

@@ -1,0 +1,132 @@
+"""The words the prose lint reads: unit spellings, cues of time and hedging, verdict phrases.
+
+Kept apart from the rules so that what counts as "historical" or "a verdict" can be read,
+and extended, in one place.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Other spellings of the units a benchdoc.toml commonly declares (compared lowercased).
+UNIT_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "tok/s": ("tok/s", "tokens/s", "tok/sec", "tokens/sec", "tokens per second", "tokens/second", "t/s"),
+    "req/s": ("req/s", "requests/s", "req/sec", "requests/sec", "requests per second", "rps"),
+    "ms": ("ms", "msec", "millisecond", "milliseconds"),
+    "s": ("s", "sec", "secs", "second", "seconds"),
+    "us": ("us", "µs", "μs", "microsecond", "microseconds"),
+    "µs": ("µs", "us", "μs", "microsecond", "microseconds"),
+    "gb/s": ("gb/s", "gb/sec", "gbps", "gbytes/s"),
+    "%": ("%", "percent", "per cent"),
+    "gb": ("gb", "gib"),
+    "w": ("w", "watts"),
+}
+
+# Units too common to tie a number to a metric without the metric being named nearby.
+GENERIC_UNITS = frozenset({"%", "ms", "s", "us", "µs", "ns", "gb", "mb", "w"})
+
+# Words that never identify a metric on their own (parts of labels like "TTFT p50 (ms)").
+METRIC_NOISE_WORDS = frozenset(
+    "the of a an per and or in at on ms s us tok tokens sec second seconds p50 p90 p95 p99 median mean "
+    "avg average rate value time total".split()
+)
+
+# A sentence speaking of the past: numbers in it may be an experiment's older results.
+HISTORICAL_CUES = re.compile(
+    r"(?<![\w-])(?:was|were|had|used to|previously|originally|initially|formerly|earlier|at the time|"
+    r"back then|before|prior to|first|old|older|up from|down from|reached|measured|gave|got|"
+    r"achieved|delivered|scored|ran|peaked|superseded|pre-upgrade|historically|last (?:week|month|year)|"
+    r"generated|added|showed|produced|came in|clocked|did|managed|topped out|started at)(?![\w-])",
+    re.IGNORECASE,
+)
+
+# Before a number: "from 54.1 to 96.1", "(was 54.1)", "up from 89.5", "54.1 -> 96.1".
+BEFORE_NUMBER = re.compile(r"(?:\bfrom|\bwas|\bwere|\bprevious(?:ly)?|\bold|\bbefore|\bformerly)\s*[(:]?\s*$", re.IGNORECASE)
+ARROW_AFTER = re.compile(r"^\s*(?:→|->|=>|⟶)")
+
+# Hedges and hypotheticals in the words just before a number: not a claim about a result.
+HYPOTHETICAL = re.compile(
+    r"(?<![\w-])(?:if|unless|would|could|might|may|expect(?:s|ed)?|hope(?:s|d)?|target(?:s|ed)?|goal|aim(?:s|ed)?|"
+    r"need(?:s|ed)?|must|should|require(?:s|d)?|budget|threshold|bar|limit|predict(?:s|ed)?|"
+    r"estimate(?:s|d)?|projected|theoretical(?:ly)?|ideal(?:ly)?|planned|plan)(?![\w-])",
+    re.IGNORECASE,
+)
+
+# Approximations and bounds just before a number.
+APPROXIMATE = re.compile(
+    r"(?:~|≈|\babout|\baround|\broughly|\bapproximately|\bapprox\.?|\bnearly|\balmost|\bsome|\bclose to|\bca\.)\s*$",
+    re.IGNORECASE,
+)
+LOWER_BOUND = re.compile(r"(?:>=?|≥|\bover|\bmore than|\bat least|\babove|\bexceeds?|\bbeyond|\bupwards of)\s*$", re.IGNORECASE)
+UPPER_BOUND = re.compile(r"(?:<=?|≤|\bunder|\bless than|\bat most|\bbelow|\bup to|\bno more than|\bwithin)\s*$", re.IGNORECASE)
+
+# After a number with its unit: a different quantity than the experiment's result.
+QUALIFIER_AFTER = re.compile(
+    r"^\s*(?:per[\s-](?:gpu|user|request|stream|step|token|layer|rank|node|sequence|batch|head|card)|each|"
+    r"more|less|fewer|extra|additional|faster|slower|higher|lower|better|worse|over|above|below|ahead|behind|"
+    r"of (?:headroom|overhead|slack|difference|gain|loss|improvement|regression)|lost|gained|saved)\b",
+    re.IGNORECASE,
+)
+QUALIFIER_BEFORE = re.compile(
+    r"(?:\bper[\s-]\w+|\bpeak|\bmax(?:imum)?|\bmin(?:imum)?|\bworst|\bbest|\bsingle[\s-]stream|\bdraft|"
+    r"\badds?|\badding|\bsaves?|\bgains?|\bloses?|\bcosts?|\bextra|\bby|\bdelta|\bdifference|\bgap|\bplus|"
+    r"\boverhead|\bheadroom|[+±])\s*(?:of\s+|about\s+|~\s*)?$",
+    re.IGNORECASE,
+)
+
+# Negation shortly before a verdict word.
+NEGATION = re.compile(
+    r"(?<![\w-])(?:not|no longer|never|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|no|nor|hardly|without|"
+    r"neither|cannot|can't|won't|stopped being)(?![\w-])\s+(?:\w+\s+){0,2}$",
+    re.IGNORECASE,
+)
+
+# Clause boundaries, for "near its name".
+CLAUSE_BREAK = re.compile(r"[;:()\[\]—–]|,\s*(?:but|while|whereas|although|though|so|and|which)\b|\s(?:but|whereas|while|although)\s")
+
+# Verdict phrases, by what they assert.
+FAILS = "fails"  # the configuration does not run
+WORKS = "works"  # it runs (and does its job)
+WINS = "wins"  # better than what it is compared with
+LOSES = "loses"  # worse than what it is compared with
+SAME = "same"  # no difference
+
+VERDICT_PHRASES: tuple[tuple[str, str], ...] = (
+    # Checked in order; earlier, longer phrases win over the words inside them.
+    (FAILS, r"(?:does not|doesn't|did not|didn't|do not|don't|won't|will not|cannot|can't) (?:work|run|start|launch|load|boot|fit)"),
+    (FAILS, r"(?:stopped|stops|stop) working|not working|no longer works"),
+    (LOSES, r"fail(?:s|ed|ing)? to (?:beat|outperform|improve|help|speed up|match|show|pay off|deliver)"),
+    (FAILS, r"fail(?:s|ed|ing)? to (?:start|run|launch|load|boot|capture|compile|initiali[sz]e|allocate|serve|complete|finish)"),
+    (FAILS, r"(?:is|are|was|still|keeps?) failing|fail(?:s|ed)?(?! (?:the|a|an|our|its|their|this|that|to)\b)"),
+    (FAILS, r"crash(?:es|ed|ing)?|broken|OOMs?|OOMed|out of memory|hangs|deadlocks?"),
+    (LOSES, r"net[- ]negative|(?:a )?net loss|a regression|regress(?:es|ed)|hurts|loses to|lags(?: behind)?|trails|"
+     r"not worth (?:it|enabling|turning on|keeping|the)|no (?:gain|improvement|speed-?up|benefit|win)"),
+    (SAME, r"no (?:significant |measurable |meaningful |real |visible |statistically significant )?difference|"
+     r"within (?:the )?noise|in the noise|on par with|the same as|indistinguishable from|a wash|equivalent to"),
+    (LOSES, r"slower|worse"),
+    (WINS, r"net[- ]positive|faster|better|fastest|the best|wins|a win|(?:the )?(?:clear )?winner|speed-?up|outperforms|"
+     r"beats|improves|ahead of|worth (?:it|enabling)"),
+    (WORKS, r"works|work well|working|runs fine|runs cleanly"),
+)
+
+# A sentence opening with these speaks of the experiment the previous sentence named.
+PRONOUN_START = re.compile(r"^(?:it|its|it's|this|that|they|their|these|those|both|which)\b", re.IGNORECASE)
+
+# Words in a status cell of a hand-kept table, to the status they name.
+STATUS_WORDS: dict[str, str] = {
+    "reference": "Reference",
+    "works": "Works",
+    "work": "Works",
+    "ok": "Works",
+    "slower": "Slower",
+    "worse": "Worse",
+    "no difference": "No difference",
+    "same": "No difference",
+    "failed": "Failed",
+    "fails": "Failed",
+    "fail": "Failed",
+    "untested": "Untested",
+    "measured": "Measured",
+    "superseded": "Superseded",
+}
+STATUS_HEADERS = re.compile(r"^(?:status|verdict|result|outcome|state)$", re.IGNORECASE)
