@@ -46,13 +46,21 @@ def run(args: argparse.Namespace) -> int:
         if not side.summaries:
             why = f"its latest run failed: {side.reason}" if side.status == "Failed" else "it has no successful runs"
             raise UsageError(f"cannot compare: {side.name} has no results to compare ({why})")
-    metrics = [config.metric(m).name for m in args.metric] if args.metric else [m for m in a.summaries if m in b.summaries]
+    if args.metric:
+        metrics = [config.metric(m).name for m in args.metric]
+    else:
+        # Every shared metric a ratio can be taken of (an error rate of 0 cannot).
+        metrics = [m for m in a.summaries if m in b.summaries and b.summaries[m].median > 0]
+        declared = [m for m in metrics if m in config.metrics]
+        metrics = declared or metrics
     if not metrics:
         raise UsageError(f"{candidate} and {baseline} share no metric")
     comparisons = {}
     for metric in metrics:
         if metric not in a.summaries or metric not in b.summaries:
             raise UsageError(f"metric '{metric}' is not recorded for both {candidate} and {baseline}")
+        if b.summaries[metric].median <= 0:
+            raise UsageError(f"cannot compare {metric}: {baseline}'s median is {b.summaries[metric].median:g}, and a ratio needs a positive baseline")
         spec = config.metric_or_default(metric)
         comparisons[metric] = compare(
             a.summaries[metric].values,

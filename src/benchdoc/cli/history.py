@@ -16,6 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List every run of EXPERIMENT, newest first: outcome, reason, values, commit and host.",
     )
     parser.add_argument("experiment", help="experiment name (or alias)")
+    parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)
 
@@ -36,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         out.print(f"no runs of {experiment} yet")
         return 0
-    metrics = sorted({m for r in runs for m in r.metrics}, key=lambda m: (m != config.primary_metric, m))
+    recorded = {m for r in runs for m in r.metrics}
+    # A load-generator run records dozens of metrics; the declared ones are what the user reads.
+    declared = [m for m in config.metrics if m in recorded]
+    metrics = sorted(recorded) if args.all_metrics or not declared else declared
     table = Table(title=f"{config.experiments[experiment].label} — {len(runs)} run(s)", title_justify="left")
     for column in ("run", "when (UTC)", "outcome", *metrics, "reason / note", "commit", "host"):
         table.add_column(column, justify="right" if column in metrics or column == "run" else "left")

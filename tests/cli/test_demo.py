@@ -1,0 +1,39 @@
+"""`benchdoc demo` plays the whole story against real simulator processes."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import Project
+
+
+def test_demo_plays_the_story_end_to_end(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "demo"
+    res = Project(tmp_path).run("demo", str(folder))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    out = res.stdout
+    assert "simulated, not measured on hardware" in out
+    for command in ("$ benchdoc run baseline-cuda12 eagle3", "$ benchdoc compare eagle3-cuda13",
+                    "$ benchdoc sync --check", "$ benchdoc check"):
+        assert command in out
+    assert "CUDA out of memory" in out
+    log = (folder / "eagle-fast-verify.md").read_text()
+    assert "| EAGLE-3 2-step (CUDA 13 + fusion) | Works |" in log
+    assert "| NCCL fewer channels | Failed |" in log and "| NCCL Tree | Untested |" in log
+    assert "![Bar chart of tok/s" in log and (folder / "charts" / "throughput.svg").is_file()
+    assert any((folder / ".benchdoc" / "logs").iterdir())
+
+    # The ledger the demo leaves behind is usable with the ordinary commands.
+    demo = Project(folder)
+    shown = json.loads(demo.run("show", "--json").stdout)
+    statuses = {e["name"]: e["status"] for e in shown["experiments"]}
+    assert statuses["eagle3-cuda13"] == "Works" and statuses["eagle3"] == "Superseded"
+    assert statuses["nccl-fewer-channels"] == "Failed" and statuses["nccl-tree"] == "Untested"
+    assert demo.run("sync", "--check").returncode == 0
+
+
+def test_demo_refuses_a_folder_with_a_project(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "benchdoc.toml").write_text("")
+    res = Project(tmp_path).run("demo", str(tmp_path))
+    assert res.returncode == 2 and "already exists; give the demo an empty folder" in res.stderr
+    assert (tmp_path / "benchdoc.toml").read_text() == ""
