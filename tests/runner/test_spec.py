@@ -172,3 +172,11 @@ def test_unknown_table_suggests_the_close_one(tmp_path: Path) -> None:
     config = load(tmp_path, '[servers.sglang]\nargv = ["s"]\n')
     with pytest.raises(ConfigError, match=r"no \[servers.sglan\] table \(did you mean 'sglang'\?\)"):
         server_spec(config, "sglan")
+
+
+def test_loadgen_accepts_continuous_usage(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from benchdoc.config import parse_config
+    from benchdoc.runner.spec import workload_config
+
+    config = parse_config('[workloads.w]\nkind = "loadgen"\ncontinuous_usage = false\n', tmp_path / "benchdoc.toml")
+    assert workload_config(config, "w").settings["continuous_usage"] is False

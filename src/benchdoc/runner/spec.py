@@ -44,6 +44,7 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "output_tokens_max": (int,),
     "temperature": (int, float),
     "ignore_eos": (bool,),
+    "continuous_usage": (bool,),
     "seed": (int,),
     "percentiles": (list,),
     "metrics_url": (str,),
