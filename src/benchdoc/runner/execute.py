@@ -74,6 +74,8 @@ if TYPE_CHECKING:
 DEFAULT_MAX_REPETITIONS = 20
 LOGS_DIR = Path(".benchdoc") / "logs"
 COMMAND_GRACE_S = 5.0
+# How long a server whose clients saw failures may take to finish exiting before we look.
+SERVER_EXIT_SETTLE_S = 2.0
 
 EventSink = Callable[[RunEvent], None]
 
@@ -505,9 +507,13 @@ class _ExperimentRun:
         try:
             result = run_workload(spec, progress=progress)
         except RunError as err:
-            self.failure = self._server_exit(index) or FailureReason(f"the workload could not reach the server: {err.message}")
+            self.failure = self._server_exit(index, settle_s=SERVER_EXIT_SETTLE_S) or FailureReason(
+                f"the workload could not reach the server: {err.message}"
+            )
             return None
-        died = self._server_exit(index)
+        # A crashing server refuses connections before its process is gone; when requests
+        # were cut off, give it a moment to finish exiting so the reason is its own, not the client's.
+        died = self._server_exit(index, settle_s=SERVER_EXIT_SETTLE_S if (result.aborted or result.failed) else 0.0)
         if died is not None:
             self.failure = died
             return None
@@ -601,9 +607,12 @@ class _ExperimentRun:
 
     # -- failures ---------------------------------------------------------------------------
 
-    def _server_exit(self, index: int) -> FailureReason | None:
-        """The reason, when the server has exited during repetition ``index``."""
+    def _server_exit(self, index: int, settle_s: float = 0.0) -> FailureReason | None:
+        """The reason, when the server has exited during repetition ``index``
+        (waiting up to ``settle_s`` for a process that may be on its way out)."""
         process = self.process
+        if process is not None and settle_s > 0 and process.running():
+            process.wait(settle_s)
         if process is None or process.running():
             return None
         code = process.returncode
