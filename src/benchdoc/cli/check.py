@@ -1,12 +1,13 @@
-"""`benchdoc check`: one command for CI — fails when any document is stale or broken."""
+"""`benchdoc check`: one command for CI — fails when any document is stale or broken, or its prose is."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from benchdoc.cli._common import load_project, open_ledger
-from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK
+from benchdoc.errors import EXIT_FAILED, EXIT_OK
 
 ORDER = 65
 
@@ -14,16 +15,20 @@ ORDER = 65
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="CI check: exit 1 if any document is stale or edited by hand",
+        help="CI check: exit 1 if any document is stale, edited by hand, or its prose is stale",
         description="Check every document listed in benchdoc.toml (or DOC...): exit 1 if any managed region "
-        "is out of date with the ledger or was edited by hand, listing each place; writes nothing.",
+        "is out of date with the ledger or was edited by hand, or if the prose lint finds stale numbers, "
+        "claims or verdicts, listing each place; writes nothing.",
     )
     parser.add_argument("documents", nargs="*", metavar="DOC", help="documents to check (default: [documents] paths)")
     parser.add_argument("--diff", action="store_true", help="also print the diff sync would apply")
+    parser.add_argument("--no-lint", action="store_true", help="check the managed regions only, not the prose")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchdoc.cli.lint import project_facts
+    from benchdoc.cli.lint import report as report_lint
     from benchdoc.cli.sync import report
     from benchdoc.docs.project import document_paths, plan_documents
 
@@ -33,17 +38,35 @@ def run(args: argparse.Namespace) -> int:
     config = load_project(args)
     paths = document_paths(config, args.documents)
     with open_ledger(config, create=False) as ledger:
-        syncs = plan_documents(
-            config, lambda: build_results(config, ledger), paths, cache=DerivedCache.for_project(config, ledger)
-        )
+        shared: list[Any] = []
+
+        def results() -> Any:
+            # One computation for both the regions and the lint, and none when the cache is warm.
+            if not shared:
+                shared.append(build_results(config, ledger))
+            return shared[0]
+
+        cache = DerivedCache.for_project(config, ledger)
+        syncs = plan_documents(config, results, paths, cache=cache)
+        facts = None if args.no_lint else project_facts(config, ledger, cache, results)
     problems = report(syncs, show_diffs=args.diff, check=True)
     stale = [s for s in syncs if s.changed]
-    if problems or stale:
-        print(
-            f"benchdoc check: {len(stale)} stale document(s), {problems} problem(s); "
-            "fix with `benchdoc sync --write`",
-            file=sys.stderr,
-        )
+    statements = 0
+    if facts is not None:
+        from benchdoc.lint import lint_paths
+
+        # Broken documents were reported above; the lint reads the others.
+        linted = [r for r in lint_paths(facts, paths) if not r.errors]
+        statements = sum(len(r.findings) for r in linted)
+        report_lint(linted, as_json=False, quiet_when_clean=True)
+    if problems or stale or statements:
+        parts = [f"{len(stale)} stale document(s)", f"{problems} problem(s)"]
+        if facts is not None:
+            parts.append(f"{statements} stale statement(s) in prose")
+        fixes = ["`benchdoc sync --write` for the regions"] if stale or problems else []
+        if statements:
+            fixes.append("edit the prose, bind a number with <!-- benchdoc:value -->, or mark it <!-- benchdoc:ignore -->")
+        print(f"benchdoc check: {', '.join(parts)}; fix with {' and '.join(fixes)}", file=sys.stderr)
         return EXIT_FAILED
     print(f"benchdoc check: {len(syncs)} document(s) up to date")
     return EXIT_OK

@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     for sync in changed:
         write_sync(sync)
         print(f"wrote {sync.plan.path}" + (f" and {len(sync.files)} chart file(s)" if sync.files else ""))
+    from benchdoc.lint.state import record_sync_quietly
+
+    record_sync_quietly(config)  # where the ledger stood, for `benchdoc lint --changed`
     return EXIT_OK
 
 

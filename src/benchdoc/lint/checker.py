@@ -17,8 +17,9 @@ an experiment's name, not negated, and only when the computed status contradicts
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
 from benchdoc.lint.facts import ExperimentFacts, LintFacts, MetricFacts, MetricInfo, RunValue
@@ -64,11 +65,17 @@ class _Context:
     path: str
     mentions: tuple[Mention, ...]
     row_experiment: str | None  # the experiment a table row is about, when the text names none
-    historical: bool  # the text speaks of the past: older results are fair to quote
+    historical_hint: bool  # known to speak of the past (a table row whose notes say so)
     table_row: bool = False
     pinned: frozenset[str] = frozenset()  # superseded experiments named by their own label: their own figures apply
+    past_test: Callable[[], bool] | None = None  # decides, when first needed, whether the text speaks of the past
 
-    @property
+    @cached_property
+    def historical(self) -> bool:
+        """The text speaks of the past: older results are fair to quote."""
+        return self.historical_hint or (self.past_test is not None and self.past_test())
+
+    @cached_property
     def plain(self) -> str:
         """The text with experiment names blanked, to look for metric names ("all-reduce" in a label is not a metric)."""
         text = self.unit.text
@@ -76,15 +83,18 @@ class _Context:
             text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
         return text
 
+    @cached_property
+    def breaks(self) -> tuple[tuple[int, int], ...]:
+        return tuple(m.span() for m in CLAUSE_BREAK.finditer(self.unit.text))
+
     def clause(self, position: int) -> tuple[int, int]:
         """The clause of the text around a position (between commas-with-conjunction, ;:() and dashes)."""
-        text = self.unit.text
-        start, end = 0, len(text)
-        for match in CLAUSE_BREAK.finditer(text):
-            if match.end() <= position:
-                start = match.end()
-            elif match.start() >= position:
-                end = match.start()
+        start, end = 0, len(self.unit.text)
+        for lo, hi in self.breaks:
+            if hi <= position:
+                start = hi
+            elif lo >= position:
+                end = lo
                 break
         return start, end
 
@@ -98,10 +108,18 @@ class ProseChecker:
         self.quantities = QuantityFinder(m.unit for m in facts.metrics.values() if m.unit)
         self.keywords = {name: _keyword_pattern(m) for name, m in facts.metrics.items()}
         self.unit_words = {name: _unit_pattern(m.unit) for name, m in facts.metrics.items() if m.unit}
-        self.old_versions = {
-            name: sorted({v for m in e.metrics.values() for run in m.history for v in run.old_versions})
-            for name, e in facts.experiments.items()
-        }
+        # Per experiment: version strings of its line's older setups ("12.8" for an old CUDA), as one pattern.
+        self.old_versions: dict[str, re.Pattern[str] | None] = {}
+        for name in facts.experiments:
+            versions = sorted(
+                {v for member in facts.lineage(name) for m in member.metrics.values() for run in m.history for v in run.old_versions}
+                | {v for m in facts.experiments[name].metrics.values() for run in m.history for v in run.old_versions},
+                key=len, reverse=True,
+            )
+            self.old_versions[name] = (
+                re.compile(r"(?<![\d.])(?:" + "|".join(re.escape(v) for v in versions) + r")(?![\d]|\.\d)")
+                if versions else None
+            )
 
     # -- documents ---------------------------------------------------------------------
 
@@ -121,7 +139,7 @@ class ProseChecker:
             previous = (unit.block, named[0].experiment if named else implicit)
             if unit.historical:
                 continue
-            findings.extend(self.sentence(unit, document.path, row_experiment=implicit, implicit=True))
+            findings.extend(self.sentence(unit, document.path, row_experiment=implicit, implicit=True, mentions=named))
         for cells in rows.values():
             findings.extend(self.row(cells, document.path))
         kept = [f for f in findings if f.line not in document.ignored_lines]
@@ -129,19 +147,21 @@ class ProseChecker:
 
     def sentence(
         self, unit: Unit, path: str, row_experiment: str | None = None, row_historical: bool = False,
-        implicit: bool = False, row_pinned: frozenset[str] = frozenset(),
+        implicit: bool = False, row_pinned: frozenset[str] = frozenset(), mentions: Sequence[Mention] | None = None,
     ) -> list[Finding]:
-        mentions = tuple(self.mentions.find(unit.text))
+        mentions = tuple(self.mentions.find(unit.text) if mentions is None else mentions)
         if not mentions and row_experiment is None:
             return []
         context = _Context(
-            unit, path, mentions, row_experiment, row_historical or self.is_historical(unit.text, mentions),
+            unit, path, mentions, row_experiment, row_historical,
             table_row=row_experiment is not None and not implicit,
+            past_test=lambda: self.is_historical(unit.text, mentions),
             pinned=row_pinned | frozenset(m.experiment for m in mentions if self.pins(m, unit.text)),
         )
         findings: list[Finding] = []
         consumed: list[tuple[int, int]] = [(m.start, m.end) for m in mentions]
-        for claim in find_claims(unit.text):
+        has_digit = any(digit in unit.text for digit in "0123456789")
+        for claim in find_claims(unit.text) if has_digit else ():
             consumed.append((claim.start, claim.text_end))
             finding = self.claim(context, claim)
             if finding is not None:
@@ -154,7 +174,7 @@ class ProseChecker:
             finding = self.verdict(context, verdict)
             if finding is not None:
                 findings.append(finding)
-        for quantity in self.quantities.find(unit.text):
+        for quantity in self.quantities.find(unit.text) if has_digit else ():
             if _inside(quantity.start, quantity.end, consumed):
                 continue
             finding = self.value(context, quantity)
@@ -226,25 +246,29 @@ class ProseChecker:
     def is_historical(self, text: str, mentions: Iterable[Mention]) -> bool:
         if HISTORICAL_CUES.search(text):
             return True
-        for mention in mentions:
-            for name in {mention.experiment, *(e.name for e in self.facts.lineage(mention.experiment))}:
-                for version in self.old_versions.get(name, ()):
-                    if re.search(r"(?<![\d.])" + re.escape(version) + r"(?![\d]|\.\d)", text):
-                        return True
+        for name in {m.experiment for m in mentions}:
+            pattern = self.old_versions.get(name)
+            if pattern is not None and pattern.search(text):
+                return True
         return False
 
     # -- values ------------------------------------------------------------------------
 
     def value(self, context: _Context, quantity: Quantity) -> Finding | None:
         text = context.unit.text
+        candidates = [m for m in self.facts.metrics.values() if m.unit and m.unit.strip().lower() in quantity.units]
+        experiments = self._experiments_in(context)
+        if not candidates or not experiments:
+            return None
+        scope = self._scope(experiments, context)
+        # Most numbers are right: settle those before reading the words around them.
+        if any(self._accepts(e, m, quantity, False, context) for e in scope for m in candidates):
+            return None
         clause_start, clause_end = context.clause(quantity.start)
         before = text[clause_start : quantity.start]
         if HYPOTHETICAL.search(before) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
             return None
         if QUALIFIER_AFTER.match(text[quantity.unit_end :]):
-            return None
-        candidates = [m for m in self.facts.metrics.values() if m.unit and m.unit.strip().lower() in quantity.units]
-        if not candidates:
             return None
         clause = context.plain[clause_start:clause_end]
         named = [m for m in candidates if self.keywords[m.name] and self.keywords[m.name].search(clause)]
@@ -256,13 +280,10 @@ class ProseChecker:
             metrics, metric_certain = candidates, False
         else:
             metrics, metric_certain = candidates, len(candidates) == 1
-        experiments = self._experiments_in(context)
-        if not experiments:
-            return None
         attributed = self._nearest(context, quantity.start)
         certain = metric_certain and len({self.standing(e, context).name for e in experiments}) == 1
         historical = context.historical or quantity.before
-        if any(self._accepts(e, m, quantity, historical, context) for e in self._scope(experiments, context) for m in metrics):
+        if historical and any(self._accepts(e, m, quantity, True, context) for e in scope for m in metrics):
             return None
         old = self._old_match(experiments, attributed, metrics, quantity, context)
         if old is None and not certain:
@@ -571,15 +592,11 @@ class ProseChecker:
     # -- verdicts ----------------------------------------------------------------------
 
     def verdict(self, context: _Context, verdict: VerdictWord) -> Finding | None:
-        if context.historical:
-            return None
         text = context.unit.text
         subject = self._verdict_subject(context, verdict)
         if subject is None:
             return None
         clause_start, clause_end = context.clause(verdict.start)
-        if HYPOTHETICAL.search(text[clause_start : verdict.start]):
-            return None
         current = self.standing(subject, context)
         meaning = verdict.meaning
         target = self._than_target(context, verdict)
@@ -592,6 +609,8 @@ class ProseChecker:
         metric = self._clause_metric(context.plain[clause_start:clause_end])
         status, delta = self._status_for(current, metric)
         if status is None or not _contradicts(meaning, status, delta):
+            return None
+        if context.historical or HYPOTHETICAL.search(text[clause_start : verdict.start]):
             return None
         quoted = text[verdict.start : verdict.end]
         shown = self._status_text(current, metric, status)

@@ -12,7 +12,7 @@ from benchdoc.errors import DocumentError, UsageError
 from benchdoc.lint.checker import ProseChecker
 from benchdoc.lint.facts import LintFacts
 from benchdoc.lint.findings import Finding
-from benchdoc.lint.text import document_units
+from benchdoc.lint.text import DocumentText, document_units
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -67,28 +67,39 @@ def lint_documents(config: Config | None, given: Sequence[str | Path]) -> list[P
     return markdown_files(paths)
 
 
-def lint_paths(facts: LintFacts, paths: Sequence[Path], checker: ProseChecker | None = None) -> list[DocumentLint]:
-    """Check the prose of each document; a document that cannot be parsed reports its errors instead."""
+def read_documents(facts: LintFacts, paths: Sequence[Path]) -> list[tuple[Path, DocumentText | None, list[DocumentError]]]:
+    """Each document's prose units, or the errors that kept it from being read."""
+    from dataclasses import replace
+
     from benchdoc.docs.document import parse_document
 
-    checker = checker or ProseChecker(facts)
-    results = []
+    read: list[tuple[Path, DocumentText | None, list[DocumentError]]] = []
     for path in paths:
         shown = display_path(path)
         try:
             parsed = parse_document(path)
         except DocumentError as err:
-            results.append(DocumentLint(path, errors=[err]))
+            read.append((path, None, [err]))
             continue
         except OSError as err:
-            results.append(DocumentLint(path, errors=[DocumentError(f"cannot read: {err.strerror or err}", file=shown)]))
+            read.append((path, None, [DocumentError(f"cannot read: {err.strerror or err}", file=shown)]))
             continue
         if parsed.errors:
-            results.append(DocumentLint(path, errors=list(parsed.errors)))
+            read.append((path, None, list(parsed.errors)))
             continue
-        units = document_units(parsed, facts.historical_sections)
-        findings = checker.check(units)
-        results.append(DocumentLint(path, findings=[_relocated(f, shown) for f in findings]))
+        read.append((path, replace(document_units(parsed, facts.historical_sections), path=shown), []))
+    return read
+
+
+def lint_paths(facts: LintFacts, paths: Sequence[Path], checker: ProseChecker | None = None) -> list[DocumentLint]:
+    """Check the prose of each document; a document that cannot be parsed reports its errors instead."""
+    checker = checker or ProseChecker(facts)
+    results = []
+    for path, document, errors in read_documents(facts, paths):
+        if document is None:
+            results.append(DocumentLint(path, errors=errors))
+        else:
+            results.append(DocumentLint(path, findings=checker.check(document)))
     return results
 
 
@@ -102,9 +113,3 @@ def lint_text(facts: LintFacts, text: str, path: str = "<text>") -> list[Finding
     return ProseChecker(facts).check(document_units(parsed, facts.historical_sections))
 
 
-def _relocated(finding: Finding, shown: str) -> Finding:
-    if finding.file == shown:
-        return finding
-    from dataclasses import replace
-
-    return replace(finding, file=shown)

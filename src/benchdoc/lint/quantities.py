@@ -114,15 +114,17 @@ def bare_numbers(text: str) -> list[Quantity]:
     return result
 
 
+_HEDGE = re.compile(
+    r"(?:(?P<approx>" + APPROXIMATE.pattern.removesuffix(r"\s*$") + r")|(?P<lower>" + LOWER_BOUND.pattern.removesuffix(r"\s*$")
+    + r")|(?P<upper>" + UPPER_BOUND.pattern.removesuffix(r"\s*$") + r"))\s*$",
+    re.IGNORECASE,
+)
+
+
 def hedge(before: str) -> str:
-    """How the words just before a number qualify it."""
-    if APPROXIMATE.search(before):
-        return "approx"
-    if LOWER_BOUND.search(before):
-        return "lower"
-    if UPPER_BOUND.search(before):
-        return "upper"
-    return "exact"
+    """How the words just before a number qualify it: exact, approx, lower (at least) or upper (at most)."""
+    match = _HEDGE.search(before[-24:])
+    return match.lastgroup or "exact" if match else "exact"
 
 
 def _parse(number: str) -> float:

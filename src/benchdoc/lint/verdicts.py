@@ -7,9 +7,12 @@ from dataclasses import dataclass
 
 from benchdoc.lint.words import NEGATION, VERDICT_PHRASES
 
-_PATTERNS = tuple(
-    (meaning, re.compile(r"(?<![\w-])(?:" + phrase + r")(?![\w-])", re.IGNORECASE)) for meaning, phrase in VERDICT_PHRASES
+# One pattern, alternatives in the order of VERDICT_PHRASES: where two could match, the earlier wins.
+_PATTERN = re.compile(
+    "|".join(f"(?P<v{i}>(?<![\\w-])(?:{phrase})(?![\\w-]))" for i, (_, phrase) in enumerate(VERDICT_PHRASES)),
+    re.IGNORECASE,
 )
+_MEANINGS = {f"v{i}": meaning for i, (meaning, _) in enumerate(VERDICT_PHRASES)}
 
 
 @dataclass(frozen=True)
@@ -20,15 +23,23 @@ class VerdictWord:
     negated: bool
 
 
+# Every verdict phrase contains one of these words; a sentence with none of them is skipped fast.
+_TRIGGERS = frozenset(
+    "fail fails failed failing crash crashes crashed crashing broken oom ooms oomed memory hangs deadlock deadlocks "
+    "work works working run start launch load boot fit negative loss regression regresses regressed hurts loses lags "
+    "trails worth gain improvement speedup speed benefit win wins winner difference noise par same indistinguishable "
+    "wash equivalent slower worse positive faster better fastest best outperforms beats improves ahead".split()
+)
+_WORD = re.compile(r"[a-z]+")
+
+
 def find_verdicts(text: str) -> list[VerdictWord]:
-    """Verdict phrases in a sentence; where phrases overlap, the one listed first wins."""
+    """Verdict phrases in a sentence, left to right."""
     found: list[VerdictWord] = []
-    for meaning, pattern in _PATTERNS:
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            if any(start < v.end and end > v.start for v in found):
-                continue
-            negated = bool(NEGATION.search(text[max(0, start - 40) : start]))
-            found.append(VerdictWord(start, end, meaning, negated))
-    found.sort(key=lambda v: v.start)
+    if _TRIGGERS.isdisjoint(_WORD.findall(text.lower())):
+        return found
+    for match in _PATTERN.finditer(text):
+        start, end = match.span()
+        negated = bool(NEGATION.search(text[max(0, start - 40) : start]))
+        found.append(VerdictWord(start, end, _MEANINGS[match.lastgroup or ""], negated))
     return found
