@@ -84,3 +84,15 @@ def region_key(document: Path, kind: str, args: tuple[str, ...], attrs: dict[str
     """A stable key for what a region asks for (not what it holds)."""
     spec = json.dumps([str(document), kind, list(args), sorted(attrs.items())])
     return hashlib.sha256(spec.encode()).hexdigest()[:32]
+
+
+def file_digest(path: Path | None = None, *, data: bytes | None = None) -> str | None:
+    """SHA-256 of a file's bytes (None when it cannot be read), or of ``data``."""
+    if data is None:
+        try:
+            data = path.read_bytes() if path is not None else None
+        except OSError:
+            return None
+        if data is None:
+            return None
+    return hashlib.sha256(data).hexdigest()

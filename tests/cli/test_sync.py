@@ -173,6 +173,7 @@ def test_sync_keeps_file_permissions(project: Project) -> None:
 def test_warm_check_imports_no_statistics_or_plotting(project: Project) -> None:
     story_project(project)
     assert project.run("sync", "--write").returncode == 0
+    project.run("check")  # the first check fills the cache for anything sync did not render
     res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"})
     assert res.returncode == 0, res.stderr
     imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
@@ -182,3 +183,24 @@ def test_warm_check_imports_no_statistics_or_plotting(project: Project) -> None:
     assert project.run("record", "baseline", "-m", "output_tok_s=80,80.1,79.9,80.2,80.3").returncode == 0
     stale = project.run("check")
     assert stale.returncode == 1 and "table region is stale" in stale.stdout
+
+
+def test_warm_check_of_a_chart_needs_no_matplotlib_while_its_file_is_intact(project: Project) -> None:
+    story_project(project)
+    log = project.root / "eagle-fast-verify.md"
+    log.write_text(
+        log.read_text()
+        + '\n<!-- benchdoc:chart kind=bar metric=output_tok_s experiments="baseline eagle3-cuda13" file=charts/tps.svg -->\n'
+        "<!-- benchdoc:end -->\n"
+    )
+    assert project.run("sync", "--write").returncode == 0
+    chart = project.root / "charts" / "tps.svg"
+    assert chart.is_file()
+    project.run("check")
+    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert res.returncode == 0, res.stdout + res.stderr
+    imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
+    assert not {m for m in imported if m.split(".")[0] in ("matplotlib", "scipy", "numpy")}
+    chart.write_text("<svg>edited</svg>")
+    stale = project.run("check")
+    assert stale.returncode == 1 and "charts/tps.svg: chart file is out of date" in stale.stdout

@@ -83,17 +83,21 @@ class Renderer:
         return self._results
 
     def __call__(self, region: Region) -> str:
-        # Charts are never cached: their files must be rendered to be compared or written.
-        if self.cache is None or region.kind == "chart":
+        if self.cache is None:
             return self.render(region)
-        from benchdoc.cache import region_key
+        from benchdoc.cache import file_digest, region_key
 
         key = region_key(self.document, region.kind, region.args, region.attrs)
         cached = self.cache.get("regions", key)
-        if isinstance(cached, str):
-            return cached
+        if isinstance(cached, dict) and isinstance(cached.get("content"), str):
+            # A chart is only as fresh as its files: reuse it while they hold what was rendered.
+            files = cached.get("files") or {}
+            if all(file_digest(Path(path)) == digest for path, digest in files.items()):
+                return str(cached["content"])
+        before = set(self.files)
         content = self.render(region)
-        self.cache.put("regions", key, content)
+        rendered = {str(path): file_digest(data=data) for path, data in self.files.items() if path not in before}
+        self.cache.put("regions", key, {"content": content, "files": rendered})
         return content
 
     def render(self, region: Region) -> str:
