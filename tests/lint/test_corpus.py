@@ -1,0 +1,36 @@
+"""benchmarks/lint_corpus.py on the labelled corpus: the figures meet the targets, and the labels are sound."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "lint_corpus.py"
+CORPUS = ROOT / "tests" / "lint_corpus"
+
+
+def test_precision_and_recall_meet_the_targets() -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)
+    assert figures["planted"] >= 40 and len(figures["cases"]) >= 4
+    assert figures["precision"] >= 0.95, figures
+    assert figures["recall"] >= 0.90, figures
+    assert figures["true_positives"] + figures["missed"] == figures["planted"]
+
+
+def test_every_case_is_complete_and_its_labels_point_at_their_lines() -> None:
+    cases = sorted(p for p in CORPUS.iterdir() if p.is_dir())
+    assert {c.name for c in cases} >= {"speculative-decoding", "nccl-tuning", "quantization", "cuda-upgrade"}
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import lint_corpus
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    for case in cases:
+        assert (case / "benchdoc.toml").is_file() and (case / "runs.toml").is_file(), case
+        assert lint_corpus.read_expected(case), case
+        assert lint_corpus.check_snippets(case) == []
