@@ -7,6 +7,7 @@ superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -120,7 +121,7 @@ def test_verdicts_against_the_computed_status(story_facts: LintFacts) -> None:
     assert kinds(story_facts, "EAGLE-3 is net-negative, so keep it off.\n") == [(1, STALE_VERDICT, "net-negative")]
     assert kinds(story_facts, "NCCL Tree works with CUDA graphs.\n") == [(1, STALE_VERDICT, "works")]
     (finding,) = lint_text(story_facts, "EAGLE-3 doesn't work on this stack.\n")
-    assert "is now Works (+3.8% vs Baseline (no spec))" in finding.message
+    assert "EAGLE-3 2-step (CUDA 13 + fusion) now works (+3.8% vs Baseline (no spec))" in finding.message
     assert "show=status" in finding.fix
 
 
@@ -149,3 +150,29 @@ def test_hand_kept_tables(story_facts: LintFacts) -> None:
         (4, STALE_VERDICT, "Slower"), (4, STALE_VALUE, "54.1"), (4, STALE_CLAIM, "-39.6%"),
         (4, STALE_CLAIM, "40% slower than baseline"),
     ]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "EAGLE-3 is 40% slower than baseline.",  # a significant comparison
+        "EAGLE-3 went from 54.1 tok/s to 96.1 tok/s, +20.0% over EAGLE-3 2-step.",  # before/after: show=change
+    ],
+)
+def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str) -> None:
+    from benchdoc.docs.render import Renderer
+    from benchdoc.docs.sync import plan_text
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.lint import facts_from_results
+    from benchdoc.results import build_results
+    from tests.lint.conftest import record_story, story_config
+
+    config = story_config(tmp_path)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        record_story(ledger)
+        results = build_results(config, ledger)
+    (finding,) = lint_text(facts_from_results(results), sentence + "\n")
+    marker = finding.fix[finding.fix.index("<!--") :]
+    plan = plan_text(marker + "\n", Renderer(config, lambda: results, tmp_path / "log.md"))
+    (region,) = plan.regions
+    assert not plan.errors and region.new_content == region.region.content  # sync leaves the suggested text as it is

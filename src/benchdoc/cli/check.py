@@ -58,15 +58,15 @@ def run(args: argparse.Namespace) -> int:
         # Broken documents were reported above; the lint reads the others.
         linted = [r for r in lint_paths(facts, paths) if not r.errors]
         statements = sum(len(r.findings) for r in linted)
-        report_lint(linted, as_json=False, quiet_when_clean=True)
+        report_lint(linted, as_json=False, summary=False)
     if problems or stale or statements:
         parts = [f"{len(stale)} stale document(s)", f"{problems} problem(s)"]
         if facts is not None:
             parts.append(f"{statements} stale statement(s) in prose")
-        fixes = ["`benchdoc sync --write` for the regions"] if stale or problems else []
+        fixes = ["regenerate the regions with `benchdoc sync --write`"] if stale or problems else []
         if statements:
-            fixes.append("edit the prose, bind a number with <!-- benchdoc:value -->, or mark it <!-- benchdoc:ignore -->")
-        print(f"benchdoc check: {', '.join(parts)}; fix with {' and '.join(fixes)}", file=sys.stderr)
+            fixes.append("reword the prose or bind its numbers with <!-- benchdoc:value --> (see each fix:)")
+        print(f"benchdoc check: {', '.join(parts)}; {'; '.join(fixes)}", file=sys.stderr)
         return EXIT_FAILED
     print(f"benchdoc check: {len(syncs)} document(s) up to date")
     return EXIT_OK

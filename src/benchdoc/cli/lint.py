@@ -100,8 +100,8 @@ def project_facts(config: Config, ledger: Ledger, cache: DerivedCache, results: 
     return facts
 
 
-def report(results: list[DocumentLint], *, as_json: bool, quiet_when_clean: bool = False) -> int:
-    """Print findings (text or JSON) and document errors; return the exit code."""
+def report(results: list[DocumentLint], *, as_json: bool, summary: bool = True) -> int:
+    """Print findings (text or JSON), document errors and (with ``summary``) a closing line; return the exit code."""
     findings = [f for result in results for f in result.findings]
     errors = [e for result in results for e in result.errors]
     if as_json:
@@ -117,9 +117,10 @@ def report(results: list[DocumentLint], *, as_json: bool, quiet_when_clean: bool
         return EXIT_DOCUMENT
     if findings:
         documents = len({f.file for f in findings})
-        print(f"benchdoc lint: {len(findings)} stale statement(s) in {documents} document(s)", file=sys.stderr)
+        if summary:
+            print(f"benchdoc lint: {len(findings)} stale statement(s) in {documents} document(s)", file=sys.stderr)
         return EXIT_FAILED
-    if not as_json and not quiet_when_clean:
+    if not as_json and summary:
         print(f"benchdoc lint: no stale prose in {len(results)} document(s)")
     return EXIT_OK
 

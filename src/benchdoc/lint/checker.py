@@ -48,6 +48,16 @@ from benchdoc.lint.words import (
 )
 
 _RAN_OK = frozenset({"Works", "Slower", "Worse", "No difference"})
+_STATUS_PHRASES = {
+    "Works": "now works",
+    "Slower": "is now slower",
+    "Worse": "is now worse",
+    "No difference": "now makes no significant difference",
+    "Failed": "now fails",
+    "Reference": "is the reference",
+    "Untested": "is untested",
+    "Measured": "has no verdict yet",
+}
 _VERDICT_STATUS = {"better": "Works", "worse": "Slower", "same": "No difference", "equivalent": "No difference"}
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
@@ -97,6 +107,18 @@ class _Context:
                 end = lo
                 break
         return start, end
+
+
+@dataclass(frozen=True)
+class _Delta:
+    """An experiment's current delta against another, and where it comes from."""
+
+    value: float  # candidate / target - 1, in %
+    low: float | None
+    high: float | None
+    described: str  # "A against B"
+    how: str  # "comparison" (A's own, against its compare_to), "reverse", "change" (before/after) or "medians"
+    verdict: str | None = None  # the comparison's verdict, for "comparison"
 
 
 class ProseChecker:
@@ -170,9 +192,11 @@ class ProseChecker:
         meanings = {v.meaning for v in verdicts}
         if FAILS in meanings and WORKS in meanings:
             verdicts = []  # "fails on 16 GB cards, but runs fine here": a nuance, not a verdict
+        judged: set[str] = set()
         for verdict in verdicts:
             finding = self.verdict(context, verdict)
-            if finding is not None:
+            if finding is not None and finding.experiment not in judged:
+                judged.add(finding.experiment)  # one sentence, one verdict finding per experiment
                 findings.append(finding)
         for quantity in self.quantities.find(unit.text) if has_digit else ():
             if _inside(quantity.start, quantity.end, consumed):
@@ -345,22 +369,25 @@ class ProseChecker:
         if facts is None or facts.current is None:
             if run is None:
                 return None
-            state = f"{current.label} is now {current.status}" + (f": {current.reason}" if current.reason else "")
+            state = f"{current.label} {_STATUS_PHRASES.get(current.status, 'is now ' + current.status)}" + (
+                f": {current.reason}" if current.reason else ""
+            )
             message = f"quotes the result of {run.date} ({_fmt(run.value, metric.digits)}{unit}); {state}"
             ledger = state
             fix = f"reword: {current.label} has no current {metric.label} ({current.status})"
         else:
             now = f"{_fmt(facts.current, metric.digits)}{unit}"
-            whose = "" if current.name == owner else f"{self.facts.experiments[owner].label}'s "
+            whose = "the " if current.name == owner else f"{self.facts.experiments[owner].label}'s "
+            named_metric = "" if metric.label.strip().lower() == metric.unit.strip().lower() else f"{metric.label} "
             if run is not None:
                 message = f"quotes {whose}result of {run.date} ({_fmt(run.value, metric.digits)}{unit}); now {now}"
             else:
-                message = f"says {quoted}; {metric.label} of {current.label} is now {now}"
+                message = f"says {quoted}; {named_metric or 'the result '}of {current.label} is now {now}"
             if current.name != owner:
                 message += f" ({current.label}, which supersedes {self.facts.experiments[owner].label})"
             elif run is not None:
                 message += f" ({current.label})"
-            ledger = f"{current.label}: {metric.label} {now}" + (f", measured {current.measured_on}" if current.measured_on else "")
+            ledger = f"{current.label}: {named_metric}{now}" + (f", measured {current.measured_on}" if current.measured_on else "")
             fix = (
                 f"<!-- benchdoc:value {current.name}.{metric.name} -->{_fmt(facts.current, metric.digits)}"
                 f"<!-- benchdoc:end -->{unit}"
@@ -432,7 +459,7 @@ class ProseChecker:
         actual = self._actual_delta(subject, target, metric, context)
         if actual is None:
             return None
-        delta, low, high, described = actual
+        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
         claimed = _claimed_intervals(claim, metric)
         if claimed is None:
             return None
@@ -450,7 +477,7 @@ class ProseChecker:
         if current_subject.name != subject or current_target.name != target:
             message += f" — {described}"
         ledger = f"{described}: {delta:+.1f}%{interval}, {verdict}"
-        fix = self._claim_fix(current_subject, current_target, metric, delta)
+        fix = self._claim_fix(current_subject, current_target, metric, actual)
         return self._finding(context, claim.start, claim.text_end, STALE_CLAIM, message, ledger, fix, current_subject.name, quoted)
 
     def _claim_text_end(self, context: _Context, claim: Claim) -> int:
@@ -490,7 +517,11 @@ class ProseChecker:
         return None
 
     def _claim_subject(self, context: _Context, claim: Claim, target: str | None) -> str | None:
-        before = [m for m in context.mentions if m.end <= claim.start and m.experiment != target]
+        named_target = _mention_at(context.mentions, claim.object_at) if claim.object_at is not None else None
+        before = [
+            m for m in context.mentions
+            if m.end <= claim.start and m is not named_target and (named_target is not None or m.experiment != target)
+        ]
         if target is not None or claim.object_search_start is not None:
             if before:
                 return before[-1].experiment
@@ -514,9 +545,7 @@ class ProseChecker:
             return others[0], reference
         return None, None
 
-    def _actual_delta(
-        self, subject: str, target: str, metric: MetricInfo, context: _Context | None
-    ) -> tuple[float, float | None, float | None, str] | None:
+    def _actual_delta(self, subject: str, target: str, metric: MetricInfo, context: _Context | None) -> _Delta | None:
         """The subject's current delta against the target, its interval, and how it was obtained."""
         s = self.standing(subject, context)
         t = self.standing(target, context)
@@ -531,22 +560,24 @@ class ProseChecker:
             old = named_facts.current if named_facts.current is not None else named_facts.history[0].value
             if not old:
                 return None
-            return (s_facts.current / old - 1) * 100, None, None, f"{s.label} against {named.label}"
+            how = "change" if s.supersedes == named.name else "medians"
+            return _Delta((s_facts.current / old - 1) * 100, None, None, f"{s.label} against {named.label}", how)
         comparison = s_facts.comparison if s_facts is not None else None
         if comparison is not None and comparison.against == t.name:
-            return comparison.delta_pct, comparison.ci_low, comparison.ci_high, f"{s.label} against {t.label}"
+            return _Delta(comparison.delta_pct, comparison.ci_low, comparison.ci_high, f"{s.label} against {t.label}",
+                          "comparison", comparison.verdict)
         reverse = t_facts.comparison if t_facts is not None else None
         if reverse is not None and reverse.against == s.name:
             def invert(d: float | None) -> float | None:
                 return None if d is None or d <= -100 else (1 / (1 + d / 100) - 1) * 100
-            low, high = invert(reverse.ci_high), invert(reverse.ci_low)
             inverted = invert(reverse.delta_pct)
             if inverted is None:
                 return None
-            return inverted, low, high, f"{s.label} against {t.label}"
+            return _Delta(inverted, invert(reverse.ci_high), invert(reverse.ci_low), f"{s.label} against {t.label}", "reverse")
         if s_facts is None or t_facts is None or s_facts.current is None or not t_facts.current:
             return None
-        return (s_facts.current / t_facts.current - 1) * 100, None, None, f"{s.label} against {t.label} (from their medians)"
+        return _Delta((s_facts.current / t_facts.current - 1) * 100, None, None,
+                      f"{s.label} against {t.label} (from their medians)", "medians")
 
     def _historical_comparison(
         self, subject: str, target: str, metric: MetricInfo, claimed: list[tuple[float, float]], bound: str,
@@ -579,15 +610,21 @@ class ProseChecker:
                     return f"{run.date} ({_fmt(run.value, metric.digits)} against {_fmt(partner.value, metric.digits)})"
         return None
 
-    def _claim_fix(self, subject: ExperimentFacts, target: ExperimentFacts, metric: MetricInfo, delta: float) -> str:
-        words = _delta_words(delta, metric)
-        phrase = f"{abs(delta):.1f}% {words.split()[-1]} than {target.label}" if words not in ("no change",) else f"no different from {target.label}"
-        vs = "" if subject.compare_to == target.name else f" vs={target.name}"
+    def _claim_fix(self, subject: ExperimentFacts, target: ExperimentFacts, metric: MetricInfo, delta: _Delta) -> str:
+        """The words to write instead, and the value region that keeps them true (its text as sync renders it)."""
         metric_part = "" if metric.name == self.facts.primary_metric else f".{metric.name}"
-        return (
-            f'write "{phrase}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict{vs} -->'
-            f"{phrase}<!-- benchdoc:end -->"
-        )
+        if delta.how == "change":
+            text = f"{delta.value:+.1f}%"
+            return (f'write "{text}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=change -->'
+                    f"{text}<!-- benchdoc:end -->")
+        if delta.how == "comparison":
+            text = _verdict_text(delta, metric, target.label)
+            return (f'write "{text}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict -->'
+                    f"{text}<!-- benchdoc:end -->")
+        words = _delta_words(delta.value, metric)
+        phrase = f"{words} than {target.label}" if words != "no change" else f"no different from {target.label}"
+        return (f'write "{phrase}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict '
+                f"vs={target.name} --><!-- benchdoc:end --> and run `benchdoc sync --write`")
 
     # -- verdicts ----------------------------------------------------------------------
 
@@ -614,7 +651,7 @@ class ProseChecker:
             return None
         quoted = text[verdict.start : verdict.end]
         shown = self._status_text(current, metric, status)
-        message = f'says "{quoted}", but {current.label} is now {shown}'
+        message = f'says "{quoted}", but {current.label} {shown}'
         if current.name != subject:
             message += f" (it supersedes {self.facts.experiments[subject].label})"
         fix = f"reword it, or bind the status: <!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
@@ -640,7 +677,7 @@ class ProseChecker:
             return None
         start = len(cell.text) - len(cell.text.lstrip())
         shown = self._status_text(current, None, current.status)
-        message = f'says "{cell.text.strip()}", but {current.label} is now {shown}'
+        message = f'says "{cell.text.strip()}", but {current.label} {shown}'
         fix = f"<!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
         return self._finding(context, start, len(cell.text.rstrip()), STALE_VERDICT, message, f"{current.label}: {shown}", fix, current.name)
 
@@ -666,14 +703,14 @@ class ProseChecker:
         )
         actual = self._actual_delta(experiment, target, metric, context)
         claimed = _claimed_intervals(claim, metric)
-        if actual is None or claimed is None or _claim_holds(claimed, actual[0], actual[1], actual[2], claim.bound):
+        if actual is None or claimed is None or _claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
             return None
         if historical and self._historical_comparison(experiment, target, metric, claimed, claim.bound, context):
             return None
-        delta, low, high, described = actual
+        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
         interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
         message = f"says {match.group().strip()}; the ledger says {delta:+.1f}%{interval} ({_delta_words(delta, metric)})"
-        fix = self._claim_fix(self.standing(experiment, context), self.standing(target, context), metric, delta)
+        fix = self._claim_fix(self.standing(experiment, context), self.standing(target, context), metric, actual)
         return self._finding(context, match.start(), match.end(), STALE_CLAIM, message, f"{described}: {delta:+.1f}%{interval}", fix,
                              self.standing(experiment, context).name)
 
@@ -724,16 +761,19 @@ class ProseChecker:
         return _VERDICT_STATUS.get(facts.comparison.verdict), goodness
 
     def _status_text(self, current: ExperimentFacts, metric: str | None, status: str) -> str:
+        """'now works (+3.8% vs Baseline)', 'now fails (CUDA graph incompatible)'."""
         name = metric or self.facts.primary_metric
         facts = current.metrics.get(name) if name else None
         detail = ""
-        if facts is not None and facts.comparison is not None:
+        if status != "Failed" and facts is not None and facts.comparison is not None:
             target = self.facts.experiments.get(facts.comparison.against)
             detail = f" ({facts.comparison.delta_pct:+.1f}% vs {target.label if target else facts.comparison.against})"
         elif current.reason:
             detail = f" ({current.reason})"
-        label = status if metric is None else f"{status} on {self.facts.metrics[metric].label}"
-        return label + detail
+        phrase = _STATUS_PHRASES.get(status, f"is now {status}")
+        if metric is not None:
+            phrase += f" on {self.facts.metrics[metric].label}"
+        return phrase + detail
 
     # -- shared ------------------------------------------------------------------------
 
@@ -870,6 +910,18 @@ def _delta_words(delta: float, metric: MetricInfo) -> str:
     better = (delta > 0) == (metric.direction == "higher")
     word = metric.better_word if better else metric.worse_word
     return f"{abs(delta):.1f}% {word}"
+
+
+def _verdict_text(delta: _Delta, metric: MetricInfo, target: str) -> str:
+    """What a ``show=verdict`` value region renders for this comparison."""
+    if delta.verdict in ("better", "worse"):
+        word = metric.better_word if delta.verdict == "better" else metric.worse_word
+        return f"{abs(delta.value):.1f}% {word} than {target}"
+    if delta.verdict == "equivalent":
+        return f"equivalent to {target} (within ±{(metric.equivalence_margin or 0) * 100:g}%)"
+    if delta.verdict == "insufficient":
+        return f"{delta.value:+.1f}% vs {target} (too few runs to tell)"
+    return f"no significant difference from {target} ({delta.value:+.1f}%)"
 
 
 def _contradicts(meaning: str, status: str, goodness: float | None) -> bool:

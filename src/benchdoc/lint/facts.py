@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from benchdoc.results import ExperimentResult, ResultSet
 
 CACHE_NAMESPACE = "lint"
-CACHE_KEY = "facts-v1"
+CACHE_KEY = "facts-v2"
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,7 @@ class MetricInfo:
     digits: int
     better_word: str
     worse_word: str
+    equivalence_margin: float | None = None  # a fraction: 0.01 is ±1%
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,7 @@ def facts_from_results(results: ResultSet) -> LintFacts:
     metrics = {
         name: MetricInfo(
             name=m.name, label=m.label, unit=m.unit, direction=m.direction, digits=m.digits,
-            better_word=m.better_word, worse_word=m.worse_word,
+            better_word=m.better_word, worse_word=m.worse_word, equivalence_margin=m.equivalence_margin,
         )
         for name, m in config.metrics.items()
     }

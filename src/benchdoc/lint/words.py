@@ -64,12 +64,13 @@ UPPER_BOUND = re.compile(r"(?:<=?|≤|\bunder|\bless than|\bat most|\bbelow|\bup
 QUALIFIER_AFTER = re.compile(
     r"^\s*(?:per[\s-](?:gpu|user|request|stream|step|token|layer|rank|node|sequence|batch|head|card)|each|"
     r"more|less|fewer|extra|additional|faster|slower|higher|lower|better|worse|over|above|below|ahead|behind|"
-    r"of (?:headroom|overhead|slack|difference|gain|loss|improvement|regression)|lost|gained|saved)\b",
+    r"of (?:headroom|overhead|slack|difference|gain|loss|improvement|regression)|lost|gained|saved|off)\b",
     re.IGNORECASE,
 )
 QUALIFIER_BEFORE = re.compile(
     r"(?:\bper[\s-]\w+|\bpeak|\bmax(?:imum)?|\bmin(?:imum)?|\bworst|\bbest|\bsingle[\s-]stream|\bdraft|"
-    r"\badds?|\badding|\bsaves?|\bgains?|\bloses?|\bcosts?|\bextra|\bby|\bdelta|\bdifference|\bgap|\bplus|"
+    r"\badds?|\badding|\bsaves?|\bshaves?|\btrims?|\bcuts?|\bknocks?|\bgains?|\bloses?|\bcosts?|\bextra|\bby|"
+    r"\bdelta|\bdifference|\bgap|\bplus|"
     r"\boverhead|\bheadroom|[+±])\s*(?:of\s+|about\s+|~\s*)?$",
     re.IGNORECASE,
 )
