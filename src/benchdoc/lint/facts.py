@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
-    from benchdoc.ledger.models import RunRecord
     from benchdoc.results import ExperimentResult, ResultSet
 
 CACHE_NAMESPACE = "lint"
@@ -308,12 +307,3 @@ def _looks_like_version(text: str) -> bool:
     if len(parts) == 1:
         return text.isdigit() and 3 <= len(text) <= 8
     return 2 <= len(parts) <= 4 and all(p.isdigit() for p in parts) and len(text) <= 16
-
-
-def runs_of(facts: LintFacts) -> list[tuple[str, RunStamp]]:
-    """Every (experiment, run) pair, for listing what changed."""
-    return [(name, run) for name, e in facts.experiments.items() for run in e.runs]
-
-
-def record_to_stamp(run: RunRecord) -> RunStamp:
-    return RunStamp(run.id, run.started_at.isoformat(), run.outcome)
