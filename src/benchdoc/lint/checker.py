@@ -130,6 +130,8 @@ class ProseChecker:
         self.quantities = QuantityFinder(m.unit for m in facts.metrics.values() if m.unit)
         self.keywords = {name: _keyword_pattern(m) for name, m in facts.metrics.items()}
         self.unit_words = {name: _unit_pattern(m.unit) for name, m in facts.metrics.items() if m.unit}
+        self._now_cache: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._past_cache: dict[tuple[str, str], tuple[float, ...]] = {}
         # Per experiment: version strings of its line's older setups ("12.8" for an old CUDA), as one pattern.
         self.old_versions: dict[str, re.Pattern[str] | None] = {}
         for name in facts.experiments:
@@ -322,17 +324,28 @@ class ProseChecker:
         self, experiment: str, metric: MetricInfo, quantity: Quantity, historical: bool, context: _Context | None
     ) -> bool:
         tolerance = _tolerance(quantity.decimals, metric.digits)
-        current = self.standing(experiment, context)
-        facts = current.metrics.get(metric.name)
-        values: list[float] = []
-        if facts is not None and facts.current is not None:
-            values = [facts.current, *facts.accepted]
+        values = self._values_now(self.standing(experiment, context).name, metric.name)
         if historical:
-            for member in self.facts.lineage(experiment):
-                member_facts = member.metrics.get(metric.name)
-                if member_facts is not None:
-                    values.extend(run.value for run in member_facts.history)
+            values = values + self._values_past(experiment, metric.name)
         return any(_matches(quantity.value, v, tolerance, quantity.bound) for v in values)
+
+    def _values_now(self, name: str, metric: str) -> tuple[float, ...]:
+        """The figures of an experiment's own result a sentence may quote: centre, mean, interval, extremes."""
+        key = (name, metric)
+        if key not in self._now_cache:
+            facts = self.facts.experiments[name].metrics.get(metric)
+            ok = facts is not None and facts.current is not None
+            self._now_cache[key] = (facts.current, *facts.accepted) if ok else ()  # type: ignore[union-attr]
+        return self._now_cache[key]
+
+    def _values_past(self, name: str, metric: str) -> tuple[float, ...]:
+        """Every run's result along an experiment's supersedes chain."""
+        key = (name, metric)
+        if key not in self._past_cache:
+            self._past_cache[key] = tuple(
+                run.value for member in self.facts.lineage(name) for run in _history(member, metric)
+            )
+        return self._past_cache[key]
 
     def _old_match(
         self, experiments: Sequence[str], attributed: str, metrics: Sequence[MetricInfo], quantity: Quantity,

@@ -48,6 +48,7 @@ _BY_VERB = re.compile(
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
     re.IGNORECASE,
 )
+_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])")
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
     r"(?:(?:an?\s+)?(?:extra|another|additional)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
@@ -97,11 +98,14 @@ def find_claims(text: str) -> list[Claim]:
     """Every relative claim in a sentence, in order."""
     claims: list[Claim] = []
     taken: list[tuple[int, int]] = []
+    has_percent = "%" in text or "percent" in text or "per cent" in text
+    if not has_percent and not _FACTOR_HINT.search(text):
+        return claims
 
     def free(start: int, end: int) -> bool:
         return all(end <= lo or start >= hi for lo, hi in taken)
 
-    for match in _SIGNED.finditer(text):
+    for match in _SIGNED.finditer(text) if has_percent else ():
         sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
         claims.append(
             Claim(
@@ -112,7 +116,7 @@ def find_claims(text: str) -> list[Claim]:
             )
         )
         taken.append(match.span())
-    for match in _PERCENT.finditer(text):
+    for match in _PERCENT.finditer(text) if has_percent else ():
         if not free(*match.span()):
             continue
         word = match.group("word").lower()
@@ -138,7 +142,7 @@ def find_claims(text: str) -> list[Claim]:
                              "noun": match.group("noun") or "", "end": match.end()})
         claims.append(claim)
         taken.append(match.span())
-    for match in _VERB_PERCENT.finditer(text):
+    for match in _VERB_PERCENT.finditer(text) if has_percent else ():
         if not free(*match.span()):
             continue
         verb = match.group("verb").lower()
@@ -160,7 +164,7 @@ def find_claims(text: str) -> list[Claim]:
             )
         )
         taken.append(match.span())
-    for match in _BY_VERB.finditer(text):
+    for match in _BY_VERB.finditer(text) if has_percent else ():
         if not free(*match.span()):
             continue
         verb = match.group("verb").lower()

@@ -166,36 +166,36 @@ def _blank(match: re.Match[str]) -> str:
 
 def _blank_markup(text: str) -> str:
     """Blank what a reader does not read as prose: link targets, URLs, struck text, emphasis marks."""
-    text = _LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group()) - 1), text)
-    text = _AUTOLINK.sub(_blank, text)
-    text = _BARE_URL.sub(_blank, text)
-    text = _STRUCK.sub(_blank, text)
+    # Each pattern only where its telltale character is present: most lines have none.
+    if "](" in text:
+        text = _LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group()) - 1), text)
+    if "<" in text:
+        text = _AUTOLINK.sub(_blank, text)
+    if "://" in text or "www." in text:
+        text = _BARE_URL.sub(_blank, text)
+    if "~~" in text:
+        text = _STRUCK.sub(_blank, text)
     text = text.replace("[", " ").replace("]", " ")
-    return _EMPHASIS.sub(_blank, text)
+    if "*" in text or "_" in text:
+        text = _EMPHASIS.sub(_blank, text)
+    return text
+
+
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Start and end offsets of each sentence (semicolons end one too); blanks are trimmed."""
     spans: list[tuple[int, int]] = []
     start = 0
-    length = len(text)
-    i = 0
-    while i < length:
-        ch = text[i]
-        if ch in ".!?;" and (i + 1 == length or text[i + 1].isspace()):
-            if ch == "." and _is_abbreviation(text, i):
-                i += 1
-                continue
-            nxt = i + 1
-            while nxt < length and text[nxt].isspace():
-                nxt += 1
-            spans.append((start, i + 1))
-            start = nxt
-            i = nxt
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+        if end <= start or (match.group() == "." and _is_abbreviation(text, match.start())):
             continue
-        i += 1
-    if start < length:
-        spans.append((start, length))
+        spans.append((start, end))
+        start = end
+    if start < len(text):
+        spans.append((start, len(text)))
     return [_trim(text, s, e) for s, e in spans if text[s:e].strip()]
 
 
