@@ -130,20 +130,28 @@ class ProseChecker:
         self.quantities = QuantityFinder(m.unit for m in facts.metrics.values() if m.unit)
         self.keywords = {name: _keyword_pattern(m) for name, m in facts.metrics.items()}
         self.unit_words = {name: _unit_pattern(m.unit) for name, m in facts.metrics.items() if m.unit}
+        self._versions_cache: dict[str, re.Pattern[str] | None] = {}
         self._now_cache: dict[tuple[str, str], tuple[float, ...]] = {}
         self._past_cache: dict[tuple[str, str], tuple[float, ...]] = {}
-        # Per experiment: version strings of its line's older setups ("12.8" for an old CUDA), as one pattern.
-        self.old_versions: dict[str, re.Pattern[str] | None] = {}
-        for name in facts.experiments:
+
+    def old_versions(self, name: str) -> re.Pattern[str] | None:
+        """Version strings of the older setups of an experiment's line ("12.8" for an old CUDA), as one pattern."""
+        if name not in self._versions_cache:
             versions = sorted(
-                {v for member in facts.lineage(name) for m in member.metrics.values() for run in m.history for v in run.old_versions}
-                | {v for m in facts.experiments[name].metrics.values() for run in m.history for v in run.old_versions},
+                {
+                    version
+                    for member in (*self.facts.lineage(name), self.facts.experiments[name])
+                    for metric in member.metrics.values()
+                    for run in metric.history
+                    for version in run.old_versions
+                },
                 key=len, reverse=True,
             )
-            self.old_versions[name] = (
+            self._versions_cache[name] = (
                 re.compile(r"(?<![\d.])(?:" + "|".join(re.escape(v) for v in versions) + r")(?![\d]|\.\d)")
                 if versions else None
             )
+        return self._versions_cache[name]
 
     # -- documents ---------------------------------------------------------------------
 
@@ -273,7 +281,7 @@ class ProseChecker:
         if HISTORICAL_CUES.search(text):
             return True
         for name in {m.experiment for m in mentions}:
-            pattern = self.old_versions.get(name)
+            pattern = self.old_versions(name)
             if pattern is not None and pattern.search(text):
                 return True
         return False

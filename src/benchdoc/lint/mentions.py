@@ -5,8 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from benchdoc.lint.facts import ExperimentFacts
+
+# Words, and every punctuation mark on its own; spaces and hyphens only separate, so
+# "EAGLE-3", "EAGLE 3" and "eagle-3" read alike, while "EAGLE3" and "EAGLE-3x" do not.
+_TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_-]")
+_END = ""  # the trie key under which a complete name stores (experiment, via)
 
 
 @dataclass(frozen=True)
@@ -18,51 +24,41 @@ class Mention:
 
 
 class MentionFinder:
-    """Finds every experiment named in a text; at one place the longest name wins."""
+    """Finds every experiment named in a text; at one place the longest name wins.
+
+    Names are kept in a trie of their words, so a text is read once, word by word,
+    however many experiments the project has.
+    """
 
     def __init__(self, experiments: Iterable[ExperimentFacts]) -> None:
-        names: dict[str, tuple[str, str]] = {}  # normalised spelling -> (experiment, via)
-        spellings: list[str] = []
+        self._trie: dict[str, Any] = {}
         for facts in experiments:
             for spelling, via in ((facts.label, "label"), (facts.name, "name"), *((a, "alias") for a in facts.aliases)):
-                key = _normalise(spelling)
-                if key and key not in names:
-                    names[key] = (facts.name, via)
-                    spellings.append(" ".join(spelling.split()))
-        self._names = names
-        # Longest first, so "EAGLE-3 3-step" wins over "EAGLE-3" where both start.
-        ordered = sorted(spellings, key=len, reverse=True)
-        self._pattern = (
-            re.compile(r"(?<![\w])(?:" + "|".join(_spelling_pattern(n) for n in ordered) + r")(?![\w])", re.IGNORECASE)
-            if ordered
-            else None
-        )
+                words = [token.lower() for token in _TOKEN.findall(spelling)]
+                if not words:
+                    continue
+                node = self._trie
+                for word in words:
+                    node = node.setdefault(word, {})
+                node.setdefault(_END, (facts.name, via))  # the first to claim a spelling keeps it
 
     def find(self, text: str) -> list[Mention]:
-        if self._pattern is None:
-            return []
-        found = []
-        for match in self._pattern.finditer(text):
-            key = _normalise(match.group())
-            experiment, via = self._names.get(key, (None, ""))
-            if experiment is None:
+        tokens = [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+        found: list[Mention] = []
+        i = 0
+        while i < len(tokens):
+            node = self._trie
+            best: tuple[int, tuple[str, str]] | None = None
+            j = i
+            while j < len(tokens) and tokens[j][0] in node:
+                node = node[tokens[j][0]]
+                j += 1
+                if _END in node:
+                    best = (j, node[_END])
+            if best is None:
+                i += 1
                 continue
-            found.append(Mention(match.start(), match.end(), experiment, via))
+            stop, (experiment, via) = best
+            found.append(Mention(tokens[i][1], tokens[stop - 1][2], experiment, via))
+            i = stop
         return found
-
-
-def _spelling_pattern(name: str) -> str:
-    """A name as a pattern: any run of spaces matches any other; a hyphen may be a space."""
-    parts = []
-    for ch in name:
-        if ch == " ":
-            parts.append(r"[\s-]+")
-        elif ch == "-":
-            parts.append(r"[\s-]")
-        else:
-            parts.append(re.escape(ch))
-    return "".join(parts)
-
-
-def _normalise(text: str) -> str:
-    return " ".join(text.lower().replace("-", " ").split())
