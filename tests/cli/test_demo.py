@@ -17,6 +17,10 @@ def test_demo_plays_the_story_end_to_end(tmp_path) -> None:  # type: ignore[no-u
                     "$ benchdoc sync --check", "$ benchdoc check"):
         assert command in out
     assert "CUDA out of memory" in out
+    # check's prose lint finds the hand-written conclusion still quoting the old stack.
+    assert "stale-claim [EAGLE-3 fast verify: experiment log > Abstract]" in out
+    assert "stale-verdict [EAGLE-3 fast verify: experiment log > Conclusion]" in out
+    assert "> History]" not in out
     log = (folder / "eagle-fast-verify.md").read_text()
     assert "| EAGLE-3 2-step (CUDA 13 + fusion) | Works |" in log
     assert "| NCCL fewer channels | Failed |" in log and "| NCCL Tree | Untested |" in log
