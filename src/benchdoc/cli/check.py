@@ -53,10 +53,13 @@ def run(args: argparse.Namespace) -> int:
     stale = [s for s in syncs if s.changed]
     statements = 0
     if facts is not None:
-        from benchdoc.lint import lint_paths
+        from pathlib import Path
 
-        # Broken documents were reported above; the lint reads the others.
-        linted = [r for r in lint_paths(facts, paths) if not r.errors]
+        from benchdoc.lint import lint_parsed
+
+        # Broken documents were reported above; the lint reads the others, as the plans parsed them.
+        parsed = [(Path(s.plan.path), s.plan.parsed) for s in syncs if not s.plan.parsed.errors]
+        linted = lint_parsed(facts, parsed)
         statements = sum(len(r.findings) for r in linted)
         report_lint(linted, as_json=False, summary=False)
     if problems or stale or statements:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from benchdoc.lint.checker import ProseChecker
 from benchdoc.lint.facts import LintFacts, facts_from_results, load_facts
 from benchdoc.lint.findings import KINDS, STALE_CLAIM, STALE_VALUE, STALE_VERDICT, Finding
-from benchdoc.lint.project import DocumentLint, lint_documents, lint_paths, lint_text, markdown_files
+from benchdoc.lint.project import DocumentLint, lint_documents, lint_parsed, lint_paths, lint_text, markdown_files
 
 __all__ = [
     "KINDS",
@@ -27,6 +27,7 @@ __all__ = [
     "ProseChecker",
     "facts_from_results",
     "lint_documents",
+    "lint_parsed",
     "lint_paths",
     "lint_text",
     "load_facts",

@@ -16,6 +16,7 @@ from benchdoc.lint.text import DocumentText, document_units
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
+    from benchdoc.docs.document import ParsedDocument
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -69,33 +70,48 @@ def lint_documents(config: Config | None, given: Sequence[str | Path]) -> list[P
 
 def read_documents(facts: LintFacts, paths: Sequence[Path]) -> list[tuple[Path, DocumentText | None, list[DocumentError]]]:
     """Each document's prose units, or the errors that kept it from being read."""
-    from dataclasses import replace
-
     from benchdoc.docs.document import parse_document
 
     read: list[tuple[Path, DocumentText | None, list[DocumentError]]] = []
     for path in paths:
-        shown = display_path(path)
         try:
             parsed = parse_document(path)
         except DocumentError as err:
             read.append((path, None, [err]))
             continue
         except OSError as err:
-            read.append((path, None, [DocumentError(f"cannot read: {err.strerror or err}", file=shown)]))
+            read.append((path, None, [DocumentError(f"cannot read: {err.strerror or err}", file=display_path(path))]))
             continue
-        if parsed.errors:
-            read.append((path, None, list(parsed.errors)))
-            continue
-        read.append((path, replace(document_units(parsed, facts.historical_sections), path=shown), []))
+        read.append(_units(facts, path, parsed))
     return read
+
+
+def _units(facts: LintFacts, path: Path, parsed: ParsedDocument) -> tuple[Path, DocumentText | None, list[DocumentError]]:
+    from dataclasses import replace
+
+    if parsed.errors:
+        return path, None, list(parsed.errors)
+    return path, replace(document_units(parsed, facts.historical_sections), path=display_path(path)), []
 
 
 def lint_paths(facts: LintFacts, paths: Sequence[Path], checker: ProseChecker | None = None) -> list[DocumentLint]:
     """Check the prose of each document; a document that cannot be parsed reports its errors instead."""
+    return _lint(facts, read_documents(facts, paths), checker)
+
+
+def lint_parsed(
+    facts: LintFacts, documents: Sequence[tuple[Path, ParsedDocument]], checker: ProseChecker | None = None
+) -> list[DocumentLint]:
+    """Check documents already parsed (by a sync plan, say), without reading them again."""
+    return _lint(facts, [_units(facts, path, parsed) for path, parsed in documents], checker)
+
+
+def _lint(
+    facts: LintFacts, read: Sequence[tuple[Path, DocumentText | None, list[DocumentError]]], checker: ProseChecker | None
+) -> list[DocumentLint]:
     checker = checker or ProseChecker(facts)
     results = []
-    for path, document, errors in read_documents(facts, paths):
+    for path, document, errors in read:
         if document is None:
             results.append(DocumentLint(path, errors=errors))
         else:

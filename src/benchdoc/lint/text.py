@@ -10,6 +10,7 @@ and historical sections are resolved to flags on each unit.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -106,8 +107,9 @@ def document_units(parsed: ParsedDocument, historical_sections: Sequence[str] = 
             continue
         text, pieces = _assemble(block)
         is_heading = first.line in heading_lines
+        offsets = [piece.offset for piece in pieces]
         for start, end in sentence_spans(text):
-            sentence_pieces = _slice_pieces(pieces, start, end)
+            sentence_pieces = _slice_pieces(pieces, offsets, start, end)
             units.append(
                 Unit(text[start:end], sentence_pieces, section, is_historical, heading=is_heading, block=first.block)
             )
@@ -218,13 +220,14 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _slice_pieces(pieces: Sequence[Piece], start: int, end: int) -> tuple[Piece, ...]:
-    """The pieces of [start, end), re-based so offset 0 is ``start``."""
+def _slice_pieces(pieces: Sequence[Piece], offsets: Sequence[int], start: int, end: int) -> tuple[Piece, ...]:
+    """The pieces of [start, end), re-based so offset 0 is ``start`` (``offsets``: each piece's offset)."""
+    first = max(bisect.bisect_right(offsets, start) - 1, 0)
     result: list[Piece] = []
-    for index, piece in enumerate(pieces):
-        piece_end = pieces[index + 1].offset if index + 1 < len(pieces) else end
-        if piece_end <= start or piece.offset >= end:
-            continue
+    for index in range(first, len(pieces)):
+        piece = pieces[index]
+        if piece.offset >= end:
+            break
         if piece.offset <= start:
             result.append(Piece(0, piece.line, piece.column + (start - piece.offset)))
         else:
