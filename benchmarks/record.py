@@ -29,6 +29,7 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "stats_power.py": ("stats-power", {}),
     "until_decided.py": ("until-decided", {}),
     "client_capacity.py": ("client-1", {"_1": "client-1", "_64": "client-64", "_512": "client-512"}),
+    "lint_corpus.py": ("lint-corpus", {}),
 }
 
 
@@ -72,7 +73,7 @@ def main() -> int:
             if proc.returncode != 0:
                 print(f"{script_name} failed:\n{proc.stderr}", file=sys.stderr)
                 return 1
-            figures = json.loads(proc.stdout.strip().splitlines()[-1])
+            figures = json.loads(proc.stdout)
             runs = []
             for experiment, values in split_figures(figures, default, suffixes).items():
                 samples = [Sample(metric, value) for metric, value in values.items() if metric in config.metrics]

@@ -88,8 +88,12 @@ def run(args: argparse.Namespace) -> int:
         print("nothing written")
         return EXIT_OK
     for sync in changed:
+        charts = len(sync.stale_files)
         write_sync(sync)
-        print(f"wrote {sync.plan.path}" + (f" and {len(sync.files)} chart file(s)" if sync.files else ""))
+        wrote = [str(sync.plan.path)] if sync.plan.changed else []
+        if charts:
+            wrote.append(f"{charts} chart file(s)")
+        print("wrote " + " and ".join(wrote))
     from benchdoc.lint.state import record_sync_quietly
 
     record_sync_quietly(config)  # where the ledger stood, for `benchdoc lint --changed`
