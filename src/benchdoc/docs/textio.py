@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchdoc.errors import DocumentError
+from benchdoc.textfile import TEMP_PREFIX, TEMP_SUFFIX, atomic_write_bytes  # noqa: F401 (re-exported)
+
 
 BOM = "\ufeff"
 _UTF8_BOM = BOM.encode("utf-8")
@@ -24,9 +26,6 @@ _UTF8_BOM = BOM.encode("utf-8")
 _NEWLINE = re.compile(r"\r\n?")
 # A temporary file staged next to a document while it is written; hidden and not
 # ending in ".md", so no glob for documents ever picks one up.
-TEMP_PREFIX = "."
-TEMP_SUFFIX = ".benchdoc-tmp"
-_WRITE_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -146,57 +145,6 @@ def read_document(path: str | os.PathLike[str]) -> DocumentText:
     except OSError as err:
         raise DocumentError(f"cannot read: {err.strerror}", file=str(path)) from None
     return decode_bytes(data, path)
-
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace a file's content so that readers see either the old or the new bytes.
-
-    The bytes go to a temporary file in the same folder (same filesystem, so the
-    rename is atomic), are flushed to disk, get the original file's permissions,
-    and then replace it. A symlink is followed: its target is replaced, the link
-    stays. If anything fails or the process dies, the original file is intact.
-    """
-    target = Path(os.path.realpath(path))
-    try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    fd, temp_name = tempfile.mkstemp(
-        prefix=f"{TEMP_PREFIX}{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent
-    )
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view[:_WRITE_CHUNK])
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if mode is not None:
-            os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_directory(target.parent)
-
-
-def _fsync_directory(folder: Path) -> None:
-    """Make the rename itself durable; not every platform lets a folder be opened."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def leftover_temp_files(path: str | os.PathLike[str]) -> list[Path]:
