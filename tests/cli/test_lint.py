@@ -150,7 +150,8 @@ def test_where_to_update_since_a_date_a_run_or_the_last_sync(project: Project) -
     log = project.root / "eagle-fast-verify.md"
     log.write_text(log.read_text() + "\nNCCL fewer channels needs a retry; the baseline stays.\n")
     assert project.run("sync", "--write").returncode == 0
-    state = json.loads((project.root / ".benchdoc" / "sync-state.json").read_text())
+    state = json.loads((project.root / ".benchdoc" / "cache" / "sync-state.json").read_text())
+    assert (project.root / ".benchdoc" / "cache" / ".gitignore").read_text().endswith("*\n")
     assert (state["last_run_id"], state["previous_run_id"]) == (6, 5)
     changed = project.run("lint", "--changed")
     assert changed.returncode == 0, changed.stderr

@@ -1,8 +1,9 @@
 """Where the ledger stood at the last `benchdoc sync --write`, for `benchdoc lint --changed`.
 
-A small JSON file next to the derived cache. Each sync that writes records the ledger's
-highest run id; the id recorded by the sync before it is kept too, so that after a sync
-"what changed" still means the runs that sync brought into the documents.
+A small JSON file in the derived-cache folder (which git ignores: the state belongs to one
+checkout). Each sync that writes records the ledger's highest run id; the id recorded by
+the sync before it is kept too, so that after a sync "what changed" still means the runs
+that sync brought into the documents. Deleting it only means `--changed` asks for a date.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from benchdoc.config import Config
 
-STATE_FILE = Path(".benchdoc") / "sync-state.json"
+STATE_FILE = Path(".benchdoc") / "cache" / "sync-state.json"
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ def record_sync(config: Config, last_run_id: int, now: datetime | None = None) -
     )
     path = state_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)
+    ignore = path.parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# benchdoc's derived cache: safe to delete, never worth committing\n*\n")
     payload = json.dumps(
         {"last_run_id": point.last_run_id, "synced_at": point.synced_at, "previous_run_id": point.previous_run_id},
         indent=2,
