@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def run_to_dict(run: RunRecord) -> dict[str, Any]:
-    """One run, nested, as JSON-ready data (used by `history --json`)."""
+def _run_fields(run: RunRecord) -> dict[str, Any]:
+    """The run's own columns, as written in every export row."""
     return {
         "run_id": run.id,
         "experiment": run.experiment,
@@ -41,13 +41,20 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
         "started_at": run.started_at.isoformat(),
         "finished_at": run.finished_at.isoformat(),
         "failure_reason": run.failure_reason,
-        "failure_log_line": run.failure_log_line,
-        "command": run.command,
         "host": run.host,
         "git_commit": run.git_commit,
         "git_dirty": run.git_dirty,
         "source": run.source,
         "note": run.note,
+    }
+
+
+def run_to_dict(run: RunRecord) -> dict[str, Any]:
+    """One run, nested, as JSON-ready data (used by `history --json`)."""
+    return {
+        **_run_fields(run),
+        "failure_log_line": run.failure_log_line,
+        "command": run.command,
         "samples": [{"metric": s.metric, "repetition": s.repetition, "value": s.value} for s in run.samples],
         "environment": run.environment,
         "metadata": run.metadata,
@@ -57,19 +64,7 @@ def run_to_dict(run: RunRecord) -> dict[str, Any]:
 def flat_rows(runs: list[RunRecord]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for run in sorted(runs, key=lambda r: r.id):
-        base = {
-            "run_id": run.id,
-            "experiment": run.experiment,
-            "outcome": run.outcome,
-            "started_at": run.started_at.isoformat(),
-            "finished_at": run.finished_at.isoformat(),
-            "failure_reason": run.failure_reason,
-            "host": run.host,
-            "git_commit": run.git_commit,
-            "git_dirty": run.git_dirty,
-            "source": run.source,
-            "note": run.note,
-        }
+        base = _run_fields(run)
         if not run.samples:
             rows.append({**base, "metric": None, "repetition": None, "value": None})
         for sample in run.samples:
