@@ -45,6 +45,23 @@ VALUE_SHOWS = ("value", "interval", "n", "delta", "verdict", "status", "change",
 DASH = "—"
 
 
+def verdict_sentence(
+    verdict: str | None, delta_pct: float, other: str, *, better_word: str, worse_word: str, margin: float | None
+) -> str:
+    """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)'.
+
+    The prose lint suggests exactly this text as a fix, so it lives in one place.
+    """
+    if verdict in ("better", "worse"):
+        word = better_word if verdict == "better" else worse_word
+        return f"{abs(delta_pct):.1f}% {word} than {other}"
+    if verdict == "equivalent":
+        return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
+    if verdict == "insufficient":
+        return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
+    return f"no significant difference from {other} ({delta_pct:+.1f}%)"
+
+
 def _attr_bool(value: str | None, default: bool, name: str) -> bool:
     if value is None:
         return default
@@ -380,14 +397,10 @@ class Renderer:
         if show == "delta":
             return f"{comparison.delta_pct:+.1f}%"
         other = self.experiment(against or result.compare_to or "").label
-        if comparison.verdict in ("better", "worse"):
-            word = metric.better_word if comparison.verdict == "better" else metric.worse_word
-            return f"{abs(comparison.delta_pct):.1f}% {word} than {other}"
-        if comparison.verdict == "equivalent":
-            return f"equivalent to {other} (within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
-        if comparison.verdict == "insufficient":
-            return f"{comparison.delta_pct:+.1f}% vs {other} (too few runs to tell)"
-        return f"no significant difference from {other} ({comparison.delta_pct:+.1f}%)"
+        return verdict_sentence(
+            comparison.verdict, comparison.delta_pct, other,
+            better_word=metric.better_word, worse_word=metric.worse_word, margin=comparison.equivalence_margin,
+        )
 
     def list(self, region: Region) -> str:
         wanted = [s.lower() for s in region.attrs.get("status", "failed untested").split()]

@@ -935,14 +935,12 @@ def _delta_words(delta: float, metric: MetricInfo) -> str:
 
 def _verdict_text(delta: _Delta, metric: MetricInfo, target: str) -> str:
     """What a ``show=verdict`` value region renders for this comparison."""
-    if delta.verdict in ("better", "worse"):
-        word = metric.better_word if delta.verdict == "better" else metric.worse_word
-        return f"{abs(delta.value):.1f}% {word} than {target}"
-    if delta.verdict == "equivalent":
-        return f"equivalent to {target} (within ±{(metric.equivalence_margin or 0) * 100:g}%)"
-    if delta.verdict == "insufficient":
-        return f"{delta.value:+.1f}% vs {target} (too few runs to tell)"
-    return f"no significant difference from {target} ({delta.value:+.1f}%)"
+    from benchdoc.docs.render import verdict_sentence
+
+    return verdict_sentence(
+        delta.verdict, delta.value, target,
+        better_word=metric.better_word, worse_word=metric.worse_word, margin=metric.equivalence_margin,
+    )
 
 
 def _contradicts(meaning: str, status: str, goodness: float | None) -> bool:
