@@ -143,5 +143,7 @@ def test_a_metric_with_a_zero_baseline_is_not_compared(config) -> None:  # type:
     runs = Runs()
     runs.add("baseline", [0.0, 0.0, 0.0, 0.0, 0.0], metric="error_rate")
     runs.add("eagle3-cuda13", [0.0, 0.0, 0.0, 0.0, 0.0], metric="error_rate")
-    result = compute_results(config, runs.runs)["eagle3-cuda13"]
+    result = compute_results(config, runs.runs, all_metrics=True)["eagle3-cuda13"]
     assert "error_rate" in result.summaries and "error_rate" not in result.comparisons
+    # By default only the declared metrics are summarised.
+    assert "error_rate" not in compute_results(config, runs.runs)["eagle3-cuda13"].summaries

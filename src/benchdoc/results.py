@@ -157,9 +157,10 @@ def build_results(
     *,
     pooling: Pooling | None = None,
     metrics: Iterable[str] | None = None,
+    all_metrics: bool = False,
 ) -> ResultSet:
     """Read every run from the ledger and compute each experiment's result."""
-    return compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics)
+    return compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics, all_metrics=all_metrics)
 
 
 def compute_results(
@@ -168,8 +169,15 @@ def compute_results(
     *,
     pooling: Pooling | None = None,
     metrics: Iterable[str] | None = None,
+    all_metrics: bool = False,
 ) -> ResultSet:
-    """Compute results from runs already read (newest first or in any order)."""
+    """Compute results from runs already read (newest first or in any order).
+
+    ``metrics`` limits the summaries and comparisons to those metrics. By default they
+    cover the metrics declared in benchdoc.toml (a load-generator run records dozens;
+    the declared ones are what tables, statuses and the lint read), or every recorded
+    metric when none is declared or ``all_metrics`` is set.
+    """
     from benchdoc.stats import adjust_comparisons, change, compare, summarize
 
     pooling = pooling or Pooling()
@@ -181,7 +189,12 @@ def compute_results(
     for name in by_experiment:
         if name not in experiments:  # recorded, but no longer (or never) declared
             experiments[name] = ExperimentConfig(name=name, label=name)
-    wanted = list(metrics) if metrics is not None else None
+    if metrics is not None:
+        wanted: list[str] | None = list(metrics)
+    elif config.metrics and not all_metrics:
+        wanted = list(config.metrics)
+    else:
+        wanted = None
 
     pooled: dict[str, list[RunRecord]] = {name: pooling.select(by_experiment.get(name, [])) for name in experiments}
     summaries: dict[str, dict[str, Summary]] = {}

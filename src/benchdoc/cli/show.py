@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "latest run is used.",
     )
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="only these (default: all)")
-    parser.add_argument("--metric", "-m", action="append", help="metric(s) to show (default: all recorded)")
+    parser.add_argument("--metric", "-m", action="append", help="metric(s) to show (default: those declared)")
+    parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     add_pooling_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)
@@ -42,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     selected = [config.experiment(e).name for e in args.experiments] if args.experiments else None
     metrics = [config.metric(m).name for m in args.metric] if args.metric else None
     with open_ledger(config) as ledger:
-        results = build_results(config, ledger, pooling=pooling_from_args(args), metrics=metrics)
+        results = build_results(
+            config, ledger, pooling=pooling_from_args(args), metrics=metrics, all_metrics=args.all_metrics
+        )
     chosen = [r for r in results if selected is None or r.name in selected]
     if args.json:
         from benchdoc.serialize import result_to_dict
