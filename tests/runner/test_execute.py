@@ -71,6 +71,7 @@ def test_a_successful_run_records_every_repetition_and_leaves_nothing_running(tm
     assert record.environment["env_vars"]["NCCL_ALGO"] == "Tree"
     assert SECRET not in json.dumps([record.metadata, record.environment, record.command])
     # The workload's settings and each repetition's bookkeeping.
+    assert record.metadata["simulator"] is True  # the simulator said so; reports label it simulated
     settings = record.metadata["workload"]["settings"]
     assert settings["requests"] == 6 and settings["concurrency"] == 2 and settings["model"] == "sim-llm"
     assert [r["seed"] for r in record.metadata["per_repetition"]] == [0, 1]

@@ -235,6 +235,7 @@ def _record(config: Any, experiment: str, result: WorkloadResult, note: str | No
             "duration_s": result.duration_s,
             "requests": len(result.records),
             "failures": result.failure_reasons(),
+            **({"simulator": True} if result.measured_simulator else {}),
         },
     )
     with open_ledger(config) as ledger:

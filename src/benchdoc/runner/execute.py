@@ -321,6 +321,7 @@ class _ExperimentRun:
         self.process: ManagedProcess | None = None
         self.warmed = False
         self.workload_settings: dict[str, Any] | None = None
+        self.simulator = False  # the load generator saw benchdoc's simulator answer
         self.stopping: StoppingPlan | None = None
         self.stopping_notes: list[str] = []
         self.baseline: list[float] = []
@@ -519,6 +520,7 @@ class _ExperimentRun:
             return None
         if self.workload_settings is None:
             self.workload_settings = result.settings
+        self.simulator = self.simulator or result.measured_simulator
         self.per_repetition.append(
             {
                 "repetition": index,
@@ -733,6 +735,9 @@ class _ExperimentRun:
                 "decision": self.decision,
                 "notes": self.stopping_notes,
             }
+        if self.simulator:
+            # Reports and charts label these numbers as simulated, never as hardware measurements.
+            metadata["simulator"] = True
         if self.error_traceback:
             metadata["traceback"] = self.error_traceback
         return metadata

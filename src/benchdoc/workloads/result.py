@@ -10,6 +10,9 @@ from benchdoc.ledger.models import Sample
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import RequestRecord
 
+# What benchdoc's simulator reports as the owner of its models; its numbers are simulated.
+SIMULATOR_OWNER = "benchdoc-simulator"
+
 
 @dataclass
 class WorkloadResult:
@@ -39,6 +42,11 @@ class WorkloadResult:
     def samples(self, repetition: int = 0) -> list[Sample]:
         """One ledger sample per run-level metric, for repetition ``repetition``."""
         return [Sample(metric=name, value=float(value), repetition=repetition) for name, value in self.metrics.items()]
+
+    @property
+    def measured_simulator(self) -> bool:
+        """True when the server said it is benchdoc's simulator (its models' ``owned_by``)."""
+        return SIMULATOR_OWNER in self.server.get("owned_by", [])
 
     @property
     def failures(self) -> list[RequestRecord]:
