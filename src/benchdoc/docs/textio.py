@@ -11,8 +11,6 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 

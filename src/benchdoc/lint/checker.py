@@ -509,7 +509,6 @@ class ProseChecker:
         return claim.text_end
 
     def _claim_metric(self, context: _Context, claim: Claim, clause: tuple[int, int]) -> MetricInfo | None:
-        text = context.unit.text
         noun = claim.noun
         if noun and _PREPOSITION.match(noun):
             named = [m for m in self.facts.metrics.values() if self.keywords[m.name] and self.keywords[m.name].search(noun)]
