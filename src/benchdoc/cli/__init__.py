@@ -12,13 +12,14 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from benchdoc import __version__
 from benchdoc.errors import EXIT_INTERRUPTED, EXIT_USAGE, BenchdocError
 
 
 
-def _command_modules() -> list[str]:
+def _command_modules() -> list[ModuleType]:
     """Every module of this package that defines a subcommand, in `--help` order.
 
     A command module sets ``ORDER`` (an int) and ``register``; discovering them keeps

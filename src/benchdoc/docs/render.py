@@ -249,7 +249,7 @@ class Renderer:
 
     def table(self, region: Region) -> str:
         attrs = region.attrs
-        names = (attrs.get("metrics") or attrs.get("metric") or "").split() or [None]
+        names: list[str | None] = list((attrs.get("metrics") or attrs.get("metric") or "").split()) or [None]
         metrics = [self.metric(n) for n in names]
         experiments = self.select(attrs.get("experiments"))
         against = attrs.get("compare")

@@ -143,7 +143,7 @@ class Ledger:
     def _stored_version(conn: sa.Connection) -> int:
         value = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
         try:
-            return int(value)
+            return int(str(value))
         except (TypeError, ValueError) as exc:
             raise LedgerError(f"the ledger's schema version is unreadable ({value!r})") from exc
 
