@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.results import build_results
 
     config = load_project(args)
-    paths = document_paths(config, args.documents)
+    paths = document_paths(config, args.documents, action="check")
     with open_ledger(config, create=False) as ledger:
         shared: list[Any] = []
 

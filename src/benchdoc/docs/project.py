@@ -38,7 +38,7 @@ class DocumentSync:
         return self.plan.changed or bool(self.stale_files)
 
 
-def document_paths(config: Config, given: Sequence[str] | None) -> list[Path]:
+def document_paths(config: Config, given: Sequence[str] | None, *, action: str = "sync") -> list[Path]:
     """The documents to sync: those given, else those listed in benchdoc.toml."""
     if given:
         paths = [Path(p) for p in given]
@@ -46,7 +46,7 @@ def document_paths(config: Config, given: Sequence[str] | None) -> list[Path]:
         paths = list(config.documents.paths)
         if not paths:
             raise UsageError(
-                f"no documents to sync: list them in {config.path.name} ([documents] paths = [\"log.md\"]) "
+                f"no documents to {action}: list them in {config.path.name} ([documents] paths = [\"log.md\"]) "
                 "or name them on the command line"
             )
     # Name documents as the user would type them: relative to the working directory.
