@@ -229,6 +229,8 @@ def compute_results(
                 equivalence_margin=spec.equivalence_margin,
                 seed=config.stats.seed,
                 n_bootstrap=BOOTSTRAP_RESAMPLES,
+                candidate_summary=summary,
+                baseline_summary=base,
             )
     comparisons: dict[str, dict[str, Comparison]] = {}
     family_sizes: dict[str, int] = {}

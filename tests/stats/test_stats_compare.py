@@ -186,3 +186,15 @@ def test_p_values_are_formatted_for_people() -> None:
     assert format_p(0.4123) == "0.41"
     assert format_p(0.0286) == "0.029"
     assert format_p(0.0004) == "<0.001"
+
+
+def test_given_summaries_are_reused_only_when_they_match() -> None:
+    from benchdoc.stats import compare, summarize
+
+    a, b = [96.1, 95.8, 96.4, 96.0, 96.3], [92.6, 92.4, 92.9, 92.5, 92.7]
+    sa, sb = summarize(a), summarize(b)
+    reused = compare(a, b, candidate_summary=sa, baseline_summary=sb, n_bootstrap=200)
+    assert reused.candidate is sa and reused.baseline is sb
+    assert reused == compare(a, b, n_bootstrap=200)
+    stale = compare(a, b, candidate_summary=summarize([1.0, 2.0]), baseline_summary=sb, n_bootstrap=200)
+    assert stale.candidate.values == tuple(a)

@@ -106,8 +106,13 @@ def compare(
     equivalence_margin: float | None = None,
     seed: int = 0,
     n_bootstrap: int = DEFAULT_BOOTSTRAP,
+    candidate_summary: Summary | None = None,
+    baseline_summary: Summary | None = None,
 ) -> Comparison:
     """Compare candidate ``a`` against baseline ``b``.
+
+    ``candidate_summary``/``baseline_summary`` may pass summaries of ``a`` and ``b``
+    already computed at this ``confidence`` (a project compares thousands of them).
 
     The verdict is, in order:
 
@@ -139,8 +144,8 @@ def compare(
         raise UsageError(f"bootstrap resamples must be at least 1, got {n_bootstrap}")
     values_a = as_values(a, "candidate")
     values_b = as_values(b, "baseline")
-    summary_a = summarize(values_a, confidence)
-    summary_b = summarize(values_b, confidence)
+    summary_a = _reuse(candidate_summary, values_a, confidence)
+    summary_b = _reuse(baseline_summary, values_b, confidence)
     if summary_b.median <= 0 or summary_a.median < 0:
         raise UsageError(
             "a ratio needs a positive baseline median and a non-negative candidate median, "
@@ -185,6 +190,13 @@ def compare(
     )
     significant, equivalent, verdict = _decide(undecided)
     return dataclasses.replace(undecided, significant=significant, equivalent=equivalent, verdict=verdict)
+
+
+def _reuse(summary: Summary | None, values: list[float], confidence: float) -> Summary:
+    """The given summary when it is of these values at this level, else a new one."""
+    if summary is not None and summary.confidence == confidence and list(summary.values) == values:
+        return summary
+    return summarize(values, confidence)
 
 
 def min_attainable_p(n_a: int, n_b: int) -> float:
