@@ -204,3 +204,46 @@ def test_warm_check_of_a_chart_needs_no_matplotlib_while_its_file_is_intact(proj
     chart.write_text("<svg>edited</svg>")
     stale = project.run("check")
     assert stale.returncode == 1 and "charts/tps.svg: chart file is out of date" in stale.stdout
+
+
+def _sync_at_a_terminal(project: Project, answer: bytes) -> str:
+    """Run `benchdoc sync` with a pseudo-terminal as stdin and stdout, typing ``answer``."""
+    import pty
+    import subprocess
+    import sys
+    import time
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    env.pop("BENCHDOC_LEDGER_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "benchdoc", "sync"], cwd=project.root, env=env,
+                            stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    output = b""
+    deadline = time.monotonic() + 60
+    answered = False
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not answered and b"[y/N]" in output:
+            os.write(leader, answer + b"\n")
+            answered = True
+    proc.wait(timeout=60)
+    os.close(leader)
+    assert answered, output.decode(errors="replace")
+    return output.decode(errors="replace")
+
+
+def test_at_a_terminal_sync_asks_before_writing(project: Project) -> None:
+    log = story_project(project)
+    no = _sync_at_a_terminal(project, b"n")
+    assert "Write these changes to 1 document(s)? [y/N]" in no and "nothing written" in no
+    assert log.read_bytes() == STORY_LOG.encode()
+    yes = _sync_at_a_terminal(project, b"y")
+    assert "wrote eagle-fast-verify.md" in yes
+    assert "**96.1**" in log.read_text()
