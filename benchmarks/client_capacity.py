@@ -30,12 +30,12 @@ import argparse
 import asyncio
 import json
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+
+from benchdoc.sim import start_in_process
 
 # streams -> (requests per stream, output tokens per request): ~10^4-10^5 chunks each.
 SHAPES: dict[int, tuple[int, int]] = {1: (5, 2000), 64: (2, 400), 512: (1, 150)}
@@ -66,29 +66,9 @@ class Figures:
         return self.chunks / self.wall_s
 
 
-@contextmanager
-def simulator() -> Iterator[str]:
+def simulator() -> AbstractContextManager[str]:
     """The simulator at zero latency in its own process; yields its URL."""
-    argv = [sys.executable, "-m", "benchdoc", "sim", "--host", "127.0.0.1", "--port", "0",
-            "--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096"]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        url = None
-        for line in proc.stderr:
-            if "listening on " in line:
-                url = line.split("listening on ", 1)[1].strip()
-                break
-        if url is None:
-            raise RuntimeError("the simulator did not start")
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    return start_in_process("--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096")
 
 
 class LagProbe:

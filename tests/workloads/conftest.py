@@ -3,49 +3,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 import pytest
 
-from benchdoc.sim import SimConfig, start_in_thread
+from benchdoc.sim import SimConfig, start_in_process, start_in_thread
 
-READY = "listening on "
-
-
-@contextmanager
-def sim_process(*options: str, startup_timeout_s: float = 20.0) -> Iterator[str]:
-    """Run ``benchdoc sim --port 0 OPTIONS`` and yield its URL once it listens."""
-    argv = [sys.executable, "-m", "benchdoc", "sim", "--host", "127.0.0.1", "--port", "0", *options]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stderr is not None
-        deadline = time.monotonic() + startup_timeout_s
-        url = None
-        seen: list[str] = []
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line:
-                break
-            seen.append(line)
-            if READY in line:
-                url = line.split(READY, 1)[1].strip()
-                break
-        if url is None:
-            raise RuntimeError("the simulator did not start:\n" + "".join(seen))
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
+# Run ``benchdoc sim --port 0 OPTIONS`` in its own process and yield its URL.
+sim_process = start_in_process
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from __future__ import annotations
 from benchdoc.sim.config import SimConfig
 from benchdoc.sim.model import Expected, expected
 from benchdoc.sim.requests import count_words
-from benchdoc.sim.running import RunningSim, SimStartFailure, serve, start_in_thread
+from benchdoc.sim.running import RunningSim, SimStartFailure, serve, start_in_process, start_in_thread
 
 __all__ = [
     "Expected",
@@ -25,5 +25,6 @@ __all__ = [
     "count_words",
     "expected",
     "serve",
+    "start_in_process",
     "start_in_thread",
 ]

@@ -17,6 +17,9 @@ DEFAULT_START_FAILURE = (
     "by PyTorch, and 0.61 GiB is reserved by PyTorch but unallocated."
 )
 
+# What the ready log line says just before the URL; a parent process waits for it.
+READY_MARK = "listening on "
+
 
 def _stamp() -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S")
@@ -36,7 +39,7 @@ def startup_lines(config: SimConfig, url: str) -> list[str]:
     ]
     if config.ready_delay_s:
         lines.append(f"[{_stamp()}] benchdoc simulator: ready in {config.ready_delay_s} s (/health answers 503 until then)")
-    lines.append(f"benchdoc simulator (not real hardware) listening on {url}")
+    lines.append(f"benchdoc simulator (not real hardware) {READY_MARK}{url}")
     return lines
 
 

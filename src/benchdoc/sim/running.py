@@ -1,15 +1,20 @@
-"""Running a simulator: in a background thread (for tests and demos) or in the foreground."""
+"""Running a simulator: in a background thread (for tests and demos), in a child process,
+or in the foreground."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import subprocess
+import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 
 from benchdoc.sim.config import SimConfig
-from benchdoc.sim.faults import start_failure_log, startup_lines
+from benchdoc.sim.faults import READY_MARK, start_failure_log, startup_lines
 
 
 class SimStartFailure(Exception):
@@ -141,3 +146,39 @@ async def _serve_until(
         await stop_event.wait()
     finally:
         await server.close()
+
+
+@contextmanager
+def start_in_process(*options: str, startup_timeout_s: float = 20.0) -> Iterator[str]:
+    """Run ``benchdoc sim --port 0 OPTIONS`` as a child process; yield its URL once it listens.
+
+    Its own process, so its CPU does not compete with the caller's for one interpreter
+    lock. It is terminated (then killed) on exit.
+    """
+    argv = [sys.executable, "-m", "benchdoc", "sim", "--host", "127.0.0.1", "--port", "0", *options]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + startup_timeout_s
+        url = None
+        seen: list[str] = []
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            seen.append(line)
+            if READY_MARK in line:
+                url = line.split(READY_MARK, 1)[1].strip()
+                break
+        if url is None:
+            raise SimStartFailure("the simulator did not start:\n" + "".join(seen))
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
