@@ -306,15 +306,22 @@ def _status(
     return MEASURED, comparison.verdict_text()  # insufficient: say how many runs it needs
 
 
+def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[EnvDifference]:
+    """What differs from the baseline's latest pooled run to the candidate's, important keys first."""
+    from benchdoc.envdiff import environment_diff
+
+    # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result.
+    return environment_diff(
+        baseline[0].environment, candidate[0].environment, ignore=("host.memory_gb", "host.kernel", "git.branch")
+    )
+
+
 def _environment_comparison(
     candidate: list[RunRecord], baseline: list[RunRecord], name: str, target: str
 ) -> tuple[tuple[EnvDifference, ...], str | None]:
-    from benchdoc.envdiff import environment_diff, hostnames
+    from benchdoc.envdiff import hostnames
 
-    # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result.
-    diff = environment_diff(
-        baseline[0].environment, candidate[0].environment, ignore=("host.memory_gb", "host.kernel", "git.branch")
-    )
+    diff = environment_differences(candidate, baseline)
     hosts = hostnames([r.environment for r in candidate]) | hostnames([r.environment for r in baseline])
     warning = None
     if len(hosts) > 1:

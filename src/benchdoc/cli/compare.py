@@ -28,8 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.envdiff import environment_diff
-    from benchdoc.results import build_results
+    from benchdoc.results import build_results, environment_differences
     from benchdoc.serialize import comparison_to_dict
     from benchdoc.stats import compare
 
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             equivalence_margin=spec.equivalence_margin,
             seed=config.stats.seed,
         )
-    env = environment_diff(b.pooled[0].environment, a.pooled[0].environment, ignore=("host.memory_gb", "host.kernel", "git.branch"))
+    env = environment_differences(a.pooled, b.pooled)
     if args.json:
         print_json({
             "candidate": candidate,
