@@ -58,7 +58,7 @@ def test_snapshot_without_gpu_is_well_formed_json(tmp_path: Path) -> None:
     host = snapshot["host"]
     assert set(host) == HOST_FIELDS
     assert host["hostname"] and host["os"] and host["kernel"] and host["arch"]
-    assert host["python"] == "%d.%d.%d" % sys.version_info[:3]
+    assert host["python"] == "{}.{}.{}".format(*sys.version_info[:3])
     assert isinstance(host["cpu_count"], int) and host["cpu_count"] >= 1
     assert isinstance(host["memory_gb"], float) and host["memory_gb"] > 0
     assert snapshot["packages"]["benchdoc"] == benchdoc.__version__

@@ -6,12 +6,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from tests.conftest import STORY_CONFIG
 
 from benchdoc.config import parse_config
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import Pooling, compute_results
 from benchdoc.stats import adjust_pvalues, compare
-from tests.conftest import STORY_CONFIG
 
 T0 = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
 

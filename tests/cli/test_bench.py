@@ -7,9 +7,9 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from tests.conftest import Project
 
 from benchdoc.sim import SimConfig, start_in_thread
-from tests.conftest import Project
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from benchdoc.stats import compare
 from tests.conftest import Project
+
+from benchdoc.stats import compare
 
 BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
 NEW = [96.1, 95.8, 96.4, 96.0, 96.3]

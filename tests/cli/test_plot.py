@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import Project
+from tests.plots.story import record_story
 
 from benchdoc.config import load_config
 from benchdoc.ledger.store import Ledger
 from benchdoc.plots import bar_chart
 from benchdoc.results import build_results
-from tests.conftest import Project
-from tests.plots.story import record_story
 
 
 @pytest.fixture

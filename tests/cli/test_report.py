@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from benchdoc.ledger.store import Ledger
 from tests.conftest import Project
 from tests.plots.story import record_story
+
+from benchdoc.ledger.store import Ledger
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import Project
+from tests.plots.story import record_story, story_results
 
 from benchdoc.docs.charts import render_chart_region
 from benchdoc.errors import DocumentError
-from tests.conftest import Project
 from benchdoc.ledger.store import Ledger
-from tests.plots.story import record_story, story_results
 
 
 @pytest.fixture(scope="module")

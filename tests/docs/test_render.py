@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.conftest import STORY_CONFIG
+from tests.test_results import BASE, NEW, Runs
 
 from benchdoc.config import parse_config
 from benchdoc.docs import parse_text
 from benchdoc.docs.render import Renderer
 from benchdoc.errors import DocumentError
 from benchdoc.results import compute_results
-from tests.conftest import STORY_CONFIG
-from tests.test_results import BASE, NEW, Runs
 
 
 @pytest.fixture

@@ -319,7 +319,7 @@ def test_killed_write_leaves_the_original_intact(tmp_path, hook: str) -> None:
     # The half-written temporary file is hidden and not a Markdown file.
     (leftover,) = leftover_temp_files(path)
     assert leftover.name.startswith(".log.md.") and not leftover.name.endswith(".md")
-    assert 0 < leftover.stat().st_size
+    assert leftover.stat().st_size > 0
     assert sorted(p.name for p in tmp_path.glob("*.md")) == ["log.md"]
     # The document still syncs normally afterwards.
     plan = plan_document(path, lambda region: "- new\n")

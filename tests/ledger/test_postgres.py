@@ -9,11 +9,11 @@ import textwrap
 from collections.abc import Iterator
 
 import pytest
+from tests.conftest import Project
+from tests.ledger.postgres_server import postgres_server
 
 from benchdoc.errors import LedgerError
 from benchdoc.ledger import Ledger, NewRun, Sample
-from tests.conftest import Project
-from tests.ledger.postgres_server import postgres_server
 
 
 @pytest.fixture(scope="module")

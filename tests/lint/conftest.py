@@ -11,13 +11,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from tests.conftest import STORY_CONFIG
 
 from benchdoc.config import Config, parse_config
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, facts_from_results
 from benchdoc.results import build_results
-from tests.conftest import STORY_CONFIG
 
 T0 = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
 CUDA_OLD = {"gpu": {"driver": "570.86", "cuda": "12.8"}, "packages": {"sglang": "0.4.9"}}

@@ -160,12 +160,13 @@ def test_hand_kept_tables(story_facts: LintFacts) -> None:
     ],
 )
 def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str) -> None:
+    from tests.lint.conftest import record_story, story_config
+
     from benchdoc.docs.render import Renderer
     from benchdoc.docs.sync import plan_text
     from benchdoc.ledger.store import Ledger
     from benchdoc.lint import facts_from_results
     from benchdoc.results import build_results
-    from tests.lint.conftest import record_story, story_config
 
     config = story_config(tmp_path)
     with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:

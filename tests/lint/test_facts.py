@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.lint.conftest import record_story, story_config
 
 from benchdoc.cache import DerivedCache
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, load_facts
 from benchdoc.lint.facts import CACHE_KEY, CACHE_NAMESPACE
 from benchdoc.results import build_results
-from tests.lint.conftest import record_story, story_config
 
 
 def test_current_history_comparison_and_change(story_facts: LintFacts) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchdoc.lint.state import read_sync_point, record_sync, state_path
 from tests.lint.conftest import story_config
+
+from benchdoc.lint.state import read_sync_point, record_sync, state_path
 
 NOW = datetime(2026, 11, 5, 12, tzinfo=timezone.utc)
 

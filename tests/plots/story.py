@@ -9,11 +9,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from tests.conftest import STORY_CONFIG
+
 from benchdoc.config import Config, parse_config
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.results import ResultSet, build_results
-from tests.conftest import STORY_CONFIG
 
 T0 = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
 BASELINE_OLD = [89.1, 89.5, 89.9, 89.4, 89.6, 89.7]

@@ -10,10 +10,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from tests.plots.story import BASELINE, EAGLE3_NEW, EAGLE3_OLD, story_results
 
 from benchdoc.errors import UsageError
 from benchdoc.plots import bar_chart, bar_chart_data, before_after_chart, history_chart, render
-from tests.plots.story import BASELINE, EAGLE3_NEW, EAGLE3_OLD, story_results
 
 SVG = "{http://www.w3.org/2000/svg}"
 REPO = Path(__file__).resolve().parents[2]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.plots.story import story_results
 
 from benchdoc.errors import UsageError
 from benchdoc.plots import bar_chart_data, before_after_data, chart_data, history_data, resolve_metric, select_experiments
-from tests.plots.story import story_results
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import json
 from pathlib import Path
 
 import pytest
-
-from benchdoc.report import build_report
 from tests.plots.story import story_results
 from tests.report.browser import devtools_page, screenshot
+
+from benchdoc.report import build_report
 
 EVIL = "<script>window.__xss=1</script>"
 EVIL_CONFIG = f'\n[experiments.evil]\nlabel = "{EVIL}"\ncompare_to = "baseline"\n'

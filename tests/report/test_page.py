@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.plots.story import story_results
 
 from benchdoc.report import build_report
 from benchdoc.report.assets import SCRIPT, STYLE, csp_hash
-from tests.plots.story import story_results
 
 EVIL = "<script>window.__xss=1</script>"
 EVIL_CONFIG = f'\n[experiments.evil]\nlabel = "{EVIL}"\ncompare_to = "baseline"\nnotes = "<img src=x onerror=alert(1)>"\n'

@@ -101,7 +101,7 @@ def test_long_lines_are_clipped() -> None:
 
 def test_log_tail_reads_only_the_end(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
-    log.write_bytes(b"early line\n" * 1000 + "torch.OutOfMemoryError: CUDA out of memory\n".encode())
+    log.write_bytes(b"early line\n" * 1000 + b"torch.OutOfMemoryError: CUDA out of memory\n")
     tail = read_log_tail(log, limit=200)
     assert tail.endswith("CUDA out of memory\n") and len(tail) <= 200 and not tail.startswith("ly line")
     assert read_log_tail(tmp_path / "missing.log") == ""

@@ -32,7 +32,7 @@ def test_models_lists_the_model_as_simulated(sim_factory: Any, client: SimClient
 
 
 def test_health_and_server_info_say_simulator(sim_factory: Any, client: SimClient) -> None:
-    sim = sim_factory(step_ms=0.25, **{"ttft_ms": 1.0})
+    sim = sim_factory(step_ms=0.25, ttft_ms=1.0)
     assert client.get(sim.url + "/health")[0] == 200
     status, text = client.get(sim.url + "/server_info")
     import json

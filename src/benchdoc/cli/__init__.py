@@ -18,7 +18,6 @@ from benchdoc import __version__
 from benchdoc.errors import EXIT_INTERRUPTED, EXIT_USAGE, BenchdocError
 
 
-
 def _command_modules() -> list[ModuleType]:
     """Every module of this package that defines a subcommand, in `--help` order.
 

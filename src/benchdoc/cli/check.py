@@ -27,12 +27,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchdoc.cache import DerivedCache
     from benchdoc.cli.lint import project_facts
     from benchdoc.cli.lint import report as report_lint
     from benchdoc.cli.sync import report
     from benchdoc.docs.project import document_paths, plan_documents
-
-    from benchdoc.cache import DerivedCache
     from benchdoc.results import build_results
 
     config = load_project(args)

@@ -51,9 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.docs.project import document_paths, plan_documents, write_sync
-
     from benchdoc.cache import DerivedCache
+    from benchdoc.docs.project import document_paths, plan_documents, write_sync
     from benchdoc.results import build_results
 
     config = load_project(args)

@@ -14,10 +14,10 @@ is only overwritten with ``force=True``; a region without a checksum is filled.
 from __future__ import annotations
 
 import enum
-from functools import cached_property
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from benchdoc.docs.diff import unified_diff

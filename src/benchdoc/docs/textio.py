@@ -17,7 +17,6 @@ from pathlib import Path
 from benchdoc.errors import DocumentError
 from benchdoc.textfile import TEMP_PREFIX, TEMP_SUFFIX, atomic_write_bytes  # noqa: F401 (re-exported)
 
-
 BOM = "\ufeff"
 _UTF8_BOM = BOM.encode("utf-8")
 # Universal newlines, as the Markdown parser sees them: CRLF, lone CR, LF.

@@ -29,7 +29,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 # Words a sentence may end on with a period that does not end it.
-_ABBREVIATIONS = frozenset("e.g i.e vs cf etc approx fig figs nos eq resp ca al mr dr incl excl est".split())
+_ABBREVIATIONS = frozenset(["e.g", "i.e", "vs", "cf", "etc", "approx", "fig", "figs", "nos", "eq", "resp", "ca", "al", "mr", "dr", "incl", "excl", "est"])
 
 
 @dataclass(frozen=True)

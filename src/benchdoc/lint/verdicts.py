@@ -26,10 +26,7 @@ class VerdictWord:
 
 # Every verdict phrase contains one of these words; a sentence with none of them is skipped fast.
 _TRIGGERS = frozenset(
-    "fail fails failed failing crash crashes crashed crashing broken oom ooms oomed memory hangs deadlock deadlocks "
-    "work works working run start launch load boot fit negative loss regression regresses regressed hurts loses lags "
-    "trails worth gain improvement speedup speed benefit win wins winner difference noise par same indistinguishable "
-    "wash equivalent slower worse positive faster better fastest best outperforms beats improves ahead".split()
+    ["fail", "fails", "failed", "failing", "crash", "crashes", "crashed", "crashing", "broken", "oom", "ooms", "oomed", "memory", "hangs", "deadlock", "deadlocks", "work", "works", "working", "run", "start", "launch", "load", "boot", "fit", "negative", "loss", "regression", "regresses", "regressed", "hurts", "loses", "lags", "trails", "worth", "gain", "improvement", "speedup", "speed", "benefit", "win", "wins", "winner", "difference", "noise", "par", "same", "indistinguishable", "wash", "equivalent", "slower", "worse", "positive", "faster", "better", "fastest", "best", "outperforms", "beats", "improves", "ahead"]
 )
 _WORD = re.compile(r"[a-z]+")
 

@@ -27,8 +27,7 @@ GENERIC_UNITS = frozenset({"%", "ms", "s", "us", "µs", "ns", "gb", "mb", "w"})
 
 # Words that never identify a metric on their own (parts of labels like "TTFT p50 (ms)").
 METRIC_NOISE_WORDS = frozenset(
-    "the of a an per and or in at on ms s us tok tokens sec second seconds p50 p90 p95 p99 median mean "
-    "avg average rate value time total".split()
+    ["the", "of", "a", "an", "per", "and", "or", "in", "at", "on", "ms", "s", "us", "tok", "tokens", "sec", "second", "seconds", "p50", "p90", "p95", "p99", "median", "mean", "avg", "average", "rate", "value", "time", "total"]
 )
 
 # A sentence speaking of the past: numbers in it may be an experiment's older results.

@@ -14,7 +14,7 @@ import math
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchdoc.errors import UsageError
 from benchdoc.plots.model import (
@@ -112,7 +112,7 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
 def _style() -> Iterator[None]:
     import matplotlib
 
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(cast(Any, STYLE)):
         yield
 
 
@@ -207,11 +207,11 @@ def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch:
         for number, cap in enumerate(caps):
             cap.set_gid(f"errorbar-cap-{gid}-{number}")
     value = format_value(bar.median, metric)
-    text = f"{value}\n{bar.delta}" if show_delta and bar.delta else value
+    caption = f"{value}\n{bar.delta}" if show_delta and bar.delta else value
     if bar.n:
-        text += f"\nn={bar.n}"
+        caption += f"\nn={bar.n}"
     label = axes.annotate(
-        text, xy=(x, _top(bar)), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
+        caption, xy=(x, _top(bar)), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
         fontsize=8, color=TEXT_COLOUR, linespacing=1.05,
         bbox={"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none", "alpha": 0.8},
     )
@@ -229,7 +229,7 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
         _draw_slot(axes, index, 0.7, bar, colour, STATUS_HATCHES.get(bar.status, ""), str(index), gap_height, chart.metric, True)
     handles: list[Any] = []
     for index, reference in enumerate(chart.references):
-        style = ("--", ":", "-.")[index % 3]
+        style: Any = ("--", ":", "-.")[index % 3]
         line = axes.axhline(reference.value, color=OKABE_ITO["black"], linestyle=style, linewidth=1.2, zorder=3)
         line.set_gid(f"reference-{index}")
         handles.append(
@@ -281,7 +281,7 @@ def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
 
     measured = [(i, p) for i, p in enumerate(chart.points) if p.median is not None]
     if measured:
-        trend = axes.plot([i for i, _ in measured], [p.median for _, p in measured], color="#bbbbbb", linewidth=1.0, zorder=1)[0]
+        trend = axes.plot([i for i, _ in measured], [cast(float, p.median) for _, p in measured], color="#bbbbbb", linewidth=1.0, zorder=1)[0]
         trend.set_gid("trend")
     for index, point in measured:
         assert point.median is not None

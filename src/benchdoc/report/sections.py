@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
-from benchdoc.results import FAILED, STATUSES, SUPERSEDED, UNTESTED
 from benchdoc.report.logs import log_tail
+from benchdoc.results import FAILED, STATUSES, SUPERSEDED, UNTESTED
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig

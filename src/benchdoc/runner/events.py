@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 from benchdoc.runner.sequential import Look, StoppingPlan
 
@@ -105,15 +105,15 @@ class ExperimentFinished:
     result: ExperimentOutcome
 
 
-RunEvent = Union[
-    ExperimentStarted,
-    ServerStarting,
-    WaitingForServer,
-    ServerReady,
-    RepetitionStarted,
-    RequestsProgress,
-    RepetitionFinished,
-    LookTaken,
-    Notice,
-    ExperimentFinished,
-]
+RunEvent = (
+    ExperimentStarted
+    | ServerStarting
+    | WaitingForServer
+    | ServerReady
+    | RepetitionStarted
+    | RequestsProgress
+    | RepetitionFinished
+    | LookTaken
+    | Notice
+    | ExperimentFinished
+)

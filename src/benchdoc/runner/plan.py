@@ -326,7 +326,11 @@ def check_setups(config: Config, names: Iterable[str], repetitions: int | None =
             command_env(config, setup.workload, launch, "{output}")
             command_cwd(config, setup.workload, launch)
         else:
-            fill(setup.workload.url, launch.values,
-                 lambda message, w=setup.workload.name: config.error(message, "workloads", w, "url"))
+            workload_name = setup.workload.name
+
+            def url_error(message: str, name: str = workload_name) -> Exception:
+                return config.error(message, "workloads", name, "url")
+
+            fill(setup.workload.url, launch.values, url_error)
         setups.append(setup)
     return setups

@@ -122,9 +122,8 @@ def read_regex_metrics(text: str, fields: Mapping[str, str], source: str) -> dic
     """Each metric's number from the last match of its pattern in ``text``."""
     metrics: dict[str, float] = {}
     for metric, pattern in fields.items():
-        last = None
-        for last in re.finditer(pattern, text, flags=re.MULTILINE):
-            pass
+        matches = list(re.finditer(pattern, text, flags=re.MULTILINE))
+        last = matches[-1] if matches else None
         if last is None:
             raise ResultReadError(f"{metric}: the pattern {pattern!r} does not match {source}")
         metrics[metric] = _number(last.group(1), f"{metric}: the match of {pattern!r} in {source}")

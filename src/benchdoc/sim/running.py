@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
+from typing import cast
 
 from benchdoc.sim.config import SimConfig
 from benchdoc.sim.faults import READY_MARK, start_failure_log, startup_lines
@@ -94,7 +95,7 @@ def start_in_thread(config: SimConfig, host: str = "127.0.0.1", port: int = 0) -
         thread.join()
         error = outcome.get("error")
         raise error if isinstance(error, BaseException) else RuntimeError("the simulator did not start")
-    return RunningSim(config, host, int(outcome["port"]), outcome["loop"], thread, outcome["stop"])  # type: ignore[arg-type]
+    return RunningSim(config, host, int(cast(int, outcome["port"])), outcome["loop"], thread, outcome["stop"])  # type: ignore[arg-type]
 
 
 def serve(

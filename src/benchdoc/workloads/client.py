@@ -468,7 +468,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
     if spec.api_key:
         headers["Authorization"] = f"Bearer {spec.api_key}"
     pool = spec.concurrency if not spec.open_loop else (spec.max_concurrency or 0)
-    connector = aiohttp.TCPConnector(limit=pool, limit_per_host=0, force_close=False)
+    connector = aiohttp.TCPConnector(limit=pool or 0, limit_per_host=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as http:
         engine = _Engine(spec, http, headers)

@@ -11,13 +11,7 @@ from __future__ import annotations
 import random
 
 # Short, frequent words: one token each (with their leading space) in common vocabularies.
-_WORDS = (
-    "the of and to in is was for on that with as by at from his her it an be are "
-    "this which or had not but were have all their one has been there who they more "
-    "new time also would some can after first other two into most only over when year "
-    "made world may city where under used three well many such later about these then "
-    "long part high both group state known during through may since early each"
-).split()
+_WORDS = ["the", "of", "and", "to", "in", "is", "was", "for", "on", "that", "with", "as", "by", "at", "from", "his", "her", "it", "an", "be", "are", "this", "which", "or", "had", "not", "but", "were", "have", "all", "their", "one", "has", "been", "there", "who", "they", "more", "new", "time", "also", "would", "some", "can", "after", "first", "other", "two", "into", "most", "only", "over", "when", "year", "made", "world", "may", "city", "where", "under", "used", "three", "well", "many", "such", "later", "about", "these", "then", "long", "part", "high", "both", "group", "state", "known", "during", "through", "may", "since", "early", "each"]
 
 
 def synthetic_prompt(words: int, seed: int) -> str:

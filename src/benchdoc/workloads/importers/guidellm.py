@@ -34,6 +34,7 @@ from benchdoc.workloads.importers.reading import (
     as_object,
     load_json_document,
     number,
+    object_or_empty,
     sub_object,
     utc_from_epoch,
     walk,
@@ -89,7 +90,7 @@ def parse(path: Path) -> list[ImportedRun]:
         raise where.error("missing key 'benchmarks'")
     if not benchmarks:
         raise where.error("'benchmarks' is empty: the report holds no results")
-    report = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    report = object_or_empty(document, "metadata")
     environment: dict[str, Any] = {"tool": "guidellm"}
     for source, key in (("guidellm_version", "tool_version"), ("python_version", "python_version"), ("platform", "platform")):
         if report.get(source) is not None:
@@ -136,8 +137,8 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
         if ok + errored > 0:
             samples.append(Sample("error_rate", errored / (ok + errored), 0))
 
-    config = bench.get("config") if isinstance(bench.get("config"), dict) else {}
-    args = bench.get("args") if isinstance(bench.get("args"), dict) else {}  # reports before the "config" layout
+    config = object_or_empty(bench, "config")
+    args = object_or_empty(bench, "args")  # reports before the "config" layout
     strategy = config.get("strategy") or args.get("strategy") or {}
     environment = dict(base_environment)
     backend = config.get("backend")

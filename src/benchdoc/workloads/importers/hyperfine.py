@@ -17,7 +17,7 @@ from typing import Any
 
 from benchdoc.ledger.models import Sample
 from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint, scaled
-from benchdoc.workloads.importers.reading import Where, as_object, load_json_document, number, number_list
+from benchdoc.workloads.importers.reading import Where, as_object, list_or_empty, load_json_document, number, number_list
 
 FORMAT = "hyperfine"
 EXPECTED = "a hyperfine --export-json file, with a 'results' list"
@@ -64,12 +64,12 @@ def _run(path: Path, index: int, entry: dict[str, Any], top: Where) -> ImportedR
             samples.append(Sample(row.metric, scaled(value, row.scale), repetition))
     if not any(s.metric == "time_ms" for s in samples):
         for row in SUMMARY:
-            value = number(entry, row.source, where)
-            if value is not None:
-                samples.append(Sample(row.metric, scaled(value, row.scale), 0))
+            summary_value = number(entry, row.source, where)
+            if summary_value is not None:
+                samples.append(Sample(row.metric, scaled(summary_value, row.scale), 0))
     if not samples:
         raise where.error("no timings: 'times' (each timed run's duration in seconds) is missing or empty")
-    exit_codes = entry.get("exit_codes") if isinstance(entry.get("exit_codes"), list) else []
+    exit_codes = list_or_empty(entry, "exit_codes")
     failures = [code for code in exit_codes if code not in (0, None)]
     metadata: dict[str, Any] = {"command": command}
     summary = {f"{key}_s": entry[key] for key in SUMMARY_KEPT if isinstance(entry.get(key), (int, float))}

@@ -23,6 +23,7 @@ from benchdoc.workloads.importers.reading import (
     as_object,
     load_json_document,
     number_list,
+    object_or_empty,
     require,
     sub_object,
     utc_from_text,
@@ -57,8 +58,8 @@ def parse(path: Path) -> list[ImportedRun]:
         raise top.error("'benchmarks' should be a list")
     if not benchmarks:
         raise top.error("'benchmarks' is empty: the file holds no measurements")
-    machine = document.get("machine_info") if isinstance(document.get("machine_info"), dict) else {}
-    commit = document.get("commit_info") if isinstance(document.get("commit_info"), dict) else {}
+    machine = object_or_empty(document, "machine_info")
+    commit = object_or_empty(document, "commit_info")
     finished_at = utc_from_text(document.get("datetime"), top, "datetime")
     environment: dict[str, Any] = {"tool": "pytest-benchmark", "machine_info": machine}
     if document.get("version") is not None:

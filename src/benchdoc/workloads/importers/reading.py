@@ -231,9 +231,7 @@ def scalars(obj: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) 
             continue
         if isinstance(value, float) and not math.isfinite(value):
             kept[key] = str(value)
-        elif isinstance(value, (str, int, float, bool)) or value is None:
-            kept[key] = value
-        elif isinstance(value, (list, dict)) and len(value) <= 32:
+        elif isinstance(value, (str, int, float, bool)) or value is None or isinstance(value, (list, dict)) and len(value) <= 32:
             kept[key] = value
     return kept
 
@@ -305,3 +303,15 @@ def utc_from_text(text: Any, where: Where, key: str, formats: tuple[str, ...] = 
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
+
+
+def object_or_empty(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    """``obj[key]`` when it is an object, else an empty one (an optional section)."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def list_or_empty(obj: dict[str, Any], key: str) -> list[Any]:
+    """``obj[key]`` when it is a list, else an empty one (an optional section)."""
+    value = obj.get(key)
+    return value if isinstance(value, list) else []

@@ -35,6 +35,7 @@ from benchdoc.workloads.importers.reading import (
     Where,
     iter_objects,
     load_json_lines,
+    object_or_empty,
     require,
     scalars,
 )
@@ -99,7 +100,7 @@ def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
         # Only with --output-details: one entry per request, empty when it succeeded.
         failed = sum(1 for e in errors if e)
         samples.append(Sample("error_rate", failed / len(errors), 0))
-    server_info = obj.get("server_info") if isinstance(obj.get("server_info"), dict) else {}
+    server_info = object_or_empty(obj, "server_info")
     environment: dict[str, Any] = {"tool": "sglang.bench_serving"}
     for source_key, key in (("model_path", "model"), ("version", "server_version"), ("tp_size", "tp_size")):
         if server_info.get(source_key) is not None:
