@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ConfigError
+from benchdoc.sweeps import SweepConfig
 
 CONFIG_NAME = "benchdoc.toml"
 DEFAULT_LEDGER_URL = "sqlite:///.benchdoc/ledger.db"
@@ -55,6 +56,7 @@ class ExperimentConfig:
     repetitions: int | None = None
     variables: dict[str, Any] = field(default_factory=dict)
     line: int | None = None  # where its table starts in the config file
+    sweep: str | None = None  # the [sweeps.NAME] it was expanded from
 
     @property
     def is_reference(self) -> bool:
@@ -91,6 +93,7 @@ class Config:
     servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     workloads: dict[str, dict[str, Any]] = field(default_factory=dict)
     failure_patterns: tuple[dict[str, str], ...] = ()
+    sweeps: dict[str, SweepConfig] = field(default_factory=dict)
     key_lines: dict[tuple[str, ...], int] = field(default_factory=dict, repr=False, compare=False)
 
     def line_of(self, *key_path: str) -> int | None:
@@ -225,7 +228,7 @@ class _LineLocator:
 
 
 class _Validator:
-    TOP_KEYS = ("ledger", "metrics", "experiments", "documents", "stats", "servers", "workloads", "failures")
+    TOP_KEYS = ("ledger", "metrics", "experiments", "sweeps", "documents", "stats", "servers", "workloads", "failures")
     METRIC_KEYS = ("label", "unit", "direction", "digits", "equivalence_margin", "better_word", "worse_word", "primary")
     EXPERIMENT_KEYS = (
         "label", "aliases", "role", "compare_to", "supersedes", "notes",
@@ -240,11 +243,15 @@ class _Validator:
         self.data = data
         self.path = path
         self.locator = _LineLocator(text)
+        # Lines of tables and keys; expanded sweeps add their experiments' keys here.
+        self.key_lines: dict[tuple[str, ...], int] = {**self.locator.tables, **self.locator.keys}
 
     def error(self, message: str, *key_path: str) -> ConfigError:
         dotted = ".".join(key_path)
         where = f"{dotted}: " if dotted else ""
-        return ConfigError(f"{where}{message}", self.path, self.locator.line(*key_path))
+        line = next((self.key_lines[key_path[:end]] for end in range(len(key_path), 0, -1)
+                     if key_path[:end] in self.key_lines), None)
+        return ConfigError(f"{where}{message}", self.path, line)
 
     def check_keys(self, table: Any, allowed: tuple[str, ...], *key_path: str) -> dict[str, Any]:
         if not isinstance(table, dict):
@@ -274,6 +281,8 @@ class _Validator:
         ledger_url = self.ledger_url()
         metrics, primary = self.metrics()
         experiments = self.experiments()
+        sweeps: dict[str, SweepConfig] = {}
+        experiments.update(self.sweeps(experiments, sweeps))
         self.check_references(experiments)
         return Config(
             path=self.path.resolve(),
@@ -286,7 +295,8 @@ class _Validator:
             servers=self.raw_tables("servers"),
             workloads=self.raw_tables("workloads"),
             failure_patterns=self.failure_patterns(),
-            key_lines={**self.locator.tables, **self.locator.keys},
+            sweeps=sweeps,
+            key_lines=self.key_lines,
         )
 
     def ledger_url(self) -> str:
@@ -382,6 +392,75 @@ class _Validator:
                 line=self.locator.line(*where),
             )
         return experiments
+
+    def sweeps(self, declared: dict[str, ExperimentConfig], found: dict[str, SweepConfig]) -> dict[str, ExperimentConfig]:
+        """Every ``[sweeps.NAME]`` expanded into ordinary experiments (after the declared ones);
+        ``found`` receives each sweep's description.
+
+        An expanded experiment's keys are located at its sweep's keys in ``key_lines``, so
+        an error found later (an unknown server, a bad placeholder) still names a real line.
+        """
+        from benchdoc.sweeps import RUN_PLACEHOLDERS, SWEEP_KEYS, expand, matrix_of
+
+        key_lines = self.key_lines
+        tables = self.data.get("sweeps", {})
+        if not isinstance(tables, dict) or not all(isinstance(t, dict) for t in tables.values()):
+            raise self.error("expected tables like [sweeps.NAME]", "sweeps")
+        expanded: dict[str, ExperimentConfig] = {}
+        taken = {a.lower(): e.name for e in declared.values() for a in (e.name, *e.aliases)}
+        for sweep, table in tables.items():
+            where = ("sweeps", sweep)
+            self.check_keys(table, SWEEP_KEYS, *where)
+            base = self.sweep_base(table, declared, *where)
+            run_names = (*RUN_PLACEHOLDERS, *(base.variables if base else {}))
+            combinations = expand(sweep, table, run_names, self.error)
+            found[sweep] = SweepConfig(
+                name=sweep,
+                base=base.name if base else None,
+                matrix={k: tuple(v) for k, v in matrix_of(table, self.error, *where).items()},
+                members=tuple(c.name for c in combinations),
+                line=self.locator.line(*where),
+            )
+            for combination in combinations:
+                owner = taken.get(combination.name.lower())
+                if owner is not None:
+                    whose = f"from sweep '{expanded[owner].sweep}'" if owner in expanded else f"[experiments.{owner}]"
+                    raise self.error(f"'{combination.name}' is already an experiment ({whose})", *where, "name")
+                taken[combination.name.lower()] = combination.name
+                repetitions = table.get("repetitions", base.repetitions if base else None)
+                if repetitions is not None:
+                    self.typed(repetitions, int, "a whole number", *where, "repetitions")
+                    if repetitions < 1:
+                        raise self.error(f"repetitions must be at least 1, got {repetitions}", *where, "repetitions")
+                default_label = f"{base.label if base else sweep}, {combination.describe_values()}"
+                expanded[combination.name] = ExperimentConfig(
+                    name=combination.name,
+                    label=combination.label or default_label,
+                    compare_to=self.optional_str(table, "compare_to", *where) or (base.compare_to if base else None),
+                    notes=combination.notes or "",
+                    server=self.optional_str(table, "server", *where) or (base.server if base else None),
+                    args=(*(base.args if base else ()), *combination.args),
+                    env={**(base.env if base else {}), **combination.env},
+                    workload=self.optional_str(table, "workload", *where) or (base.workload if base else None),
+                    repetitions=repetitions,
+                    variables={**(base.variables if base else {}), **combination.values},
+                    line=self.locator.line(*where),
+                    sweep=sweep,
+                )
+                for key in ("", *SWEEP_KEYS, "variables"):
+                    # A member's variables are the matrix's values.
+                    line = self.locator.line(*where, *{"": (), "variables": ("matrix",)}.get(key, (key,)))
+                    if line is not None:
+                        key_lines[("experiments", combination.name, *((key,) if key else ()))] = line
+        return expanded
+
+    def sweep_base(self, table: dict[str, Any], declared: dict[str, ExperimentConfig], *where: str) -> ExperimentConfig | None:
+        name = self.optional_str(table, "base", *where)
+        if name is None:
+            return None
+        if name not in declared:
+            raise self.error(f"unknown experiment '{name}'{did_you_mean(name, declared)}", *where, "base")
+        return declared[name]
 
     def optional_str(self, table: dict[str, Any], key: str, *where: str) -> str | None:
         value = table.get(key)

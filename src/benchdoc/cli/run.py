@@ -38,7 +38,7 @@ examples:
   benchdoc run baseline 'eagle3-*'      these, in config order
   benchdoc run eagle3 --until-decided   repeat until the comparison is decided
   benchdoc run --interleave a b         A B A B ...: drift hits both alike
-  benchdoc run --dry-run                print what would run
+  benchdoc run --dry-run                print what would run (and what each sweep expanded into)
 
 exit codes:
   0    everything ran and was recorded (failed configurations included)
@@ -123,7 +123,9 @@ def _signals_interrupt() -> Iterator[None]:
 
 
 def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
-    """What would run, one block per experiment (plain text: argv may hold brackets)."""
+    """What would run, one block per experiment (plain text: argv may hold brackets),
+    after a line per sweep saying what it expanded into."""
+    print_sweeps([item.experiment for item in planned], config)
     for item in planned:
         reps = f"{item.repetitions} repetitions"
         if item.max_repetitions is not None:
@@ -141,6 +143,19 @@ def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
             print(f"  {line}")
         print(f"  logs:     {_relative(item.log_dir, config)}/")
     print(f"dry run: nothing was started ({len(planned)} experiment{'s' if len(planned) != 1 else ''})")
+
+
+def print_sweeps(names: Sequence[str], config: Config) -> None:
+    """'sweep NAME: 7 experiments: steps x topk = 4 x 2, 1 excluded, from base eagle3' and
+    the names selected from it."""
+    for sweep in config.sweeps.values():
+        chosen = [name for name in names if name in sweep.members]
+        if not chosen:
+            continue
+        selected = "" if len(chosen) == len(sweep.members) else f" ({len(chosen)} selected)"
+        print(f"sweep {sweep.name}: {sweep.describe()}{selected}")
+        for name in chosen:
+            print(f"  {name}  [{config.experiments[name].label}]")
 
 
 def _workload_lines(workload: dict[str, Any]) -> list[str]:

@@ -1,0 +1,196 @@
+"""A throwaway single-node Slurm cluster for tests: munged, slurmctld and slurmd as root.
+
+Uses Debian's packages (`slurmctld`, `slurmd`, `slurm-client`, `munge`; `scripts/test`
+installs them when missing). Everything lives in a temporary folder: a munge key and
+socket, a `slurm.conf` with its own ports, a `gres.conf` declaring four GPUs over empty
+files (a real cluster needs no such stand-ins), state and spool folders and the daemons'
+logs. Client commands find the cluster through `SLURM_CONF`, which :class:`SlurmCluster`
+gives as ``env``. The daemons are stopped by their pids at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+PARTITION = "bench"
+DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo", "scancel")
+
+SLURM_CONF = """\
+ClusterName=benchdoc-test
+SlurmctldHost={host}(127.0.0.1)
+SlurmctldPort={ctld_port}
+SlurmdPort={slurmd_port}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket={folder}/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation={folder}/state
+SlurmdSpoolDir={folder}/spool
+SlurmctldPidFile={folder}/slurmctld.pid
+SlurmdPidFile={folder}/slurmd.pid
+SlurmctldLogFile={folder}/slurmctld.log
+SlurmdLogFile={folder}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+GresTypes=gpu
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SchedulerType=sched/backfill
+SchedulerParameters=sched_interval=1,bf_interval=1
+ReturnToService=2
+MinJobAge=3600
+KillWait=10
+OverTimeLimit=0
+InactiveLimit=0
+SlurmdParameters=config_overrides
+NodeName={host} NodeAddr=127.0.0.1 CPUs=4 Boards=1 SocketsPerBoard=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN
+PartitionName={partition} Nodes={host} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+@dataclass(frozen=True)
+class SlurmCluster:
+    """A running test cluster: its folder, its partition and the environment clients need."""
+
+    folder: Path
+    partition: str
+    conf: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"SLURM_CONF": str(self.conf)}
+
+    def run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """A Slurm client command against this cluster."""
+        return subprocess.run(list(argv), env={**os.environ, **self.env}, capture_output=True, text=True,
+                              timeout=60, check=check)
+
+    def logs(self) -> str:
+        parts = []
+        for name in ("slurmctld.log", "slurmd.log", "munged.log"):
+            path = self.folder / name
+            if path.exists():
+                parts.append(f"--- {name}\n" + path.read_text(errors="replace")[-4000:])
+        return "\n".join(parts)
+
+
+def missing_programs() -> list[str]:
+    return [name for name in DAEMONS if shutil.which(name) is None]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _stop(pid: int | None, timeout_s: float = 15.0) -> None:
+    if pid is None:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+@contextmanager
+def slurm_cluster() -> Iterator[SlurmCluster]:
+    """Start munged, slurmctld and slurmd (as root) on a private configuration; yield the
+    cluster once `sinfo` shows its node idle; stop the daemons by pid afterwards."""
+    if os.geteuid() != 0:
+        raise RuntimeError("the Slurm test cluster starts its daemons as root")
+    missing = missing_programs()
+    if missing:
+        raise RuntimeError(f"Slurm programs not found: {', '.join(missing)} (install slurmctld slurmd slurm-client munge)")
+    folder = Path(tempfile.mkdtemp(prefix="benchdoc-slurm-"))
+    os.chmod(folder, 0o755)  # job steps run as root, but munged checks its folders' modes
+    for sub in ("munge", "state", "spool", "gpus"):
+        (folder / sub).mkdir(mode=0o700 if sub == "munge" else 0o755)
+    for index in range(4):
+        (folder / "gpus" / f"gpu{index}").touch()
+    key = folder / "munge" / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    os.chmod(key, 0o400)
+    host = socket.gethostname().split(".")[0]
+    conf = folder / "slurm.conf"
+    conf.write_text(SLURM_CONF.format(host=host, folder=folder, partition=PARTITION,
+                                      ctld_port=_free_port(), slurmd_port=_free_port()))
+    (folder / "gres.conf").write_text(f"AutoDetect=off\nName=gpu File={folder}/gpus/gpu[0-3]\n")
+    cluster = SlurmCluster(folder=folder, partition=PARTITION, conf=conf)
+    env = {**os.environ, **cluster.env}
+    pids: list[int | None] = []
+    try:
+        subprocess.run(
+            ["munged", "--force", f"--socket={folder}/munge/munge.socket", f"--key-file={key}",
+             f"--pid-file={folder}/munge/munged.pid", f"--log-file={folder}/munged.log",
+             f"--seed-file={folder}/munge/munged.seed"],
+            check=True, capture_output=True, timeout=30,
+        )
+        pids.append(_read_pid(folder / "munge" / "munged.pid"))
+        subprocess.run(["slurmctld", "-i", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
+        pids.append(_wait_pid(folder / "slurmctld.pid"))
+        subprocess.run(["slurmd", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
+        pids.append(_wait_pid(folder / "slurmd.pid"))
+        _wait_idle(cluster)
+        yield cluster
+    except subprocess.CalledProcessError as exc:
+        raise RuntimeError(f"{exc.cmd[0]} failed: {exc.stderr or exc.stdout}\n{cluster.logs()}") from exc
+    finally:
+        for pid in reversed(pids):
+            _stop(pid)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _wait_pid(path: Path, timeout_s: float = 30.0) -> int | None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        pid = _read_pid(path)
+        if pid is not None:
+            return pid
+        time.sleep(0.1)
+    return None
+
+
+def _wait_idle(cluster: SlurmCluster, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    state = ""
+    while time.monotonic() < deadline:
+        done = cluster.run("sinfo", "-h", "-o", "%T", check=False)
+        state = done.stdout.strip()
+        if done.returncode == 0 and state == "idle":
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"the test cluster's node never became idle (sinfo says {state!r})\n{cluster.logs()}")
