@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conftest import Project
 
 from benchdoc.config import load_config
 from benchdoc.errors import ConfigError
-from tests.conftest import Project
 
 BASE = """\
 [servers.sim]

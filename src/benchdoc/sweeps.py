@@ -171,7 +171,7 @@ def expand(sweep: str, table: Mapping[str, Any], run_names: tuple[str, ...], err
     missing = [key for key in matrix if key not in used]
     if missing:
         raise error(
-            f"the name must hold every matrix key, or two experiments would share a name: add "
+            "the name must hold every matrix key, or two experiments would share a name: add "
             + ", ".join("{" + k + "}" for k in missing), *where, "name",
         )
     label = _optional_str(table, "label", error, *where)
