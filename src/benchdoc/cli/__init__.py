@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from benchdoc import __version__
+from benchdoc.cli._help import use_paragraph_help
 from benchdoc.errors import EXIT_INTERRUPTED, EXIT_USAGE, BenchdocError
 
 
@@ -58,11 +60,30 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
         module.register(subparsers)
+    for sub in subparsers.choices.values():
+        # `benchdoc show --config x.toml` as well as `benchdoc --config x.toml show`; SUPPRESS
+        # keeps the subcommand's absent option from erasing the one given before it.
+        sub.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                         help="benchdoc.toml to use (default: found by walking up from the current directory)")
+    use_paragraph_help(parser)
     return parser
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer a shell's TAB (argcomplete sets _ARGCOMPLETE) and exit; otherwise do nothing."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    import argcomplete
+
+    from benchdoc.cli._completers import attach_experiment_completers
+
+    attach_experiment_completers(parser)
+    argcomplete.autocomplete(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    _complete(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help

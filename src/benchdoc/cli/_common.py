@@ -26,11 +26,23 @@ def open_ledger(config: Config, *, create: bool = True) -> Ledger:
     return Ledger.open(config.ledger_url, create=create)
 
 
+# Width for output that is not a terminal: wide enough that no table is ever cut or
+# squeezed (a name or a path is never truncated in a pipe or a file), yet bounded.
+PIPE_WIDTH = 10_000
+
+
 def console(stderr: bool = False) -> Console:
-    """A rich console; plain text when not a terminal or when NO_COLOR is set."""
+    """A rich console; plain text when not a terminal or when NO_COLOR is set.
+
+    At a terminal tables fit its width. Piped or redirected, they are drawn at their
+    natural width: rich's default of 80 columns would cut names and paths with an ellipsis.
+    """
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, no_color="NO_COLOR" in os.environ, soft_wrap=False)
+    stream = sys.stderr if stderr else sys.stdout
+    at_terminal = stream.isatty() or "COLUMNS" in os.environ
+    return Console(stderr=stderr, highlight=False, no_color="NO_COLOR" in os.environ, soft_wrap=False,
+                   width=None if at_terminal else PIPE_WIDTH)
 
 
 def print_json(data: Any) -> None:

@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="compare an experiment against another (delta, interval, p-value, verdict)",
         description="Compare CANDIDATE against BASELINE (default: the candidate's compare_to) for each "
-        "metric both have: both medians with their 95%% intervals, the delta %% with its bootstrap interval, "
+        "metric both have: both medians with their 95% intervals, the delta % with its bootstrap interval, "
         "the two-sided Mann-Whitney U p-value and the verdict (~ when the difference is noise). "
         "A single comparison is not corrected for multiple comparisons; `show` corrects across the project.",
     )

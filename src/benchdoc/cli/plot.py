@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "plot",
         help="write a chart (SVG or PNG) of the results to a file",
         description="Draw one chart from the ledger: 'bar' (a metric across experiments: medians of the pooled runs "
-        "with 95%% intervals, the reference as a line, failed and untested experiments as labelled gaps), "
+        "with 95% intervals, the reference as a line, failed and untested experiments as labelled gaps), "
         "'before-after' (superseded experiments next to what replaced them) or 'history' (one experiment's runs "
         "over time). The format follows the file's extension. The same ledger always gives the same bytes.",
     )

@@ -24,8 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "show",
         help="current results: status, n, medians, comparison against compare_to",
         description="Show each experiment's current result: its status, how many runs and samples, "
-        "the median of each metric (± the half-width of its 95%% interval), and its comparison against "
-        "its compare_to (delta %%, its interval, p-value and verdict). By default each experiment's "
+        "the median of each metric (± the half-width of its 95% interval), and its comparison against "
+        "its compare_to (delta %, its interval, p-value and verdict). By default each experiment's "
         "latest run is used.",
     )
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="only these (default: all)")
