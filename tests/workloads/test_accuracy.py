@@ -13,6 +13,9 @@ inside 2% of the per-token figures.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from benchdoc.sim import SimConfig, expected
@@ -26,51 +29,73 @@ def close(measured: float, exact: float, tolerance: float = 0.02) -> bool:
     return abs(measured - exact) <= tolerance * exact
 
 
-def check_latencies(metrics: dict[str, float], exact, concurrency: int) -> None:
-    """Means and medians within 2% of the model's exact values."""
-    assert close(metrics["ttft_ms_p50"], exact.ttft_ms), (metrics["ttft_ms_p50"], exact.ttft_ms)
-    assert close(metrics["tpot_ms_p50"], exact.tpot_ms), (metrics["tpot_ms_p50"], exact.tpot_ms)
-    assert close(metrics["e2e_ms_p50"], exact.e2e_ms), (metrics["e2e_ms_p50"], exact.e2e_ms)
-    assert close(metrics["itl_ms_p50"], exact.itl_ms), (metrics["itl_ms_p50"], exact.itl_ms)
-    for name, value in (("ttft_ms", exact.ttft_ms), ("tpot_ms", exact.tpot_ms), ("itl_ms", exact.itl_ms)):
-        assert close(metrics[f"{name}_mean"], value), (name, metrics[f"{name}_mean"], value)
+def misreadings(metrics: dict[str, float], exact, concurrency: int) -> tuple[list[str], list[str]]:
+    """What disagrees with the model by more than 2%: (impossible readings, slow readings).
+
+    A busy machine can only make the server answer later and the client read later: it adds
+    latency and takes throughput, never the reverse. A latency below the model, or a
+    throughput above it, is a measuring error whatever the load; the other side may be the
+    machine, and is measured again.
+    """
+    impossible: list[str] = []
+    slow: list[str] = []
+    latencies = [("ttft_ms_p50", exact.ttft_ms), ("tpot_ms_p50", exact.tpot_ms), ("e2e_ms_p50", exact.e2e_ms),
+                 ("itl_ms_p50", exact.itl_ms), ("ttft_ms_mean", exact.ttft_ms), ("tpot_ms_mean", exact.tpot_ms),
+                 ("itl_ms_mean", exact.itl_ms)]
+    for name, value in latencies:
+        if not close(metrics[name], value):
+            (impossible if metrics[name] < value else slow).append(f"{name}: {metrics[name]:.2f} vs {value:.2f}")
     # Closed loop: `concurrency` streams, each producing its tokens once per e2e.
     exact_rate = concurrency * exact.output_tokens / (exact.e2e_ms / 1000.0)
-    assert close(metrics["output_tok_s"], exact_rate), (metrics["output_tok_s"], exact_rate)
+    if not close(metrics["output_tok_s"], exact_rate):
+        (impossible if metrics["output_tok_s"] > exact_rate else slow).append(
+            f"output_tok_s: {metrics['output_tok_s']:.2f} vs {exact_rate:.2f}")
+    return impossible, slow
 
 
-@pytest.mark.timeout(60)
+def measure_until_settled(measure: Callable[[], Any], exact, concurrency: int, attempts: int = 3) -> Any:
+    """Measure until every figure is within 2% of the model, at most ``attempts`` times.
+
+    Only a slow reading is measured again (see ``misreadings``); an impossible one fails
+    at once, and so does a slow one that persists: the check itself is never loosened.
+    """
+    for _ in range(attempts):
+        result = measure()
+        assert result.failures == []
+        impossible, slow = misreadings(result.metrics, exact, concurrency)
+        assert not impossible, impossible
+        if not slow:
+            return result
+    raise AssertionError(f"slower than the model in {attempts} measurements: {slow}")
+
+
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("api", ["openai-completions", "openai-chat", "sglang"])
 def test_concurrency_1_matches_the_model(sim_subprocess, api: str) -> None:
-    # 500 ms: a loaded two-core machine was seen adding 5 ms of intake to a 200 ms TTFT.
-    ttft_ms, output = 500.0, 24
+    ttft_ms, output = 200.0, 24
     url = sim_subprocess("--ttft-ms", str(ttft_ms), "--step-ms", str(STEP_MS))
-    result = run_workload(
+    exact = expected(SimConfig(ttft_ms=ttft_ms, step_ms=STEP_MS), INPUT, output)
+    result = measure_until_settled(lambda: run_workload(
         WorkloadSpec(url=url, api=api, concurrency=1, requests=4, warmup_requests=1,
                      input_tokens=INPUT, output_tokens=output)
-    )
-    assert result.failures == []
-    exact = expected(SimConfig(ttft_ms=ttft_ms, step_ms=STEP_MS), INPUT, output)
+    ), exact, 1)
     metrics = result.metrics
-    check_latencies(metrics, exact, 1)
     # Without speculation every chunk carries one token: ITL and chunk gaps agree.
     assert close(metrics["chunk_gap_ms_p50"], STEP_MS)
     assert all(r.output_tokens == output for r in result.records)
     assert all(r.input_tokens == INPUT for r in result.records)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 def test_concurrency_16_matches_the_model(sim_subprocess) -> None:
     ttft_ms, output = 800.0, 24
     url = sim_subprocess("--ttft-ms", str(ttft_ms), "--step-ms", str(STEP_MS))
+    exact = expected(SimConfig(ttft_ms=ttft_ms, step_ms=STEP_MS), INPUT, output)
     # The warm-up opens the 16 connections, so no measured TTFT pays a TCP handshake.
-    result = run_workload(
+    measure_until_settled(lambda: run_workload(
         WorkloadSpec(url=url, api="openai-completions", concurrency=16, requests=16, warmup_requests=16,
                      input_tokens=INPUT, output_tokens=output)
-    )
-    assert result.failures == []
-    exact = expected(SimConfig(ttft_ms=ttft_ms, step_ms=STEP_MS), INPUT, output)
-    check_latencies(result.metrics, exact, 16)
+    ), exact, 16)
 
 
 # Speculation makes the number of decode steps random. The accept length is compared with
