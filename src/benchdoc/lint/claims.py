@@ -2,12 +2,13 @@
 
 This module only reads the shape of a claim: its number, which way it points, how hedged
 it is and where its explicit comparison target ("than X") starts. Which experiments it is
-about, and whether it is true, is decided by :mod:`benchdoc.lint.checker`.
+about, and whether it is true, is decided by :mod:`benchdoc.lint.stale_claims`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchdoc.lint.quantities import hedge
@@ -101,90 +102,97 @@ def find_claims(text: str) -> list[Claim]:
     has_percent = "%" in text or "percent" in text or "per cent" in text
     if not has_percent and not _FACTOR_HINT.search(text):
         return claims
-
-    def free(start: int, end: int) -> bool:
-        return all(end <= lo or start >= hi for lo, hi in taken)
-
-    for match in _SIGNED.finditer(text) if has_percent else ():
-        sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
-        claims.append(
-            Claim(
-                start=match.start(), end=match.end(), text_end=match.end(),
-                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
-                polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
-                object_at=match.end(), object_search_start=None, noun="", word=match.group("link"),
-            )
-        )
-        taken.append(match.span())
-    for match in _PERCENT.finditer(text) if has_percent else ():
-        if not free(*match.span()):
-            continue
-        word = match.group("word").lower()
-        polarity = _polarity(word)
-        explicit_sign = match.group("sign")
-        if explicit_sign in ("-", "−") and polarity in (GOOD, UP):
-            continue  # "-5% faster" says nothing clear
-        claims.append(_with_link(text, match, polarity, word, factor=False))
-        taken.append(match.span())
-    for match in _FACTOR.finditer(text):
-        if not free(*match.span()):
-            continue
-        if match.group("word"):
-            word = match.group("word").lower()
-            polarity = _polarity(word)
-        else:
-            word = (match.group("the") or match.group("as") or "").lower()
-            polarity = UP
-        claim = _with_link(text, match, polarity, word, factor=True)
-        if match.group("the") or match.group("as"):
-            # "1.5x the throughput of Ring": the target follows "of" / "as".
-            claim = Claim(**{**claim.__dict__, "object_at": _skip_article(text, match.end()),
-                             "noun": match.group("noun") or "", "end": match.end()})
-        claims.append(claim)
-        taken.append(match.span())
-    for match in _VERB_PERCENT.finditer(text) if has_percent else ():
-        if not free(*match.span()):
-            continue
-        verb = match.group("verb").lower()
-        polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
-        if match.group("sign"):
-            polarity, sign = SIGNED, (-1.0 if match.group("sign") in ("-", "−") else 1.0)
-        else:
-            sign = 1.0
-        link = _LINK.match(text[match.end() :])
-        object_at = match.end() + link.end() if link else None
-        hedge_words = match.group("hedge")
-        claims.append(
-            Claim(
-                start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
-                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
-                polarity=polarity, sign=sign, bound=hedge(hedge_words.strip() + " ") if hedge_words else "exact",
-                object_at=object_at, object_search_start=None,
-                noun=(link.group("gap").strip() if link else _noun_after(text, match.end())), word=verb,
-            )
-        )
-        taken.append(match.span())
-    for match in _BY_VERB.finditer(text) if has_percent else ():
-        if not free(*match.span()):
-            continue
-        verb = match.group("verb").lower()
-        polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
-        link = _LINK_AFTER_BY.match(text[match.end() :])
-        object_at = match.end() + link.end() if link else None
-        bound = hedge((match.group("hedge") or "").strip() + " ") if match.group("hedge") else "exact"
-        claims.append(
-            Claim(
-                start=match.start(), end=match.end() if link is None else match.end() + link.end(),
-                text_end=match.end() if link is None else match.end() + link.end(),
-                value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
-                polarity=polarity, sign=1.0, bound=bound, object_at=object_at,
-                object_search_start=match.start("mid") if polarity in (GOOD, BAD) else None,
-                noun=match.group("mid").strip(), word=verb,
-            )
-        )
-        taken.append(match.span())
+    # In order of precedence: a stretch read by an earlier shape is not read again.
+    shapes: tuple[tuple[re.Pattern[str], Callable[[str, re.Match[str]], Claim | None], bool], ...] = (
+        (_SIGNED, _signed_claim, True),
+        (_PERCENT, _percent_claim, True),
+        (_FACTOR, _factor_claim, False),
+        (_VERB_PERCENT, _verb_percent_claim, True),
+        (_BY_VERB, _by_verb_claim, True),
+    )
+    for pattern, build, needs_percent in shapes:
+        for match in pattern.finditer(text) if has_percent or not needs_percent else ():
+            if not all(match.end() <= lo or match.start() >= hi for lo, hi in taken):
+                continue
+            claim = build(text, match)
+            if claim is not None:
+                claims.append(claim)
+                taken.append(match.span())
     claims.sort(key=lambda c: c.start)
     return claims
+
+
+def _signed_claim(text: str, match: re.Match[str]) -> Claim:
+    """"+3.8% over baseline"."""
+    sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+        object_at=match.end(), object_search_start=None, noun="", word=match.group("link"),
+    )
+
+
+def _percent_claim(text: str, match: re.Match[str]) -> Claim | None:
+    """"40% slower than baseline"."""
+    word = match.group("word").lower()
+    polarity = _polarity(word)
+    if match.group("sign") in ("-", "−") and polarity in (GOOD, UP):
+        return None  # "-5% faster" says nothing clear
+    return _with_link(text, match, polarity, word, factor=False)
+
+
+def _factor_claim(text: str, match: re.Match[str]) -> Claim:
+    """"1.5x faster", "1.5x the throughput of Ring", "2x as fast as"."""
+    if match.group("word"):
+        word = match.group("word").lower()
+        polarity = _polarity(word)
+    else:
+        word = (match.group("the") or match.group("as") or "").lower()
+        polarity = UP
+    claim = _with_link(text, match, polarity, word, factor=True)
+    if match.group("the") or match.group("as"):
+        # "1.5x the throughput of Ring": the target follows "of" / "as".
+        claim = Claim(**{**claim.__dict__, "object_at": _skip_article(text, match.end()),
+                         "noun": match.group("noun") or "", "end": match.end()})
+    return claim
+
+
+def _verb_percent_claim(text: str, match: re.Match[str]) -> Claim:
+    """"adds 5% over Ring", "costs about 3%"."""
+    verb = match.group("verb").lower()
+    polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
+    if match.group("sign"):
+        polarity, sign = SIGNED, (-1.0 if match.group("sign") in ("-", "−") else 1.0)
+    else:
+        sign = 1.0
+    link = _LINK.match(text[match.end() :])
+    object_at = match.end() + link.end() if link else None
+    hedge_words = match.group("hedge")
+    return Claim(
+        start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=polarity, sign=sign, bound=hedge(hedge_words.strip() + " ") if hedge_words else "exact",
+        object_at=object_at, object_search_start=None,
+        noun=(link.group("gap").strip() if link else _noun_after(text, match.end())), word=verb,
+    )
+
+
+def _by_verb_claim(text: str, match: re.Match[str]) -> Claim:
+    """"beats Ring by 5%", "cuts TTFT by about 20% against the default"."""
+    verb = match.group("verb").lower()
+    polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
+    link = _LINK_AFTER_BY.match(text[match.end() :])
+    object_at = match.end() + link.end() if link else None
+    bound = hedge((match.group("hedge") or "").strip() + " ") if match.group("hedge") else "exact"
+    return Claim(
+        start=match.start(), end=match.end() if link is None else match.end() + link.end(),
+        text_end=match.end() if link is None else match.end() + link.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=polarity, sign=1.0, bound=bound, object_at=object_at,
+        object_search_start=match.start("mid") if polarity in (GOOD, BAD) else None,
+        noun=match.group("mid").strip(), word=verb,
+    )
 
 
 def _with_link(text: str, match: re.Match[str], polarity: str, word: str, *, factor: bool) -> Claim:

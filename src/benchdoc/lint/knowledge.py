@@ -1,0 +1,224 @@
+"""What the lint knows of one project, and how a name in prose resolves to an experiment's figures.
+
+A name stands for the experiment's *current* result: the end of its supersedes chain,
+unless the text names a superseded experiment by a name of its own ("pinned"). The
+figures a sentence may quote (current, and past along the chain) are looked up here
+and kept, since one document asks for the same experiment many times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from benchdoc.lint.facts import (
+    ExperimentFacts,
+    LintFacts,
+    MetricFacts,
+    MetricInfo,
+    RunValue,
+)
+from benchdoc.lint.mentions import Mention, MentionFinder
+from benchdoc.lint.quantities import QuantityFinder
+from benchdoc.lint.words import HISTORICAL_CUES, METRIC_NOISE_WORDS, UNIT_SPELLINGS
+
+if TYPE_CHECKING:
+    from benchdoc.lint.context import Context
+
+RAN_OK = frozenset({"Works", "Slower", "Worse", "No difference"})
+STATUS_PHRASES = {
+    "Works": "now works",
+    "Slower": "is now slower",
+    "Worse": "is now worse",
+    "No difference": "now makes no significant difference",
+    "Failed": "now fails",
+    "Reference": "is the reference",
+    "Untested": "is untested",
+    "Measured": "has no verdict yet",
+}
+
+
+class Knowledge:
+    """The facts of one project, with the finders and look-ups every rule shares."""
+
+    def __init__(self, facts: LintFacts) -> None:
+        self.facts = facts
+        self.mentions = MentionFinder(facts.experiments.values())
+        self.quantities = QuantityFinder(m.unit for m in facts.metrics.values() if m.unit)
+        self.keywords = {name: keyword_pattern(m) for name, m in facts.metrics.items()}
+        self.unit_words = {name: unit_pattern(m.unit) for name, m in facts.metrics.items() if m.unit}
+        self._versions_cache: dict[str, re.Pattern[str] | None] = {}
+        self._now_cache: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._past_cache: dict[tuple[str, str], tuple[float, ...]] = {}
+
+    def old_versions(self, name: str) -> re.Pattern[str] | None:
+        """Version strings of the older setups of an experiment's line ("12.8" for an old CUDA), as one pattern."""
+        if name not in self._versions_cache:
+            versions = sorted(
+                {
+                    version
+                    for member in (*self.facts.lineage(name), self.facts.experiments[name])
+                    for metric in member.metrics.values()
+                    for run in metric.history
+                    for version in run.old_versions
+                },
+                key=len, reverse=True,
+            )
+            self._versions_cache[name] = (
+                re.compile(r"(?<![\d.])(?:" + "|".join(re.escape(v) for v in versions) + r")(?![\d]|\.\d)")
+                if versions else None
+            )
+        return self._versions_cache[name]
+
+    def pins(self, mention: Mention, text: str) -> bool:
+        """Whether a mention names a superseded experiment by a name of its own (not one its successor shares).
+
+        "NVLS all-reduce (driver 570)" names the old run itself; "EAGLE-3" (and "EAGLE-3 2-step", a prefix
+        of its successor's label) names the line of experiments, whose current result is the successor's.
+        """
+        facts = self.facts.experiments[mention.experiment]
+        if not facts.superseded_by or mention.via == "alias":
+            return False
+        written = normalise(text[mention.start : mention.end])
+        successors = [e for e in self.facts.lineage(mention.experiment) if e.name != facts.name]
+        for successor in successors:
+            for spelling in (successor.label, successor.name, *successor.aliases):
+                if normalise(spelling).startswith(written):
+                    return False
+        return True
+
+    def standing(self, name: str, context: Context | None) -> ExperimentFacts:
+        """The experiment whose figures a name stands for in this context."""
+        if context is not None and name in context.pinned:
+            return self.facts.experiments[name]
+        return self.facts.current(name)
+
+    def is_historical(self, text: str, mentions: Iterable[Mention]) -> bool:
+        if HISTORICAL_CUES.search(text):
+            return True
+        for name in {m.experiment for m in mentions}:
+            pattern = self.old_versions(name)
+            if pattern is not None and pattern.search(text):
+                return True
+        return False
+
+    def scope(self, experiments: Sequence[str], context: Context | None) -> list[str]:
+        """The named experiments and those they are compared with: a sentence may quote either."""
+        scope = list(dict.fromkeys(experiments))
+        for name in list(scope):
+            target = self.standing(name, context).compare_to
+            if target and target in self.facts.experiments and target not in scope:
+                scope.append(target)
+        return scope
+
+    def values_now(self, name: str, metric: str) -> tuple[float, ...]:
+        """The figures of an experiment's own result a sentence may quote: centre, mean, interval, extremes."""
+        key = (name, metric)
+        if key not in self._now_cache:
+            facts = self.facts.experiments[name].metrics.get(metric)
+            if facts is None or facts.current is None:
+                self._now_cache[key] = ()
+            else:
+                self._now_cache[key] = (facts.current, *facts.accepted)
+        return self._now_cache[key]
+
+    def values_past(self, name: str, metric: str) -> tuple[float, ...]:
+        """Every run's result along an experiment's supersedes chain."""
+        key = (name, metric)
+        if key not in self._past_cache:
+            self._past_cache[key] = tuple(
+                run.value for member in self.facts.lineage(name) for run in history(member, metric)
+            )
+        return self._past_cache[key]
+
+    def is_current(self, member: ExperimentFacts, metric: MetricInfo, run: RunValue, context: Context | None) -> bool:
+        current = self.standing(member.name, context)
+        facts = current.metrics.get(metric.name)
+        if facts is None or facts.current is None or current.name != member.name:
+            return False
+        return abs(run.value - facts.current) < 1e-12
+
+    def names_metric(self, metric: str, text: str) -> bool:
+        """Whether the text names a metric by a word of its label or name ("TTFT", "throughput")."""
+        pattern = self.keywords.get(metric)
+        return pattern is not None and pattern.search(text) is not None
+
+    def names_unit(self, metric: str, text: str) -> bool:
+        """Whether the text names a metric's unit, in any of its spellings."""
+        pattern = self.unit_words.get(metric)
+        return pattern is not None and pattern.search(text) is not None
+
+    def named_metrics(self, text: str) -> list[MetricInfo]:
+        """The metrics whose names the text holds."""
+        return [m for m in self.facts.metrics.values() if self.names_metric(m.name, text)]
+
+
+# -- numbers ---------------------------------------------------------------------------
+
+
+def tolerance(decimals: int, digits: int) -> float:
+    return 0.5 * 10 ** (-min(decimals, digits)) + 1e-9
+
+
+def matches(written: float, value: float, tolerance: float, bound: str) -> bool:
+    if bound == "approx":
+        return abs(written - value) <= max(tolerance, 0.1 * abs(value))
+    if bound == "lower":
+        return value >= written - tolerance
+    if bound == "upper":
+        return value <= written + tolerance
+    return abs(written - value) <= tolerance + 1e-9 * abs(value)
+
+
+def fmt(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}"
+
+
+def history(member: ExperimentFacts, metric: str) -> tuple[RunValue, ...]:
+    facts: MetricFacts | None = member.metrics.get(metric)
+    return facts.history if facts is not None else ()
+
+
+# -- words -----------------------------------------------------------------------------
+
+
+def mention_at(mentions: Iterable[Mention], position: int) -> Mention | None:
+    """The mention starting at a position, or spanning it ("than |the default config" when the name has an article)."""
+    for mention in mentions:
+        if position <= mention.start <= position + 1 or mention.start <= position < mention.end:
+            return mention
+    return None
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.lower().replace("-", " ").split())
+
+
+def inside(start: int, end: int, spans: Iterable[tuple[int, int]]) -> bool:
+    return any(start < hi and end > lo for lo, hi in spans)
+
+
+def keyword_pattern(metric: MetricInfo) -> re.Pattern[str] | None:
+    words = set()
+    for part in re.split(r"[^A-Za-z0-9-]+", f"{metric.label} {metric.name.replace('_', ' ')}"):
+        lowered = part.lower().strip("-")
+        if len(lowered) >= 2 and not lowered.isdigit() and lowered not in METRIC_NOISE_WORDS:
+            words.add(lowered)
+    unit = metric.unit.strip().lower()
+    words.discard(unit)
+    for spelling in UNIT_SPELLINGS.get(unit, ()):
+        words.discard(spelling)
+    if not words:
+        return None
+    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(r"(?<![A-Za-z0-9-])(?:" + alternation + r")(?![A-Za-z0-9-])", re.IGNORECASE)
+
+
+def unit_pattern(unit: str) -> re.Pattern[str] | None:
+    key = unit.strip().lower()
+    if not key:
+        return None
+    spellings = {key, *UNIT_SPELLINGS.get(key, ())}
+    alternation = "|".join(re.escape(s) for s in sorted(spellings, key=len, reverse=True))
+    return re.compile(r"(?<![\w/])(?:" + alternation + r")(?![\w/])", re.IGNORECASE)

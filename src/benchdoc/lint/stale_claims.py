@@ -1,0 +1,359 @@
+"""Stale relative claims: "40% slower than baseline", "+5.1% over Ring", "1.5x faster".
+
+A claim is read against the subject's current delta to its target (its own comparison,
+the target's comparison reversed, the before/after change along a supersedes chain, or,
+lacking those, the ratio of medians). It holds when any reading of its words overlaps the
+delta or its interval; a claim that matches an older comparison is told so, and is fair
+in a sentence that speaks of the past.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim
+from benchdoc.lint.context import Context
+from benchdoc.lint.facts import ExperimentFacts, MetricInfo
+from benchdoc.lint.findings import STALE_CLAIM, Finding
+from benchdoc.lint.knowledge import Knowledge, fmt, history, mention_at
+from benchdoc.lint.text import Unit
+from benchdoc.lint.words import HYPOTHETICAL
+
+_VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
+_PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """An experiment's current delta against another, and where it comes from."""
+
+    value: float  # candidate / target - 1, in %
+    low: float | None
+    high: float | None
+    described: str  # "A against B"
+    how: str  # "comparison" (A's own, against its compare_to), "reverse", "change" (before/after) or "medians"
+    verdict: str | None = None  # the comparison's verdict, for "comparison"
+
+
+def is_vs_header(header: str) -> bool:
+    """A column of deltas against another experiment: "vs Baseline", "Δ", "Change"."""
+    return bool(_VS_HEADER.match(header))
+
+
+class ClaimRule:
+    """Relative claims in sentences, and signed percentages in a "vs X" table column."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.know = knowledge
+        self.facts = knowledge.facts
+
+    def claim(self, context: Context, claim: Claim) -> Finding | None:
+        text = context.unit.text
+        clause_start, clause_end = context.clause(claim.start)
+        if HYPOTHETICAL.search(text[clause_start : claim.start]):
+            return None
+        metric = self._claim_metric(context, claim, (clause_start, clause_end))
+        if metric is None:
+            return None
+        target: str | None = None
+        if claim.object_at is not None:
+            at = mention_at(context.mentions, claim.object_at)
+            if at is None:
+                return None  # compared with something the ledger does not name
+            target = at.experiment
+        elif claim.object_search_start is not None:
+            inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
+            target = inside[0].experiment if inside else None
+        subject = self._claim_subject(context, claim, target)
+        if subject is None:
+            return None
+        if target is None:
+            target = self._default_target(context, subject)
+            if target is None:
+                subject, target = self._subject_for_reference(context, subject)
+                if subject is None or target is None:
+                    return None
+        current_subject = self.know.standing(subject, context)
+        current_target = self.know.standing(target, context)
+        actual = self.actual_delta(subject, target, metric, context)
+        if actual is None:
+            return None
+        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
+        claimed = claimed_intervals(claim, metric)
+        if claimed is None:
+            return None
+        if claim_holds(claimed, delta, low, high, claim.bound):
+            return None
+        old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
+        if old is not None and context.historical:
+            return None
+        quoted = text[claim.start : self._claim_text_end(context, claim)].strip()
+        verdict = delta_words(delta, metric)
+        interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
+        message = f"says {quoted}; the ledger says {delta:+.1f}%{interval} ({verdict})"
+        if old is not None:
+            message += f"; it quotes the comparison of {old}"
+        if current_subject.name != subject or current_target.name != target:
+            message += f" — {described}"
+        ledger = f"{described}: {delta:+.1f}%{interval}, {verdict}"
+        fix = self.claim_fix(current_subject, current_target, metric, actual)
+        return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger, fix, current_subject.name, quoted)
+
+    def _claim_text_end(self, context: Context, claim: Claim) -> int:
+        if claim.object_at is not None:
+            after = mention_at(context.mentions, claim.object_at)
+            if after is not None:
+                return after.end
+        return claim.text_end
+
+    def _claim_metric(self, context: Context, claim: Claim, clause: tuple[int, int]) -> MetricInfo | None:
+        noun = claim.noun
+        if noun and _PREPOSITION.match(noun):
+            named = self.know.named_metrics(noun)
+            if len(named) == 1:
+                return named[0]  # "2% faster at prompt processing"
+        if noun and not _PREPOSITION.match(noun):
+            named = self.know.named_metrics(noun)
+            if len(named) == 1:
+                return named[0]
+            if not named and claim.polarity in (UP, DOWN) or (not named and claim.factor):
+                return None  # "30% higher acceptance": not a metric the ledger holds
+            if not named and claim.polarity in (GOOD, BAD) and not _only_filler(noun):
+                return None
+        # Otherwise the metric named last before the claim in its clause ("cuts TTFT to 146 ms, 20% lower").
+        before = context.plain[clause[0] : claim.start]
+        last: tuple[int, MetricInfo] | None = None
+        for m in self.facts.metrics.values():
+            pattern = self.know.keywords[m.name]
+            for match in pattern.finditer(before) if pattern else ():
+                if last is None or match.start() > last[0]:
+                    last = (match.start(), m)
+        if last is not None:
+            return last[1]
+        if self.facts.primary_metric and self.facts.primary_metric in self.facts.metrics:
+            return self.facts.metrics[self.facts.primary_metric]
+        return None
+
+    def _claim_subject(self, context: Context, claim: Claim, target: str | None) -> str | None:
+        named_target = mention_at(context.mentions, claim.object_at) if claim.object_at is not None else None
+        before = [
+            m for m in context.mentions
+            if m.end <= claim.start and m is not named_target and (named_target is not None or m.experiment != target)
+        ]
+        if target is not None or claim.object_search_start is not None:
+            if before:
+                return before[-1].experiment
+            return context.row_experiment
+        if before:
+            return before[0].experiment  # the sentence's subject
+        return context.row_experiment
+
+    def _default_target(self, context: Context, subject: str) -> str | None:
+        current = self.know.standing(subject, context)
+        return current.compare_to
+
+    def _subject_for_reference(self, context: Context, reference: str) -> tuple[str | None, str | None]:
+        """'A reaches X against B, the reference: a 3% gain' — the other experiment compared with it."""
+        others = [
+            m.experiment for m in context.mentions
+            if m.experiment != reference
+            and self.know.standing(m.experiment, context).compare_to == self.know.standing(reference, context).name
+        ]
+        if len(set(others)) == 1:
+            return others[0], reference
+        return None, None
+
+    def actual_delta(self, subject: str, target: str, metric: MetricInfo, context: Context | None) -> Delta | None:
+        """The subject's current delta against the target, its interval, and how it was obtained."""
+        s = self.know.standing(subject, context)
+        t = self.know.standing(target, context)
+        s_facts = s.metrics.get(metric.name)
+        t_facts = t.metrics.get(metric.name)
+        if s.name == t.name:
+            # The same line of experiments: "EAGLE-3 on CUDA 13 is 77% faster than EAGLE-3" means before/after.
+            named = self.facts.experiments[target]
+            named_facts = named.metrics.get(metric.name)
+            if s_facts is None or s_facts.current is None or named_facts is None or not named_facts.history or named.name == s.name:
+                return None
+            old = named_facts.current if named_facts.current is not None else named_facts.history[0].value
+            if not old:
+                return None
+            how = "change" if s.supersedes == named.name else "medians"
+            return Delta((s_facts.current / old - 1) * 100, None, None, f"{s.label} against {named.label}", how)
+        comparison = s_facts.comparison if s_facts is not None else None
+        if comparison is not None and comparison.against == t.name:
+            return Delta(comparison.delta_pct, comparison.ci_low, comparison.ci_high, f"{s.label} against {t.label}",
+                          "comparison", comparison.verdict)
+        reverse = t_facts.comparison if t_facts is not None else None
+        if reverse is not None and reverse.against == s.name:
+            def invert(d: float | None) -> float | None:
+                return None if d is None or d <= -100 else (1 / (1 + d / 100) - 1) * 100
+            inverted = invert(reverse.delta_pct)
+            if inverted is None:
+                return None
+            return Delta(inverted, invert(reverse.ci_high), invert(reverse.ci_low), f"{s.label} against {t.label}", "reverse")
+        if s_facts is None or t_facts is None or s_facts.current is None or not t_facts.current:
+            return None
+        return Delta((s_facts.current / t_facts.current - 1) * 100, None, None,
+                      f"{s.label} against {t.label} (from their medians)", "medians")
+
+    def historical_comparison(
+        self, subject: str, target: str, metric: MetricInfo, claimed: list[tuple[float, float]], bound: str,
+        context: Context | None,
+    ) -> str | None:
+        """The date of an older comparison of the two lines of experiments that the claim matches."""
+        subject_line = self.facts.lineage(subject)
+        target_line = self.facts.lineage(target)
+        target_runs = sorted(
+            (run for member in target_line for run in history(member, metric.name)), key=lambda r: r.run_id
+        )
+        for member in subject_line:
+            facts = member.metrics.get(metric.name)
+            if facts is None:
+                continue
+            if member.name != self.know.standing(subject, context).name and facts.comparison is not None:
+                c = facts.comparison
+                if claim_holds(claimed, c.delta_pct, c.ci_low, c.ci_high, bound):
+                    return f"{member.label} ({member.measured_on or 'earlier'})"
+            for run in facts.history:
+                if not target_runs:
+                    break
+                earlier = [r for r in target_runs if r.run_id < run.run_id]
+                partner = earlier[-1] if earlier else target_runs[0]
+                if partner.value and claim_holds(claimed, (run.value / partner.value - 1) * 100, None, None, bound):
+                    if self.know.is_current(member, metric, run, context) and self.know.is_current(
+                        self.know.standing(target, context), metric, partner, context
+                    ):
+                        continue
+                    return f"{run.date} ({fmt(run.value, metric.digits)} against {fmt(partner.value, metric.digits)})"
+        return None
+
+    def claim_fix(self, subject: ExperimentFacts, target: ExperimentFacts, metric: MetricInfo, delta: Delta) -> str:
+        """The words to write instead, and the value region that keeps them true (its text as sync renders it)."""
+        metric_part = "" if metric.name == self.facts.primary_metric else f".{metric.name}"
+        if delta.how == "change":
+            text = f"{delta.value:+.1f}%"
+            return (f'write "{text}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=change -->'
+                    f"{text}<!-- benchdoc:end -->")
+        if delta.how == "comparison":
+            text = _verdict_text(delta, metric, target.label)
+            return (f'write "{text}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict -->'
+                    f"{text}<!-- benchdoc:end -->")
+        words = delta_words(delta.value, metric)
+        phrase = f"{words} than {target.label}" if words != "no change" else f"no different from {target.label}"
+        return (f'write "{phrase}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict '
+                f"vs={target.name} --><!-- benchdoc:end --> and run `benchdoc sync --write`")
+
+    def cell(
+        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset()
+    ) -> Finding | None:
+        """A "vs X" column: a signed percentage against the header's experiment (or compare_to)."""
+        match = re.search(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%", cell.text)
+        if match is None or match.group(1) is None:
+            return None
+        context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
+        named = self.know.mentions.find(cell.header or "")
+        target = named[0].experiment if named else self.know.standing(experiment, context).compare_to
+        if target is None or self.facts.primary_metric not in self.facts.metrics:
+            return None
+        metric = self.facts.metrics[self.facts.primary_metric]
+        sign = -1.0 if match.group(1) in ("-", "−") else 1.0
+        claim = Claim(
+            start=match.start(), end=match.end(), text_end=match.end(), value=float(match.group(2)),
+            decimals=len(match.group(2).split(".")[1]) if "." in match.group(2) else 0, factor=False,
+            polarity=SIGNED, sign=sign, bound="approx" if "~" in cell.text[: match.start()] else "exact",
+            object_at=None, object_search_start=None, noun="", word="vs",
+        )
+        actual = self.actual_delta(experiment, target, metric, context)
+        claimed = claimed_intervals(claim, metric)
+        if actual is None or claimed is None or claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+            return None
+        if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):
+            return None
+        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
+        interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
+        message = f"says {match.group().strip()}; the ledger says {delta:+.1f}%{interval} ({delta_words(delta, metric)})"
+        fix = self.claim_fix(self.know.standing(experiment, context), self.know.standing(target, context), metric, actual)
+        return context.finding(match.start(), match.end(), STALE_CLAIM, message, f"{described}: {delta:+.1f}%{interval}", fix,
+                               self.know.standing(experiment, context).name)
+
+
+def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, float]] | None:
+    """The deltas (candidate/target - 1, in %) the claim allows, one interval per reading of it."""
+    half = 0.5 * 10 ** (-claim.decimals)
+    low_n, high_n = claim.value - half, claim.value + half
+    higher_is_better = metric.direction == "higher"
+
+    def direction(polarity: str) -> float:
+        if polarity == SIGNED:
+            return claim.sign
+        if polarity in (UP, DOWN):
+            return 1.0 if polarity == UP else -1.0
+        good = polarity == GOOD
+        return 1.0 if good == higher_is_better else -1.0
+
+    sign = direction(claim.polarity)
+    readings: list[tuple[float, float]] = []
+    if claim.factor:
+        if low_n <= 0:
+            return None
+        # "1.5x faster": the ratio itself, or its inverse when the number is meant to fall.
+        if sign > 0:
+            readings.append(((low_n - 1) * 100, (high_n - 1) * 100))
+        else:
+            readings.append(((1 / low_n - 1) * 100, (1 / high_n - 1) * 100))
+    else:
+        readings.append((sign * low_n, sign * high_n))
+        if claim.polarity in (GOOD, BAD) and high_n < 100:
+            # "A is 40% slower than B" is also said when B is 40% faster than A.
+            readings.append(((1 / (1 - sign * low_n / 100) - 1) * 100, (1 / (1 - sign * high_n / 100) - 1) * 100))
+    return [(min(a, b), max(a, b)) for a, b in readings]
+
+
+def claim_holds(
+    claimed: list[tuple[float, float]], delta: float, low: float | None, high: float | None, bound: str
+) -> bool:
+    actual = [(delta - 0.05, delta + 0.05)]
+    if low is not None and high is not None:
+        actual.append((min(low, high), max(low, high)))
+    for lo, hi in claimed:
+        if bound == "approx":
+            width = max(1.0, 0.15 * max(abs(lo), abs(hi)))
+            lo, hi = lo - width, hi + width
+        elif bound == "lower":  # "over 3% faster": at least that far, the same way
+            if lo >= 0:
+                hi = float("inf")
+            else:
+                lo = float("-inf")
+        elif bound == "upper":  # "up to 5% faster": at most that far, the same way
+            if lo >= 0:
+                lo = 0.0
+            else:
+                hi = 0.0
+        if any(a <= hi and b >= lo for a, b in actual):
+            return True
+    return False
+
+
+def delta_words(delta: float, metric: MetricInfo) -> str:
+    if abs(delta) < 0.05:
+        return "no change"
+    better = (delta > 0) == (metric.direction == "higher")
+    word = metric.better_word if better else metric.worse_word
+    return f"{abs(delta):.1f}% {word}"
+
+
+def _verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
+    """What a ``show=verdict`` value region renders for this comparison."""
+    from benchdoc.docs.render import verdict_sentence
+
+    return verdict_sentence(
+        delta.verdict, delta.value, target,
+        better_word=metric.better_word, worse_word=metric.worse_word, margin=metric.equivalence_margin,
+    )
+
+
+def _only_filler(noun: str) -> bool:
+    return all(word.lower() in ("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now", "still", "here", "today")
+               for word in noun.split())

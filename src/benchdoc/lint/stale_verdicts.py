@@ -1,0 +1,166 @@
+"""Stale verdicts: a verdict word next to an experiment's name that its computed status contradicts.
+
+A verdict word is reported only next to an experiment's name (or in its table row), not
+negated, and only when the status computed from the ledger says otherwise: "works" for
+an experiment that now fails, "faster" for one now slower, a Status column's word.
+"""
+
+from __future__ import annotations
+
+import re
+
+from benchdoc.lint.context import Context
+from benchdoc.lint.facts import ExperimentFacts
+from benchdoc.lint.findings import STALE_VERDICT, Finding
+from benchdoc.lint.knowledge import RAN_OK, STATUS_PHRASES, Knowledge
+from benchdoc.lint.text import Unit
+from benchdoc.lint.verdicts import VerdictWord
+from benchdoc.lint.words import (
+    CLAUSE_BREAK,
+    FAILS,
+    HYPOTHETICAL,
+    LOSES,
+    SAME,
+    STATUS_WORDS,
+    WINS,
+    WORKS,
+)
+
+_VERDICT_STATUS = {"better": "Works", "worse": "Slower", "same": "No difference", "equivalent": "No difference"}
+_MAX_VERDICT_GAP = 80  # characters between an experiment's name and a verdict word about it
+
+
+class VerdictRule:
+    """Verdict words in sentences, and the Status column of a hand-kept table."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.know = knowledge
+        self.facts = knowledge.facts
+
+    def verdict(self, context: Context, verdict: VerdictWord) -> Finding | None:
+        text = context.unit.text
+        subject = self._verdict_subject(context, verdict)
+        if subject is None:
+            return None
+        clause_start, clause_end = context.clause(verdict.start)
+        current = self.know.standing(subject, context)
+        meaning = verdict.meaning
+        target = self._than_target(context, verdict)
+        if target is not None and meaning in (WINS, LOSES):
+            target_current = self.know.standing(target, context)
+            if target_current.compare_to == current.name and current.compare_to != target_current.name:
+                current, meaning = target_current, (LOSES if meaning == WINS else WINS)
+            elif current.compare_to != target_current.name:
+                return None
+        metric = self._clause_metric(context.plain[clause_start:clause_end])
+        status, delta = self._status_for(current, metric)
+        if status is None or not _contradicts(meaning, status, delta):
+            return None
+        if context.historical or HYPOTHETICAL.search(text[clause_start : verdict.start]):
+            return None
+        quoted = text[verdict.start : verdict.end]
+        shown = self._status_text(current, metric, status)
+        message = f'says "{quoted}", but {current.label} {shown}'
+        if current.name != subject:
+            message += f" (it supersedes {self.facts.experiments[subject].label})"
+        fix = f"reword it, or bind the status: <!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
+        return context.finding(verdict.start, verdict.end, STALE_VERDICT, message, f"{current.label}: {shown}", fix, current.name)
+
+    def cell(
+        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset()
+    ) -> Finding | None:
+        """A Status column of a hand-kept table: its word against the computed status."""
+        if historical:
+            return None
+        written = " ".join(cell.text.lower().split())
+        status = STATUS_WORDS.get(written)
+        if status is None:
+            return None
+        context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
+        current = self.know.standing(experiment, context)
+        named = self.facts.experiments[experiment]
+        own, _ = self._status_for(current, None)
+        if status in (current.status, named.status, own):
+            return None
+        if current.status in ("Measured", "Untested") and status not in ("Failed", "Works"):
+            return None
+        start = len(cell.text) - len(cell.text.lstrip())
+        shown = self._status_text(current, None, current.status)
+        message = f'says "{cell.text.strip()}", but {current.label} {shown}'
+        fix = f"<!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
+        return context.finding(start, len(cell.text.rstrip()), STALE_VERDICT, message, f"{current.label}: {shown}", fix, current.name)
+
+    def _verdict_subject(self, context: Context, verdict: VerdictWord) -> str | None:
+        text = context.unit.text
+        before = [m for m in context.mentions if m.end <= verdict.start]
+        if before:
+            mention = before[-1]
+            gap = text[mention.end : verdict.start]
+            if len(gap) <= _MAX_VERDICT_GAP and not CLAUSE_BREAK.search(gap):
+                return mention.experiment
+            return None
+        if context.row_experiment is not None and not context.mentions:
+            return context.row_experiment
+        return None
+
+    def _than_target(self, context: Context, verdict: VerdictWord) -> str | None:
+        rest = context.unit.text[verdict.end :]
+        match = re.match(r"^\s+(?:than|to|vs\.?|versus|against|from|with)\s+(?:(?:the|a|an)\s+)?", rest, re.IGNORECASE)
+        if match is None:
+            return None
+        at = verdict.end + match.end()
+        return next((m.experiment for m in context.mentions if m.start == at), None)
+
+    def _clause_metric(self, clause: str) -> str | None:
+        named = [name for name, pattern in self.know.keywords.items() if pattern is not None and pattern.search(clause)]
+        if len(named) == 1 and named[0] != self.facts.primary_metric:
+            return named[0]
+        return None
+
+    def _status_for(self, current: ExperimentFacts, metric: str | None) -> tuple[str | None, float | None]:
+        """The status to judge a verdict by, and the delta in the good direction (positive = better)."""
+        name = metric or self.facts.primary_metric
+        info = self.facts.metrics.get(name) if name else None
+        facts = current.metrics.get(name) if name else None
+        goodness = None
+        if facts is not None and facts.comparison is not None and info is not None:
+            goodness = facts.comparison.delta_pct if info.direction == "higher" else -facts.comparison.delta_pct
+        if current.status == "Superseded":
+            # Named by its own label: judged by its own last result.
+            if facts is None or facts.comparison is None:
+                return None, None
+            return _VERDICT_STATUS.get(facts.comparison.verdict), goodness
+        if metric is None or current.status not in RAN_OK:
+            return current.status, goodness
+        if facts is None or facts.comparison is None:
+            return None, None
+        return _VERDICT_STATUS.get(facts.comparison.verdict), goodness
+
+    def _status_text(self, current: ExperimentFacts, metric: str | None, status: str) -> str:
+        """'now works (+3.8% vs Baseline)', 'now fails (CUDA graph incompatible)'."""
+        name = metric or self.facts.primary_metric
+        facts = current.metrics.get(name) if name else None
+        detail = ""
+        if status != "Failed" and facts is not None and facts.comparison is not None:
+            target = self.facts.experiments.get(facts.comparison.against)
+            detail = f" ({facts.comparison.delta_pct:+.1f}% vs {target.label if target else facts.comparison.against})"
+        elif current.reason:
+            detail = f" ({current.reason})"
+        phrase = STATUS_PHRASES.get(status, f"is now {status}")
+        if metric is not None:
+            phrase += f" on {self.facts.metrics[metric].label}"
+        return phrase + detail
+
+
+def _contradicts(meaning: str, status: str, goodness: float | None) -> bool:
+    if meaning == FAILS:
+        return status in RAN_OK
+    if meaning == WORKS:
+        return status == "Failed"
+    if meaning == WINS:
+        return status in ("Failed", "Slower", "Worse") or (status == "No difference" and goodness is not None and goodness <= 0)
+    if meaning == LOSES:
+        return status == "Works" or (status == "No difference" and goodness is not None and goodness >= 0)
+    if meaning == SAME:
+        return status in ("Works", "Slower", "Worse")
+    return False
