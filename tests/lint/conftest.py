@@ -16,7 +16,7 @@ from tests.conftest import STORY_CONFIG
 from benchdoc.config import Config, parse_config
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.results import build_results
 
 T0 = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
@@ -63,3 +63,8 @@ def facts_of(root: Path, extra_config: str = "") -> LintFacts:
 @pytest.fixture
 def story_facts(tmp_path: Path) -> LintFacts:
     return facts_of(tmp_path)
+
+
+def kinds(facts: LintFacts, text: str) -> list[tuple[int, str, str]]:
+    """(line, kind, quoted text) of each finding in a text linted as log.md."""
+    return [(f.line, f.kind, f.text) for f in lint_text(facts, text, "log.md")]

@@ -1,0 +1,89 @@
+"""benchdoc.lint.stale_claims: relative claims the ledger contradicts, and those it lets stand.
+
+All against the story: baseline 89.5 -> 92.6 tok/s (CUDA 12.8 -> 13), EAGLE-3 54.1 on CUDA 12.8
+superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchdoc.lint import LintFacts, lint_text
+from benchdoc.lint.findings import STALE_CLAIM
+from tests.lint.conftest import kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "EAGLE-3 is 3.8% faster than baseline.",
+        "EAGLE-3 is 4% faster than the baseline.",  # within the display precision of "4%"
+        "EAGLE-3 is about 4% faster than baseline.",
+        "EAGLE-3 is over 3% faster than baseline.",
+        "EAGLE-3 beats the baseline by 3.8%.",
+        "EAGLE-3 (96.1 tok/s, +3.8% vs baseline).",
+        "EAGLE-3 is 1.04x faster than baseline.",
+        "The baseline is 3.6% slower than EAGLE-3.",  # read from the other side
+        "EAGLE-3 is 77.6% faster than EAGLE-3 2-step on CUDA 12.8.",  # before/after of the same line
+    ],
+)
+def test_true_relative_claims_stand(story_facts: LintFacts, sentence: str) -> None:
+    assert kinds(story_facts, sentence + "\n") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("EAGLE-3 is 40% slower than baseline.", "the ledger says +3.8%"),
+        ("EAGLE-3 is 10% faster than baseline.", "the ledger says +3.8%"),
+        ("EAGLE-3 is 1.5x faster than baseline.", "the ledger says +3.8%"),
+        ("EAGLE-3 (+12.0% vs baseline).", "the ledger says +3.8%"),
+    ],
+)
+def test_contradicted_relative_claims_are_reported(story_facts: LintFacts, sentence: str, expected: str) -> None:
+    (finding,) = lint_text(story_facts, sentence + "\n")
+    assert finding.kind == STALE_CLAIM and expected in finding.message
+    assert "show=verdict" in finding.fix and "3.8% faster than Baseline (no spec)" in finding.fix
+
+
+def test_an_old_claim_names_the_comparison_it_quotes(story_facts: LintFacts) -> None:
+    (finding,) = lint_text(story_facts, "EAGLE-3 is 40% slower than baseline.\n")
+    assert "it quotes the comparison of 2026-11-02 (54.1 against 89.5)" in finding.message
+    assert kinds(story_facts, "On CUDA 12.8 EAGLE-3 was 40% slower than baseline.\n") == []  # true then
+
+
+def test_claims_about_unknown_targets_or_quantities_are_left_alone(story_facts: LintFacts) -> None:
+    text = (
+        "EAGLE-3 is 40% slower than the old kernel.\n\n"
+        "EAGLE-3 has a 30% higher acceptance rate with three draft steps.\n\n"
+        "If EAGLE-3 were 40% slower than baseline we would drop it.\n"
+    )
+    assert kinds(story_facts, text) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "EAGLE-3 is 40% slower than baseline.",  # a significant comparison
+        "EAGLE-3 went from 54.1 tok/s to 96.1 tok/s, +20.0% over EAGLE-3 2-step.",  # before/after: show=change
+    ],
+)
+def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str) -> None:
+    from benchdoc.docs.render import Renderer
+    from benchdoc.docs.sync import plan_text
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.lint import facts_from_results
+    from benchdoc.results import build_results
+    from tests.lint.conftest import record_story, story_config
+
+    config = story_config(tmp_path)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        record_story(ledger)
+        results = build_results(config, ledger)
+    (finding,) = lint_text(facts_from_results(results), sentence + "\n")
+    marker = finding.fix[finding.fix.index("<!--") :]
+    plan = plan_text(marker + "\n", Renderer(config, lambda: results, tmp_path / "log.md"))
+    (region,) = plan.regions
+    assert not plan.errors and region.new_content == region.region.content  # sync leaves the suggested text as it is
