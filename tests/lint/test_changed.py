@@ -9,12 +9,7 @@ import pytest
 from benchdoc.docs import parse_text
 from benchdoc.errors import UsageError
 from benchdoc.lint import LintFacts
-from benchdoc.lint.changed import (
-    Since,
-    changed_experiments,
-    changed_places,
-    parse_since,
-)
+from benchdoc.lint.changed import Since, changed_experiments, changed_places, parse_since
 from benchdoc.lint.text import document_units
 
 
