@@ -6,8 +6,9 @@ superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
 
 from __future__ import annotations
 
-from benchdoc.lint import LintFacts
 from tests.lint.conftest import kinds
+
+from benchdoc.lint import LintFacts
 
 
 def test_history_sections_ignore_directives_and_code_are_quiet(story_facts: LintFacts) -> None:

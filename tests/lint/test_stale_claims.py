@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.lint.conftest import kinds
 
 from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM
-from tests.lint.conftest import kinds
 
 
 @pytest.mark.parametrize(
@@ -71,12 +71,13 @@ def test_claims_about_unknown_targets_or_quantities_are_left_alone(story_facts: 
     ],
 )
 def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str) -> None:
+    from tests.lint.conftest import record_story, story_config
+
     from benchdoc.docs.render import Renderer
     from benchdoc.docs.sync import plan_text
     from benchdoc.ledger.store import Ledger
     from benchdoc.lint import facts_from_results
     from benchdoc.results import build_results
-    from tests.lint.conftest import record_story, story_config
 
     config = story_config(tmp_path)
     with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tests.lint.conftest import kinds
+
 from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_VALUE
-from tests.lint.conftest import kinds
 
 
 def test_a_stale_value_says_which_result_it_quotes(story_facts: LintFacts) -> None:

@@ -6,9 +6,10 @@ superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
 
 from __future__ import annotations
 
+from tests.lint.conftest import kinds
+
 from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_VERDICT
-from tests.lint.conftest import kinds
 
 
 def test_verdicts_against_the_computed_status(story_facts: LintFacts) -> None:

@@ -6,9 +6,10 @@ superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
 
 from __future__ import annotations
 
+from tests.lint.conftest import kinds
+
 from benchdoc.lint import LintFacts
 from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
-from tests.lint.conftest import kinds
 
 
 def test_hand_kept_tables(story_facts: LintFacts) -> None:
