@@ -14,6 +14,7 @@ import math
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from benchdoc.errors import UsageError
@@ -30,6 +31,8 @@ from benchdoc.plots.model import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+    from matplotlib.text import Text
 
     from benchdoc.config import MetricConfig
 
@@ -87,6 +90,7 @@ STYLE: dict[str, Any] = {
 LABEL_WIDTH = 16  # characters per line of an experiment's tick label
 CROWDED = 8  # more bars than this: narrower slots, slanted one-line labels
 GAP_TEXT_LIMIT = 80
+LABEL_ZORDER = 4  # value labels sit above reference lines (zorder 3)
 
 
 def render(chart: Chart, fmt: str = "svg") -> bytes:
@@ -165,7 +169,7 @@ def _shorten(text: str, limit: int = GAP_TEXT_LIMIT) -> str:
 def _set_labels(axes: Axes, labels: list[str]) -> None:
     """Experiment names under their bars: wrapped when there is room, slanted when crowded."""
     if len(labels) <= CROWDED:
-        axes.set_xticks(range(len(labels)), [_wrap(_shorten(label, 48), LABEL_WIDTH) for label in labels], fontsize=9)
+        axes.set_xticks(range(len(labels)), [_wrap(_shorten(label, 72), LABEL_WIDTH) for label in labels], fontsize=9)
     else:
         axes.set_xticks(
             range(len(labels)), [_shorten(label, 40) for label in labels], fontsize=8.5,
@@ -179,7 +183,8 @@ def _top(bar: Bar) -> float:
     return max(bar.median, bar.ci_high if bar.ci_high is not None else bar.median)
 
 
-def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch: str, gid: str, gap_height: float, metric: MetricConfig, show_delta: bool) -> None:
+def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch: str, gid: str, gap_height: float,
+               metric: MetricConfig, show_delta: bool) -> GapLabel | None:
     """One bar with its interval and value, or the labelled gap standing in for it."""
     if bar.gap is not None:
         (band,) = axes.bar(x, gap_height, width=width, color="#f4f4f4", edgecolor="#aaaaaa", linewidth=0.8, linestyle="--")
@@ -191,7 +196,7 @@ def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch:
             bbox={"boxstyle": "round,pad=0.25", "facecolor": "#ffffff", "edgecolor": gap_colour, "linewidth": 1.0},
         )
         text.set_gid(f"gap-{gid}")
-        return
+        return GapLabel(text, band, bar.gap)
     assert bar.median is not None
     # A hatch is drawn in the figure-wide "hatch.color": white lines on the bar's colour.
     (rect,) = axes.bar(x, bar.median, width=width, color=colour, hatch=hatch or None, linewidth=0)
@@ -212,10 +217,46 @@ def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch:
         caption += f"\nn={bar.n}"
     label = axes.annotate(
         caption, xy=(x, _top(bar)), xytext=(0, 3), textcoords="offset points", ha="center", va="bottom",
-        fontsize=8, color=TEXT_COLOUR, linespacing=1.05,
-        bbox={"boxstyle": "square,pad=0.1", "facecolor": "#ffffff", "edgecolor": "none", "alpha": 0.8},
+        fontsize=8, color=TEXT_COLOUR, linespacing=1.05, zorder=LABEL_ZORDER,
+        # Opaque and above the reference lines: a line never strikes through a value.
+        bbox={"boxstyle": "square,pad=0.15", "facecolor": "#ffffff", "edgecolor": "none"},
     )
     label.set_gid(f"value-{gid}")
+    return None
+
+
+@dataclass
+class GapLabel:
+    """A failed or untested experiment's text and the dashed band it must stay inside."""
+
+    text: Text
+    band: Rectangle
+    full: str
+
+
+def _fit_gap_labels(figure: Figure, labels: list[GapLabel]) -> None:
+    """Shorten each gap's text until it lies inside its band once the figure is laid out.
+
+    The band's size in points is known only after layout, and a text's extent only
+    from the renderer: measure, shorten by a fifth, measure again (a few rounds at most).
+    """
+    if not labels:
+        return
+    for _ in range(8):
+        figure.draw_without_rendering()
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+        overflowing = [g for g in labels if not _inside(g.text.get_window_extent(renderer), g.band.get_window_extent(renderer))]
+        if not overflowing:
+            return
+        for gap in overflowing:
+            limit = max(8, int(len(gap.text.get_text().replace("\n", " ")) * 0.8))
+            gap.text.set_text(_wrap(_shorten(gap.full, limit), max(8, int(limit / 2.5))))
+            gap.text.set_fontsize(max(6.5, float(gap.text.get_fontsize()) - 0.5))
+
+
+def _inside(inner: Any, outer: Any, slack: float = 1.0) -> bool:
+    return (inner.x0 >= outer.x0 - slack and inner.x1 <= outer.x1 + slack
+            and inner.y0 >= outer.y0 - slack and inner.y1 <= outer.y1 + slack)
 
 
 def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
@@ -223,10 +264,13 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
     from matplotlib.patches import Patch
 
     top = max([_top(b) for b in chart.bars] + [r.value for r in chart.references] + [0.0]) or 1.0
-    gap_height = top * 0.55
+    gap_height = top * 0.8
+    gaps: list[GapLabel] = []
     for index, bar in enumerate(chart.bars):
         colour = STATUS_COLOURS.get(bar.status, OKABE_ITO["orange"])
-        _draw_slot(axes, index, 0.7, bar, colour, STATUS_HATCHES.get(bar.status, ""), str(index), gap_height, chart.metric, True)
+        gap = _draw_slot(axes, index, 0.7, bar, colour, STATUS_HATCHES.get(bar.status, ""), str(index), gap_height, chart.metric, True)
+        if gap is not None:
+            gaps.append(gap)
     handles: list[Any] = []
     for index, reference in enumerate(chart.references):
         style: Any = ("--", ":", "-.")[index % 3]
@@ -234,7 +278,7 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
         line.set_gid(f"reference-{index}")
         handles.append(
             Line2D([], [], color=OKABE_ITO["black"], linestyle=style, linewidth=1.2,
-                   label=_wrap(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 30))
+                   label=_shorten(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 60))
         )
     seen: list[str] = []
     for bar in chart.bars:
@@ -246,7 +290,8 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
     axes.set_xlim(-0.6, len(chart.bars) - 0.4)
     axes.set_ylim(0, top * 1.22)
     if handles:
-        figure.legend(handles=handles, loc="outside right upper")
+        _legend(figure, handles)
+    _fit_gap_labels(figure, gaps)
 
 
 def _draw_before_after(figure: Figure, axes: Axes, chart: BeforeAfterChart) -> None:
@@ -254,11 +299,14 @@ def _draw_before_after(figure: Figure, axes: Axes, chart: BeforeAfterChart) -> N
 
     bars = [side for pair in chart.pairs for side in (pair.before, pair.after)]
     top = max([_top(b) for b in bars] + [0.0]) or 1.0
-    gap_height = top * 0.55
+    gap_height = top * 0.8
     width = 0.38
+    gaps: list[GapLabel] = []
     for index, pair in enumerate(chart.pairs):
-        _draw_slot(axes, index - 0.2, width, pair.before, BEFORE_COLOUR, "", f"before-{index}", gap_height, chart.metric, False)
-        _draw_slot(axes, index + 0.2, width, pair.after, AFTER_COLOUR, "", f"after-{index}", gap_height, chart.metric, False)
+        for offset, side, colour, name in ((-0.2, pair.before, BEFORE_COLOUR, "before"), (0.2, pair.after, AFTER_COLOUR, "after")):
+            gap = _draw_slot(axes, index + offset, width, side, colour, "", f"{name}-{index}", gap_height, chart.metric, False)
+            if gap is not None:
+                gaps.append(gap)
         if pair.delta_pct is not None:
             change = axes.annotate(
                 f"{pair.delta_pct:+.1f}%", xy=(index, max(_top(pair.before), _top(pair.after))), xytext=(0, 34),
@@ -269,10 +317,8 @@ def _draw_before_after(figure: Figure, axes: Axes, chart: BeforeAfterChart) -> N
     axes.set_xticks(range(len(chart.pairs)), labels, fontsize=9)
     axes.set_xlim(-0.7, len(chart.pairs) - 0.3)
     axes.set_ylim(0, top * 1.35)
-    figure.legend(
-        handles=[Patch(facecolor=BEFORE_COLOUR, label="Before (superseded)"), Patch(facecolor=AFTER_COLOUR, label="After")],
-        loc="outside right upper",
-    )
+    _legend(figure, [Patch(facecolor=BEFORE_COLOUR, label="Before (superseded)"), Patch(facecolor=AFTER_COLOUR, label="After")])
+    _fit_gap_labels(figure, gaps)
 
 
 def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
@@ -331,4 +377,10 @@ def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
     axes.set_xticks(ticks, [f"#{chart.points[i].run_id}\n{chart.points[i].started_at:%Y-%m-%d}" for i in ticks], fontsize=8)
     axes.set_xlim(-0.6, len(chart.points) - 0.4)
     axes.set_xlabel("run, oldest to newest", fontsize=9)
-    figure.legend(handles=handles, loc="outside right upper")
+    _legend(figure, handles)
+
+
+def _legend(figure: Figure, handles: list[Any]) -> None:
+    """One row (or a few) above the plot: a legend beside it took a third of the width."""
+    figure.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 4), handlelength=1.6,
+                  columnspacing=1.4)

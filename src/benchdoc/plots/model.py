@@ -253,9 +253,17 @@ def _experiment_name(results: ResultSet, name: str) -> str:
     raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, results.experiments)}")
 
 
-def pooling_caption(results: ResultSet, *, what: str) -> str:
+def pooling_caption(results: ResultSet, *, what: str, bars: Sequence[Bar]) -> str:
+    """What the bars are, which runs they pool, and what the whiskers are (only if any is drawn)."""
     level = confidence_text(results.config.stats.confidence)
-    return f"{what} Pooled: {results.pooling.describe()}. Whiskers: {level} interval of the median (none when too few values)."
+    measured = [b for b in bars if b.median is not None]
+    if measured and all(b.has_interval for b in measured):
+        whiskers = f"Whiskers: {level} interval of the median."
+    elif any(b.has_interval for b in measured):
+        whiskers = f"Whiskers: {level} interval of the median, drawn where there are enough values for one."
+    else:
+        whiskers = f"No whiskers: too few values for a {level} interval of the median."
+    return f"{what} Pooled: {results.pooling.describe()}. {whiskers}"
 
 
 # --- building each chart ----------------------------------------------------------------
@@ -272,7 +280,8 @@ def bar_chart_data(results: ResultSet, metric: str | None = None, experiments: S
     references = _reference_lines(results, chosen, spec)
     simulated = any(is_simulated(run) for result in chosen for run in result.pooled)
     caption = pooling_caption(
-        results, what="Bars: median of each experiment's pooled runs; % against its compare_to, ~ where the difference is noise."
+        results, what="Bars: median of each experiment's pooled runs; % against its compare_to, ~ where the difference is noise.",
+        bars=bars,
     )
     return BarChart(spec, bars, references, results.config.stats.confidence, _simulated(caption, simulated), simulated)
 
@@ -306,7 +315,8 @@ def before_after_data(results: ResultSet, metric: str | None = None, experiments
     involved = [results.experiments[p.before.experiment] for p in pairs] + [results.experiments[p.after.experiment] for p in pairs]
     simulated = any(is_simulated(run) for result in involved for run in result.pooled)
     caption = pooling_caption(
-        results, what="Before: the superseded experiment; after: the experiment that replaced it; % is the change of the median."
+        results, what="Before: the superseded experiment; after: the experiment that replaced it; % is the change of the median.",
+        bars=[side for pair in pairs for side in (pair.before, pair.after)],
     )
     return BeforeAfterChart(spec, tuple(pairs), results.config.stats.confidence, _simulated(caption, simulated), simulated)
 
