@@ -103,3 +103,19 @@ def test_unreachable_server_is_one_clear_error(project: Project) -> None:
     assert res.returncode == 1
     assert res.stderr.startswith(f"benchdoc: error: cannot reach the server at http://127.0.0.1:{port}:")
     assert "Traceback" not in res.stderr
+
+
+@pytest.mark.timeout(60)
+def test_streams_cut_short_are_said_in_the_summary_json_and_ledger(project: Project) -> None:
+    config = SimConfig(ttft_ms=2.0, step_ms=1.0, preempt_on_arrival="done")
+    with start_in_thread(config) as sim:
+        args = ("bench", "--url", sim.url, "--concurrency", "2", "--requests", "6", "--output-tokens", "32")
+        text = project.run(*args, "--record", "eagle3")
+        data = json.loads(project.run(*args, "--json").stdout)
+    assert text.returncode == 0, text.stderr
+    assert "(1 ok, 5 failed, 5 of them cut short;" in text.stdout
+    assert "without finish_reason" in text.stdout
+    assert data["cut_short"] == 5 and data["failed"] == 5
+    assert data["metrics"]["error_rate"] == pytest.approx(5 / 6)
+    (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
+    assert run["metadata"]["cut_short"] == 5

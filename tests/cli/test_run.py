@@ -215,3 +215,19 @@ def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-unt
     for pid in servers:
         assert live_group_members(pid) == []
     assert set(runs_in(project)) == {"baseline"}
+
+
+def test_the_summary_says_how_many_requests_were_cut_short(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + """
+[experiments.preempting]
+server = "sim"
+workload = "small"
+args = ["--preempt-on-arrival", "done"]
+repetitions = 2
+""")
+    result = project.run("run", "preempting", "--quiet")
+    assert result.returncode == 0, result.stderr
+    # Closed loop at 2, 6 requests a repetition: all but the last are preempted.
+    assert "preempting: 10 of 12 requests were cut short" in result.stdout
+    run = runs_in(project)["preempting"]
+    assert [r["cut_short_requests"] for r in run.metadata["per_repetition"]] == [5, 5]  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -112,3 +113,42 @@ def test_fail_start_raises_with_the_log() -> None:
     assert "Traceback (most recent call last)" in caught.value.log
     assert caught.value.log.strip().endswith("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
     assert str(caught.value).startswith("torch.OutOfMemoryError")
+
+
+@pytest.mark.parametrize("mode", ["done", "close"])
+def test_a_new_arrival_preempts_the_oldest_running_stream(sim_factory: Any, client: SimClient, mode: str) -> None:
+    sim = sim_factory(ttft_ms=5.0, step_ms=5.0, preempt_on_arrival=mode)
+    body = {"prompt": "x", "max_tokens": 40, "stream": True, "stream_options": {"include_usage": True}}
+
+    async def run() -> list[list[Any]]:
+        async def one(delay: float) -> list[Any]:
+            await asyncio.sleep(delay)
+            events: list[Any] = []
+            async with aiohttp.ClientSession() as session:
+                async with session.post(sim.url + "/v1/completions", json=body) as response:
+                    async for raw in response.content:
+                        line = raw.decode().strip()
+                        if line.startswith("data: "):
+                            data = line[6:]
+                            events.append(data if data == "[DONE]" else json.loads(data))
+            return events
+
+        return list(await asyncio.gather(one(0.0), one(0.05)))
+
+    older, newer = asyncio.run(run())
+    texts = [e for e in older if isinstance(e, dict) and e.get("choices")]
+    assert 0 < len(texts) < 40
+    assert all(e["choices"][0]["finish_reason"] is None for e in texts)
+    if mode == "done":
+        assert older[-1] == "[DONE]"
+        assert older[-2]["usage"]["completion_tokens"] == len(texts)
+    else:
+        assert "[DONE]" not in older and not any("usage" in e for e in older if isinstance(e, dict))
+    # The newer request ran alone to the end.
+    assert newer[-1] == "[DONE]" and newer[-3]["choices"][0]["finish_reason"] == "length"
+    assert client.metrics(sim.url)['vllm:num_preemptions_total{model_name="sim-llm"}'] == 1.0
+
+
+def test_preemption_mode_is_checked() -> None:
+    with pytest.raises(ValueError, match="preempt_on_arrival must be one of 'done', 'close'"):
+        SimConfig(preempt_on_arrival="sometimes")

@@ -83,20 +83,21 @@ def test_duration_bounds_the_sending(sim_thread) -> None:
 
 @pytest.mark.timeout(30)
 def test_chunk_counts_are_used_only_without_a_server_count(canned_server) -> None:
-    # A server that streams 2 words per chunk and reports no usage at all.
+    # A server that streams 2 words per chunk, stops by itself and reports no usage at all.
     async def completions(request: web.Request) -> web.StreamResponse:
         body = await request.json()
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        for _ in range(3):
+        for _ in range(2):
             await response.write(b'data: {"choices":[{"text":" a b"}]}\n\n')
             await asyncio.sleep(0.002)
+        await response.write(b'data: {"choices":[{"text":" a b","finish_reason":"stop"}]}\n\n')
         await response.write(b"data: [DONE]\n\n")
         assert body["max_tokens"] == 50
         return response
 
     server = canned_server({"POST /v1/completions": completions})
-    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=2, output_tokens=50))
+    result = run_workload(WorkloadSpec(url=server.url, model="m", requests=2, output_tokens=50, ignore_eos=False))
     assert result.failures == []
     # Never the requested 50: the three chunks are what is known, and it says so.
     assert [r.output_tokens for r in result.records] == [3, 3]
@@ -112,7 +113,7 @@ def test_api_key_is_sent_as_a_header_and_never_recorded(canned_server) -> None:
     async def chat(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(b'data: {"choices":[{"delta":{"content":"x"}}],"usage":null}\n\n')
+        await response.write(b'data: {"choices":[{"delta":{"content":"x"},"finish_reason":"length"}],"usage":null}\n\n')
         await response.write(
             b'data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1}}\n\ndata: [DONE]\n\n'
         )
@@ -226,7 +227,7 @@ def _streaming(*payloads: bytes, status: int = 200):
         ((b'data: {"choices":[{"text":"a"}]}\n\n', b"data: {oops\n\n"),
          "malformed event: expected JSON after 'data:', got '{oops'"),
         ((b'data: {"choices":[{"text":"a"}]}\n\n',),
-         "the stream ended before its terminating [DONE] event (1 output chunk received)"),
+         "stream ended after 1 of 3 tokens without finish_reason (closed without [DONE])"),
         ((b'data: {"error":{"message":"CUDA error: an illegal memory access"}}\n\n',),
          "server reported an error in the stream: CUDA error: an illegal memory access"),
     ],
@@ -293,7 +294,7 @@ def test_failed_warmup_is_excluded_and_does_not_stop_the_run(canned_server) -> N
             return web.json_response({"message": "still loading"}, status=503)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(b'data: {"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n')
+        await response.write(b'data: {"choices":[{"text":"x","finish_reason":"length"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n')
         await response.write(b"data: [DONE]\n\n")
         return response
 
@@ -332,7 +333,9 @@ def test_hanging_up_right_after_the_terminating_event_is_not_a_failure(canned_se
     async def rude(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        await response.write(b'data: {"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n')
+        await response.write(
+            b'data: {"choices":[{"text":"x","finish_reason":"length"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}\n\n'
+        )
         await response.write(b"data: [DONE]\n\n")
         await asyncio.sleep(0.05)
         assert request.transport is not None

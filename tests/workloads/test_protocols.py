@@ -140,3 +140,57 @@ def test_event_after_done_is_an_error() -> None:
 def test_unknown_api_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown API"):
         decoder_for("grpc")
+
+
+def test_an_event_without_new_text_is_not_a_chunk_and_its_tokens_wait_for_the_next() -> None:
+    carried, decoder = feed_all(
+        "openai-completions",
+        [
+            {"choices": [{"text": " a"}], "usage": {"prompt_tokens": 3, "completion_tokens": 1}},
+            # The count moves on an event with no text: not a chunk, the token waits.
+            {"choices": [{"text": ""}], "usage": {"prompt_tokens": 3, "completion_tokens": 2}},
+            {"choices": [{"text": " b c"}], "usage": {"prompt_tokens": 3, "completion_tokens": 3}},
+            {"choices": [{"text": "", "finish_reason": "length"}], "usage": {"prompt_tokens": 3, "completion_tokens": 3}},
+            "[DONE]",
+        ],
+    )
+    assert carried == [1, None, 2, None, None]
+    assert decoder.finish_reason == "length" and decoder.completion_tokens == 3
+
+
+def test_a_final_usage_event_with_one_empty_choice_is_not_a_chunk() -> None:
+    events: list[object] = [{"choices": [{"text": " w", "finish_reason": None}]} for _ in range(4)]
+    events.append({"choices": [{"text": "", "finish_reason": "length"}],
+                   "usage": {"prompt_tokens": 3, "completion_tokens": 4}})
+    carried, decoder = feed_all("openai-completions", [*events, "[DONE]"])
+    assert carried == [1, 1, 1, 1, None, None]
+    assert decoder.completion_tokens == 4 and not decoder.counts_on_every_chunk
+
+
+def test_sglang_event_repeating_the_text_is_not_a_chunk() -> None:
+    carried, decoder = feed_all(
+        "sglang",
+        [
+            {"text": " a", "meta_info": {"completion_tokens": 1}},
+            {"text": " a", "meta_info": {"completion_tokens": 2}},  # a token held back: no new text
+            {"text": " a b c", "meta_info": {"completion_tokens": 3}},
+            {"text": " a b c", "meta_info": {"completion_tokens": 3, "finish_reason": {"type": "length"}}},
+            "[DONE]",
+        ],
+    )
+    assert carried == [1, None, 2, None, None]
+    assert decoder.finish_reason == "length"
+
+
+def test_sglang_incremental_output_counts_each_piece() -> None:
+    carried, _ = feed_all(
+        "sglang",
+        [
+            {"text": " a", "meta_info": {"completion_tokens": 1}},
+            {"text": " b", "meta_info": {"completion_tokens": 2}},
+            {"text": " c d", "meta_info": {"completion_tokens": 4}},
+            {"text": "", "meta_info": {"completion_tokens": 4, "finish_reason": {"type": "length"}}},
+            "[DONE]",
+        ],
+    )
+    assert carried == [1, 1, 2, None, None]

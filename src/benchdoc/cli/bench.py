@@ -234,6 +234,7 @@ def _record(config: Any, experiment: str, result: WorkloadResult, note: str | No
             "server": result.server,
             "duration_s": result.duration_s,
             "requests": len(result.records),
+            "cut_short": result.cut_short,
             "failures": result.failure_reasons(),
             **({"simulator": True} if result.measured_simulator else {}),
         },
@@ -264,8 +265,9 @@ def _print_summary(result: WorkloadResult) -> None:
         out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
     out.print(
         f"{load}; {len(result.records)} requests in {result.duration_s:.2f} s "
-        f"({result.succeeded} ok, {len(result.records) - result.succeeded} failed; "
-        f"{len(result.warmup_records)} warm-up excluded)"
+        f"({result.succeeded} ok, {len(result.records) - result.succeeded} failed"
+        + (f", {result.cut_short} of them cut short" if result.cut_short else "")
+        + f"; {len(result.warmup_records)} warm-up excluded)"
     )
 
     percentiles = sorted(set(DEFAULT_PERCENTILES) | set(result.percentiles))

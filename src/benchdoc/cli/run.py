@@ -362,3 +362,19 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     for outcome in report.outcomes:
         if outcome.failure_log_line:
             print(f"{outcome.experiment}: log line: {outcome.failure_log_line}")
+        if outcome.run_id is not None:
+            for line in _run_notes(ledger.run(outcome.run_id).metadata):
+                print(f"{outcome.experiment}: {line}")
+
+
+def _run_notes(metadata: dict[str, Any]) -> list[str]:
+    """What the summary table cannot hold: requests cut short over the repetitions."""
+    reps = [r for r in metadata.get("per_repetition") or [] if isinstance(r, dict)]
+    cut = sum(int(r.get("cut_short_requests") or 0) for r in reps)
+    if not cut:
+        return []
+    requests = sum(int(r.get("requests") or 0) for r in reps)
+    return [
+        f"{cut} of {requests} requests were cut short (the stream ended before the request was complete); "
+        "they count as failed, outside every latency and throughput figure"
+    ]

@@ -91,6 +91,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="every stream stops after N tokens but keeps its connection open")
     faults.add_argument("--error-rate", type=float, default=0.0, metavar="R",
                         help="answer HTTP 500 to a seeded fraction R of generation requests (default 0)")
+    faults.add_argument("--preempt-on-arrival", choices=["done", "close"], default=None,
+                        help="a newly arrived request preempts the oldest running stream, which ends at its "
+                        "next token without a finish_reason: with data: [DONE] (done) or by just ending "
+                        "the response (close)")
     parser.set_defaults(func=run)
 
 
@@ -120,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             die_after_requests=args.die_after_requests,
             stall_after_tokens=args.stall_after_tokens,
             error_rate=args.error_rate,
+            preempt_on_arrival=args.preempt_on_arrival,
         )
     except ValueError as err:
         raise UsageError(str(err)) from None

@@ -527,6 +527,7 @@ class _ExperimentRun:
                 "seed": spec.seed,
                 "requests": len(result.records),
                 "failed_requests": len(result.failures),
+                "cut_short_requests": result.cut_short,
                 "failure_reasons": result.failure_reasons(),
                 "warmup_requests": len(result.warmup_records),
                 "duration_s": round(result.duration_s, 6),

@@ -6,6 +6,12 @@ import math
 from dataclasses import dataclass
 
 
+# How a preempted stream ends: with data: [DONE], or by just ending the response body.
+PREEMPT_DONE = "done"
+PREEMPT_CLOSE = "close"
+PREEMPT_MODES = (None, PREEMPT_DONE, PREEMPT_CLOSE)
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Everything that decides how the simulated server behaves.
@@ -46,6 +52,9 @@ class SimConfig:
     die_after_requests: int | None = None
     stall_after_tokens: int | None = None
     error_rate: float = 0.0
+    # A newly arrived request preempts the oldest running stream, which then ends early
+    # without a finish_reason: "done" ends it with [DONE], "close" just ends the body.
+    preempt_on_arrival: str | None = None
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))
@@ -91,6 +100,9 @@ def _problems(config: SimConfig) -> list[str]:
         found.append(f"max_model_len must be >= 1 (got {config.max_model_len})")
     if config.die_after_requests is not None and config.die_after_requests < 1:
         found.append(f"die_after_requests must be >= 1 (got {config.die_after_requests})")
+    if config.preempt_on_arrival not in PREEMPT_MODES:
+        modes = ", ".join(repr(m) for m in PREEMPT_MODES if m)
+        found.append(f"preempt_on_arrival must be one of {modes} (got {config.preempt_on_arrival!r})")
     if config.stall_after_tokens is not None and config.stall_after_tokens < 0:
         found.append(f"stall_after_tokens must be >= 0 (got {config.stall_after_tokens})")
     return found

@@ -16,6 +16,7 @@ class Counters:
     requests_finished: dict[str, int] = field(default_factory=dict)  # by finish reason
     requests_failed: int = 0  # answered 500 (injected errors)
     requests_aborted: int = 0  # the client went away mid-request
+    requests_preempted: int = 0  # ended early by a newer request (--preempt-on-arrival)
     spec_drafts: int = 0  # verify steps
     spec_draft_tokens: int = 0
     spec_accepted_tokens: int = 0
@@ -62,6 +63,8 @@ def render(counters: Counters, model: str, speculative: bool) -> str:
     reasons["abort"] += counters.requests_aborted
     metric("vllm:request_success_total", "counter", "Finished requests by finish reason (simulated).",
            [(f'{label},finished_reason="{reason}"', count) for reason, count in sorted(reasons.items())])
+    metric("vllm:num_preemptions_total", "counter", "Streams ended early by a newer request (simulated).",
+           [(label, counters.requests_preempted)])
     metric("benchdoc_sim:request_errors_total", "counter", "Requests answered with an injected HTTP 500.",
            [(label, counters.requests_failed)])
     if speculative:

@@ -20,7 +20,7 @@ from aiohttp import web
 
 from benchdoc.sim import formats
 from benchdoc.sim.clock import DeadlineClock
-from benchdoc.sim.config import SimConfig
+from benchdoc.sim.config import PREEMPT_CLOSE, SimConfig
 from benchdoc.sim.faults import fatal_line
 from benchdoc.sim.metrics import Counters, render
 from benchdoc.sim.model import Step, draw_prefill_ms, draw_step, request_rng
@@ -52,6 +52,8 @@ class SimServer:
         self._runner: web.AppRunner | None = None
         self._clock: DeadlineClock | None = None
         self._dead = False
+        # Streams in arrival order, each with its preemption flag (--preempt-on-arrival).
+        self._streams: list[_Preemptible] = []
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -268,6 +270,17 @@ class SimServer:
         stall = self.config.stall_after_tokens
         return total, total if stall is None else min(total, stall)
 
+    def _arrived(self) -> _Preemptible:
+        """Register a new stream; with --preempt-on-arrival it preempts the oldest running one."""
+        mine = _Preemptible()
+        if self.config.preempt_on_arrival is not None:
+            for other in self._streams:
+                if not other.preempted:
+                    other.preempted = True
+                    break
+        self._streams.append(mine)
+        return mine
+
     async def _stream(
         self,
         request: web.Request,
@@ -275,6 +288,21 @@ class SimServer:
         generation: GenerationRequest,
         ident: formats.Identity,
         rng: random.Random,
+    ) -> None:
+        mine = self._arrived()
+        try:
+            await self._stream_tokens(request, response, generation, ident, rng, mine)
+        finally:
+            self._streams.remove(mine)
+
+    async def _stream_tokens(
+        self,
+        request: web.Request,
+        response: web.StreamResponse,
+        generation: GenerationRequest,
+        ident: formats.Identity,
+        rng: random.Random,
+        mine: _Preemptible,
     ) -> None:
         total, sent_limit = self._planned(generation)
         finish = generation.finish_reason(self.config)
@@ -284,6 +312,9 @@ class SimServer:
         text = ""
         if sent_limit > 0:
             async for step in self._releases(generation, rng, sent_limit):
+                if mine.preempted:
+                    await self._preempted(response, generation, ident, released)
+                    return
                 piece = formats.tokens_text(released, step.tokens)
                 first = released == 0
                 released += step.tokens
@@ -319,6 +350,18 @@ class SimServer:
         await response.write(formats.DONE)
         await response.write_eof()
         self._finished(finish)
+
+    async def _preempted(
+        self, response: web.StreamResponse, generation: GenerationRequest, ident: formats.Identity, released: int
+    ) -> None:
+        """End a preempted stream early, without a finish_reason, as such servers do."""
+        self.counters.requests_preempted += 1
+        if self.config.preempt_on_arrival != PREEMPT_CLOSE:
+            if generation.api != GENERATE and generation.include_usage:
+                usage = formats.openai_usage_chunk(generation.api, ident, generation.input_tokens, released)
+                await response.write(formats.sse(usage))
+            await response.write(formats.DONE)
+        await response.write_eof()
 
     async def _whole(
         self,
@@ -373,6 +416,15 @@ class SimServer:
         if self._runner is not None:
             for site in list(self._runner.sites):
                 asyncio.get_running_loop().create_task(site.stop())
+
+
+class _Preemptible:
+    """One stream in flight; set ``preempted`` and it ends at its next token."""
+
+    __slots__ = ("preempted",)
+
+    def __init__(self) -> None:
+        self.preempted = False
 
 
 async def _hold_open(request: web.Request) -> None:

@@ -211,9 +211,11 @@ class _Engine:
             # After the terminating event the request is complete, however the server hangs up.
             if not watch.finished_stream:
                 record.error = "the server closed the connection before the response was complete"
+                record.cut_short = record.http_status == 200
         except aiohttp.ClientPayloadError as err:
             if not watch.finished_stream:
                 record.error = f"response cut off mid-stream: {_describe(err)}"
+                record.cut_short = True
         except StreamError as err:
             record.error = str(err)
         except (aiohttp.ClientError, OSError) as err:
@@ -226,7 +228,12 @@ class _Engine:
                 record.error = "the stream ended without its terminating event"
             else:
                 _finish_counts(record, decoder)
-                record.ok = True
+                cut = _incomplete(record, decoder, forced=self.spec.ignore_eos)
+                if cut is None:
+                    record.ok = True
+                else:
+                    record.error = cut
+                    record.cut_short = True
         return record
 
     async def _stream(
@@ -283,9 +290,9 @@ class _Engine:
                     chunk_tokens.append(tokens)
                 elif decoder.done:
                     record.end_ms = (now - t_send) * 1000.0
-            if not decoder.done:
-                got = f"{len(chunk_ms)} output chunk{'s' if len(chunk_ms) != 1 else ''}"
-                record.error = f"the stream ended before its terminating [DONE] event ({got} received)"
+            if record.end_ms is None:
+                # Closed without [DONE]: whether it is complete is judged like any other end.
+                record.end_ms = (now - t_send) * 1000.0
 
     def _connect_failed(self, reason: str) -> None:
         self.consecutive_connect_errors += 1
@@ -405,7 +412,11 @@ def _finish_counts(record: RequestRecord, decoder: StreamDecoder) -> None:
     record.spec_verify_ct = decoder.spec_verify_ct
     record.finish_reason = decoder.finish_reason
     total = record.output_tokens
-    if decoder.counts_on_every_chunk and decoder.completion_source is not None:
+    if (
+        decoder.counts_on_every_chunk
+        and decoder.completion_source is not None
+        and sum(record.chunk_tokens) == total
+    ):
         record.chunk_token_source = rec.CHUNK_TOKENS_FROM_COUNTS
     elif total == chunks:
         record.chunk_token_source = rec.CHUNK_TOKENS_ONE_EACH
@@ -413,6 +424,25 @@ def _finish_counts(record: RequestRecord, decoder: StreamDecoder) -> None:
     else:
         record.chunk_token_source = rec.CHUNK_TOKENS_SPREAD
         record.chunk_tokens = array("q", _spread(total, chunks))
+
+
+def _incomplete(record: RequestRecord, decoder: StreamDecoder, forced: bool) -> str | None:
+    """Why a stream that ended without an error is not a complete request, or None.
+
+    Complete means the server said why it stopped (``finish_reason``) and, when the
+    length was forced (ignore_eos/min_tokens), the output reached it, counted the way the
+    record's provenance says (the server's count, else the chunks).
+    """
+    got, wanted = record.output_tokens or 0, record.requested_output_tokens
+    closed = "" if decoder.done else " (closed without [DONE])"
+    if decoder.finish_reason is None:
+        return f"stream ended after {got} of {wanted} tokens without finish_reason{closed}"
+    if forced and got < wanted:
+        return (
+            f"stream ended after {got} of {wanted} forced tokens "
+            f"(finish_reason {decoder.finish_reason}){closed}"
+        )
+    return None
 
 
 def _spread(total: int, chunks: int) -> list[int]:

@@ -81,10 +81,12 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
 class StreamDecoder:
     """Decodes the data of one stream's events, one event at a time.
 
-    ``feed`` returns the number of output tokens the event carried when it carried
-    output (0 when it carried text but no counted token), or ``None`` for an event that
-    carried no output (a role-only delta, the usage-only final chunk). After the
-    terminating event ``done`` is true.
+    ``feed`` returns the number of output tokens the event carried when it carried new
+    output text (0 when it carried text but no counted token), or ``None`` for an event
+    with no new text (a role-only delta, the usage-only final chunk, a final event whose
+    one choice has empty text): such an event is not a chunk, and tokens its count adds
+    are carried by the next event that does bring text. After the terminating event
+    ``done`` is true.
     """
 
     def __init__(self) -> None:
@@ -119,12 +121,21 @@ class StreamDecoder:
         raise NotImplementedError
 
     def _count_delta(self, count: Any) -> int | None:
-        """Tokens added since the last cumulative count, or None when none was given."""
+        """Tokens added since the last chunk's cumulative count, or None when none was given.
+
+        Called for chunks only: a count seen on an event without new text stays pending
+        until the next chunk takes it.
+        """
         if not isinstance(count, int) or isinstance(count, bool):
             return None
         delta = count - self._last_count
         self._last_count = count
         return delta
+
+    @property
+    def chunked_tokens(self) -> int:
+        """The server's cumulative count as of the last chunk (0 without counts)."""
+        return self._last_count
 
 
 class _OpenAIDecoder(StreamDecoder):
@@ -145,7 +156,6 @@ class _OpenAIDecoder(StreamDecoder):
         choices = event.get("choices")
         if not choices:
             # The usage-only final chunk (or a keep-alive without choices).
-            self._count_delta(count)
             return None
         if not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise StreamError(f"malformed event: 'choices' is not a list of objects: {_excerpt(json.dumps(event))}")
@@ -153,16 +163,13 @@ class _OpenAIDecoder(StreamDecoder):
         reason = choice.get("finish_reason")
         if reason:
             self.finish_reason = str(reason)
-        has_text = self._has_text(choice)
+        if not self._has_text(choice):
+            return None
         delta = self._count_delta(count)
-        if delta is not None and delta > 0:
-            return delta
-        if has_text:
-            if delta is None:
-                self.counts_on_every_chunk = False
-                return 1
-            return 0
-        return None
+        if delta is None:
+            self.counts_on_every_chunk = False
+            return 1
+        return max(delta, 0)
 
     def _has_text(self, choice: dict[str, Any]) -> bool:
         raise NotImplementedError
@@ -188,7 +195,8 @@ class SGLangDecoder(StreamDecoder):
 
     def __init__(self) -> None:
         super().__init__()
-        self._text_length = 0
+        self._text = ""
+        self._incremental = False  # the server sends only new text (incremental output)
 
     def _decode(self, event: dict[str, Any]) -> int | None:
         meta = event.get("meta_info")
@@ -211,19 +219,29 @@ class SGLangDecoder(StreamDecoder):
             elif reason:
                 self.finish_reason = str(reason)
         text = event.get("text")
-        text_length = len(text) if isinstance(text, str) else 0
-        grew = text_length > self._text_length
-        self._text_length = text_length
+        if not isinstance(text, str) or not self._new_text(text):
+            return None
         delta = self._count_delta(count)
-        if delta is not None:
-            if delta > 0:
-                return delta
-            # Same count, longer (cumulative) text: characters held back earlier.
-            return 0 if grew else None
-        if text_length:
+        if delta is None:
             self.counts_on_every_chunk = False
             return 1
-        return None
+        # Same count, longer text: characters held back earlier, no new token.
+        return max(delta, 0)
+
+    def _new_text(self, text: str) -> bool:
+        """Whether ``text`` brings text not seen before. Each event holds the text so far
+        unless the server streams increments, which shows as soon as one does not extend
+        the text before it."""
+        previous = self._text
+        self._text = text
+        if not text:
+            return False
+        if self._incremental:
+            return True
+        if text.startswith(previous):
+            return len(text) > len(previous)
+        self._incremental = True
+        return True
 
 
 def decoder_for(api: str) -> StreamDecoder:

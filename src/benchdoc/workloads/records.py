@@ -38,6 +38,9 @@ class RequestRecord:
     sent_s: float | None = None  # when it was sent, seconds from the start of its phase
     ok: bool = False
     error: str | None = None
+    # The response stream began but ended before the request was complete (no
+    # finish_reason, or short of the forced length): a failure, counted apart.
+    cut_short: bool = False
     http_status: int | None = None
     # Output-carrying chunks: arrival (ms since send) and tokens carried. Compact arrays:
     # a long run keeps millions of these.
@@ -104,6 +107,7 @@ class RequestRecord:
             "index": self.index,
             "ok": self.ok,
             "error": self.error,
+            "cut_short": self.cut_short,
             "http_status": self.http_status,
             "due_s": self.due_s,
             "sent_s": self.sent_s,

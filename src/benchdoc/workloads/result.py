@@ -57,6 +57,11 @@ class WorkloadResult:
     def succeeded(self) -> int:
         return sum(1 for r in self.records if r.ok)
 
+    @property
+    def cut_short(self) -> int:
+        """Failed requests whose stream ended before they were complete."""
+        return sum(1 for r in self.records if r.cut_short)
+
     def failure_reasons(self) -> dict[str, int]:
         """How many measured requests failed for each reason, most frequent first."""
         counts = Counter(r.error or "unknown" for r in self.records if not r.ok)
@@ -77,6 +82,7 @@ class WorkloadResult:
             "requests": len(self.records),
             "succeeded": self.succeeded,
             "failed": len(self.records) - self.succeeded,
+            "cut_short": self.cut_short,
             "failure_reasons": self.failure_reasons(),
             "warmup_requests": len(self.warmup_records),
             "warmup_failed": sum(1 for r in self.warmup_records if not r.ok),
