@@ -107,7 +107,7 @@ def test_unreachable_server_is_one_clear_error(project: Project) -> None:
 
 @pytest.mark.timeout(60)
 def test_streams_cut_short_are_said_in_the_summary_json_and_ledger(project: Project) -> None:
-    config = SimConfig(ttft_ms=2.0, step_ms=1.0, preempt_on_arrival="done")
+    config = SimConfig(ttft_ms=2.0, step_ms=10.0, preempt_on_arrival="done")
     with start_in_thread(config) as sim:
         args = ("bench", "--url", sim.url, "--concurrency", "2", "--requests", "6", "--output-tokens", "32")
         text = project.run(*args, "--record", "eagle3")

@@ -219,10 +219,16 @@ def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-unt
 
 def test_the_summary_says_how_many_requests_were_cut_short(project) -> None:  # type: ignore[no-untyped-def]
     project.write_config(CONFIG + """
+[workloads.preempted]
+requests = 6
+concurrency = 2
+input_tokens = 8
+output_tokens = 32
+
 [experiments.preempting]
 server = "sim"
-workload = "small"
-args = ["--preempt-on-arrival", "done"]
+workload = "preempted"
+args = ["--step-ms", "20", "--preempt-on-arrival", "done"]
 repetitions = 2
 """)
     result = project.run("run", "preempting", "--quiet")

@@ -117,7 +117,7 @@ def test_fail_start_raises_with_the_log() -> None:
 
 @pytest.mark.parametrize("mode", ["done", "close"])
 def test_a_new_arrival_preempts_the_oldest_running_stream(sim_factory: Any, client: SimClient, mode: str) -> None:
-    sim = sim_factory(ttft_ms=5.0, step_ms=5.0, preempt_on_arrival=mode)
+    sim = sim_factory(ttft_ms=5.0, step_ms=10.0, preempt_on_arrival=mode)
     body = {"prompt": "x", "max_tokens": 40, "stream": True, "stream_options": {"include_usage": True}}
 
     async def run() -> list[list[Any]]:

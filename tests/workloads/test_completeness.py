@@ -23,7 +23,7 @@ def _preempted_run(url: str, api: str = "openai-completions") -> object:
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("api", ["openai-completions", "openai-chat", "sglang"])
 def test_streams_preempted_with_done_are_failures_cut_short(sim_subprocess, api: str) -> None:
-    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "2", "--preempt-on-arrival", "done")
+    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "10", "--preempt-on-arrival", "done")
     result = _preempted_run(url, api)
     # Closed loop at 2: each new request preempts the one running; only the last runs alone.
     assert result.succeeded == 1 and result.cut_short == 9  # type: ignore[attr-defined]
@@ -49,7 +49,7 @@ def test_streams_preempted_with_done_are_failures_cut_short(sim_subprocess, api:
 
 @pytest.mark.timeout(60)
 def test_streams_that_just_close_are_failures_cut_short(sim_subprocess) -> None:
-    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "2", "--preempt-on-arrival", "close")
+    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "10", "--preempt-on-arrival", "close")
     result = _preempted_run(url)
     assert result.succeeded == 1 and result.cut_short == 9  # type: ignore[attr-defined]
     for record in result.records:  # type: ignore[attr-defined]
