@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
 # How a preempted stream ends: with data: [DONE], or by just ending the response body.
 PREEMPT_DONE = "done"
 PREEMPT_CLOSE = "close"
