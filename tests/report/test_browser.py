@@ -117,3 +117,40 @@ def test_sorting_filtering_and_no_script_run_in_chromium(report: Path, tmp_path:
     assert seen["xss"] == "undefined"
     assert seen["scripts"] == 1
     assert seen["events"] == [], json.dumps(seen["events"])[:2000]
+
+
+LAYOUT_AT_WIDTH = """(() => ({
+  page: document.documentElement.scrollWidth, view: window.innerWidth,
+  charts: Array.from(document.querySelectorAll('#charts figure')).map(f => { const r = f.getBoundingClientRect(); return [r.left, r.top, r.width]; }),
+  table: document.querySelector('#results').getBoundingClientRect().width,
+  headers: Array.from(document.querySelectorAll('#results thead th')).map(th => th.textContent.trim()),
+}))()"""
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("width", [1400, 390])
+def test_report_fits_a_wide_screen_and_a_phone(report: Path, tmp_path: Path, width: int) -> None:
+    from PIL import Image
+
+    async def read() -> dict:
+        async with devtools_page(report, tmp_path / "profile", size=(width, 1200)) as page:
+            await page.send("Emulation.setDeviceMetricsOverride", width=width, height=1200, deviceScaleFactor=1,
+                            mobile=width < 700)
+            layout = await page.evaluate(LAYOUT_AT_WIDTH)
+            (tmp_path / "shot.png").write_bytes(await page.screenshot())
+            return layout
+
+    layout = asyncio.run(read())
+    # The page never scrolls sideways: a wide table scrolls inside its own box.
+    assert layout["page"] <= layout["view"], layout
+    assert "Interval of the delta, p" in layout["headers"]
+    charts = layout["charts"]
+    assert len(charts) >= 3
+    rows = {round(top) for _, top, _ in charts}
+    if width >= 1200:
+        assert len(rows) < len(charts), charts  # a grid: several charts share a row
+    else:
+        assert len(rows) == len(charts), charts  # one chart per row on a phone
+        assert all(w <= width for _, _, w in charts)
+    with Image.open(tmp_path / "shot.png") as shot:
+        assert shot.size[0] == width

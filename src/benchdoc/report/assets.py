@@ -57,6 +57,18 @@ pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; overflow: auto; m
 code { font: 13px "DejaVu Sans Mono", ui-monospace, monospace; background: var(--soft); padding: 0 3px; }
 ul.envdiff { margin: 4px 0; }
 .muted { color: var(--muted); }
+/* Charts side by side where they fit, one per row on a narrow screen. */
+.chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 560px), 1fr)); gap: 8px 20px; align-items: start; }
+.chart-grid figure { margin: 0; }
+/* A wide table scrolls inside its own box; the page itself never scrolls sideways. */
+.scroll { max-width: 100%; overflow-x: auto; }
+@media (max-width: 700px) {
+  header.page { padding: 12px 14px 8px; }
+  main { padding: 4px 14px 32px; }
+  table { font-size: 13px; }
+  th, td { padding: 4px 6px; }
+  nav.toc a { display: inline-block; margin: 2px 10px 2px 0; }
+}
 """
 
 SCRIPT = """

@@ -118,7 +118,8 @@ def results_table(results: ResultSet) -> str:
     heads: list[tuple[str, str]] = [("Experiment", "text"), ("Status", "number")]
     heads += [(unit_label(m), "number") for m in metrics]
     if primary is not None:
-        heads += [(f"vs compare_to ({primary.label})", "number"), (f"Before → after ({primary.label})", "number")]
+        heads += [(f"vs compare_to ({primary.label})", "number"), ("Interval of the delta, p", "number"),
+                  (f"Before → after ({primary.label})", "number")]
     heads += [("Runs", "number"), ("Last run", "text"), ("Notes", "text")]
     head_cells = "".join(
         f'<th scope="col" data-type="{kind}"><button type="button">{esc(title)}</button></th>' for title, kind in heads
@@ -132,11 +133,11 @@ def results_table(results: ResultSet) -> str:
             "<h2>Results</h2>",
             '<p class="muted">Click a column header to sort by it (again to reverse); untick a status to hide its rows.</p>',
             f'<fieldset id="status-filter"><legend>Status</legend>{boxes}<span id="row-count"></span></fieldset>',
-            '<table id="results">',
+            '<div class="scroll"><table id="results">',
             f"<thead><tr>{head_cells}</tr></thead>",
             "<tbody>",
             *rows,
-            "</tbody></table>",
+            "</tbody></table></div>",
             "</section>",
         ]
     )
@@ -165,6 +166,7 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
         comparison = result.comparisons.get(primary.name)
         if comparison is None:
             cells.append('<td data-sort="">—</td>')
+            cells.append('<td class="num" data-sort="">—</td>')
         else:
             verdict = comparison.verdict_text(primary.better_word, primary.worse_word)
             delta = "~" if comparison.verdict == "same" else f"{comparison.delta_pct:+.1f}%"
@@ -172,6 +174,8 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
                 f'<td data-sort="{sort_number(comparison.delta_pct)}">{esc(delta)} vs {esc(result.compare_to)}'
                 f'<br><span class="muted">{esc(verdict)}</span></td>'
             )
+            cells.append(f'<td class="num" data-sort="{sort_number(comparison.p_used)}">{esc(_delta_interval(comparison))}'
+                         f'<br><span class="muted">{esc(_p_text(comparison))}</span></td>')
         change = result.changes.get(primary.name)
         if change is None:
             cells.append('<td data-sort="">—</td>')
@@ -196,6 +200,19 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
     )
 
 
+def _delta_interval(comparison: Any) -> str:
+    """The delta's interval, or why there is none (too few runs for its coverage to hold)."""
+    if comparison.delta_ci_low is None or comparison.delta_ci_high is None:
+        return comparison.delta_ci_reason or "—"
+    return f"[{comparison.delta_ci_low:+.1f}%, {comparison.delta_ci_high:+.1f}%]"
+
+
+def _p_text(comparison: Any) -> str:
+    if comparison.p_adjusted is not None and comparison.correction:
+        return f"p={comparison.p_adjusted:.3g} ({comparison.correction}-adjusted)"
+    return f"p={comparison.p_value:.3g}"
+
+
 # --- charts ---------------------------------------------------------------------------------
 
 
@@ -210,7 +227,7 @@ def charts_section(results: ResultSet) -> str:
     from benchdoc.errors import BenchdocError
     from benchdoc.plots import bar_chart_data, before_after_data, render
 
-    parts = ['<section id="charts">', "<h2>Charts</h2>"]
+    parts = ['<section id="charts">', "<h2>Charts</h2>", '<div class="chart-grid">']
     metrics = metrics_shown(results)
     for metric in metrics:
         try:
@@ -228,6 +245,7 @@ def charts_section(results: ResultSet) -> str:
             parts.append(figure(pairs, render(pairs)))
     if not metrics:
         parts.append('<p class="muted">Nothing measured yet.</p>')
+    parts.append("</div>")
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -359,7 +377,7 @@ def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
     pooled = {run.id for run in result.pooled}
     metric_head = esc(unit_label(primary)) if primary else "values"
     rows = [
-        '<table class="runs"><thead><tr><th>Run</th><th>Started</th><th>Outcome</th>'
+        '<div class="scroll"><table class="runs"><thead><tr><th>Run</th><th>Started</th><th>Outcome</th>'
         f"<th>Median {metric_head}</th><th>Values</th><th>Source</th><th>Host</th><th>Commit</th><th>Note</th></tr></thead><tbody>"
     ]
     for run in result.runs:
@@ -377,7 +395,7 @@ def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
             f"<td>{esc(run.note or '')}</td></tr>"
         )
         rows.append(f'<tr class="env"><td colspan="9">{environment_details(run)}</td></tr>')
-    rows.append("</tbody></table>")
+    rows.append("</tbody></table></div>")
     return "\n".join(rows)
 
 
@@ -390,7 +408,7 @@ def environment_details(run: RunRecord) -> str:
     if not flat:
         return '<span class="muted">No environment recorded.</span>'
     rows = "".join(f"<tr><th>{esc(key)}</th><td>{esc(_env_value(value))}</td></tr>" for key, value in sorted(flat.items()))
-    return f"<details><summary>Environment of run #{run.id}</summary><table>{rows}</table></details>"
+    return f'<details><summary>Environment of run #{run.id}</summary><div class="scroll"><table>{rows}</table></div></details>'
 
 
 def _env_value(value: Any) -> str:
