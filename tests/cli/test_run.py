@@ -237,3 +237,84 @@ repetitions = 2
     assert "preempting: 10 of 12 requests were cut short" in result.stdout
     run = runs_in(project)["preempting"]
     assert [r["cut_short_requests"] for r in run.metadata["per_repetition"]] == [5, 5]  # type: ignore[attr-defined]
+
+
+def _guard_and_servers(pid: int) -> tuple[list[int], list[int]]:
+    """benchdoc's children: its servers' guards, and its servers."""
+    guards, servers = [], []
+    for child in _children(pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        (guards if b"guard.py" in cmdline else servers).append(child)
+    return guards, servers
+
+
+def _sigkill_during_a_repetition(project, *, guards_too: bool) -> tuple[list[int], list[int]]:  # type: ignore[no-untyped-def]
+    env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchdoc", "run", "long-one"],
+        cwd=project.root, env={**env, "NO_COLOR": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if line.startswith("long-one: repetition 1/"):
+                break
+        else:
+            raise AssertionError("never reached a repetition")
+        guards, servers = _guard_and_servers(process.pid)
+        assert guards and servers, "a server and its guard should be running"
+        if guards_too:
+            for pid in guards:
+                os.kill(pid, signal.SIGKILL)
+        process.kill()
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return guards, servers
+
+
+def _gone_within(pgids: list[int], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while any(live_group_members(pgid) for pgid in pgids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_sigkill_of_benchdoc_leaves_no_server_running(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    guards, servers = _sigkill_during_a_repetition(project, guards_too=False)
+    assert _gone_within(servers + guards, 20), "the server outlived benchdoc"
+    assert set(runs_in(project)) == set()  # nothing half-recorded
+    # The guard stopped it: the next run has nothing to report.
+    result = project.run("run", "baseline", "-n", "1", "--quiet")
+    assert result.returncode == 0 and "left running" not in result.stderr
+
+
+# A server that ignores SIGTERM and serves from a child process: if benchdoc and the guard
+# die together, the parent-death signal cannot end it either.
+STUBBORN_SERVER = [sys.executable, "-c", (
+    "import signal, subprocess, sys; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "subprocess.run([sys.executable, '-m', 'benchdoc', 'sim', '--port', sys.argv[1], '--ttft-ms', '1', "
+    "'--step-ms', '0.5'])"
+), "{port}"]
+
+
+def test_the_next_run_stops_a_server_that_survived(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG.replace(f"argv = {json.dumps(SIM)}", f"argv = {json.dumps(STUBBORN_SERVER)}")
+                         .replace("shutdown_grace = 3", "shutdown_grace = 1"))
+    _, servers = _sigkill_during_a_repetition(project, guards_too=True)
+    time.sleep(0.5)
+    assert any(live_group_members(pgid) for pgid in servers), "the stubborn server should have survived"
+    result = project.run("run", "baseline", "-n", "1", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "benchdoc: stopped a server left running by an earlier benchdoc" in result.stderr
+    assert "experiment long-one" in result.stderr
+    assert _gone_within(servers, 10)
+    assert not list((project.root / ".benchdoc" / "servers").glob("*.json"))

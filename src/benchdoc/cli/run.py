@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print_plan(plan_runs(config, names, options), config)
         return EXIT_OK
+    _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
     with open_ledger(config) as ledger:
         try:
@@ -96,6 +97,14 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         print_summary(config, ledger, report)
     return EXIT_FAILED if report.errors else EXIT_OK
+
+
+def _stop_survivors(root: Path) -> None:
+    """Stop, and say so, any server an earlier benchdoc run left running."""
+    from benchdoc.runner.survivors import ServerRecords
+
+    for survivor in ServerRecords.of_project(root).stop_survivors():
+        print(f"benchdoc: {survivor.describe()}", file=sys.stderr)
 
 
 @contextmanager

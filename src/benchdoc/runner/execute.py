@@ -67,6 +67,7 @@ from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_r
 from benchdoc.runner.reading import ReportedFailure, ResultReadError, read_results
 from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, take_look
 from benchdoc.runner.spec import CommandWorkload, LoadgenWorkload
+from benchdoc.runner.survivors import ServerRecords
 
 if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
@@ -377,6 +378,8 @@ class _ExperimentRun:
             env=launch.full_env(self.context.environ),
             stdout_path=log,
             grace_s=launch.shutdown_grace_s,
+            records=ServerRecords.of_project(self.config.root),
+            label=self.name,
         )
         try:
             process.start()

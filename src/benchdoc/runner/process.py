@@ -7,6 +7,13 @@ period. :class:`ManagedProcess` is a context manager whose exit stops the group 
 success, failure, timeout, exception and Ctrl-C alike; a second Ctrl-C during the grace
 period skips straight to SIGKILL. Being in its own session, the server does not receive
 the terminal's Ctrl-C itself: its teardown is ours to do, in order.
+
+No group outlives benchdoc, even when benchdoc is killed with SIGKILL and runs no code
+at all: each one has a guard (``guard.py``), a tiny process holding a pipe from benchdoc
+that stops the group when the pipe closes without a release; and on Linux the leader
+gets SIGTERM when benchdoc dies (``PR_SET_PDEATHSIG``). Servers are also recorded in the
+project's ``.benchdoc/servers/`` (``survivors.py``), so the next run stops any the guard
+could not.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -22,15 +31,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from benchdoc.runner.spec import LOOPBACK
+
+if TYPE_CHECKING:
+    from benchdoc.runner.survivors import ServerRecords
 
 POLL_INTERVAL_S = 0.05
 READY_POLL_INTERVAL_S = 0.1
 READY_REQUEST_TIMEOUT_S = 2.0
 # After SIGKILL the kernel needs a moment to take the processes down.
 KILL_WAIT_S = 5.0
+GUARD_SCRIPT = Path(__file__).with_name("guard.py")
+_PR_SET_PDEATHSIG = 1
 
 
 def pick_free_port(host: str = LOOPBACK) -> int:
@@ -79,11 +93,37 @@ class StopResult:
     exited_before_stop: bool
 
 
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A pre-exec hook asking Linux to send SIGTERM to the child when its parent dies.
+
+    The kernel ties the signal to the thread that forks, so it is only used from the
+    main thread; None elsewhere and off Linux (the guard still covers those cases).
+    """
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    import ctypes  # only here: the one call that needs it
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return hook
+
+
 class ManagedProcess:
     """One command in its own session and process group, output to log files.
 
     ``stdout_path`` receives stdout (and stderr too unless ``stderr_path`` is given).
-    Use as a context manager, or call :meth:`stop` in a ``finally``.
+    Use as a context manager, or call :meth:`stop` in a ``finally``. With ``guarded``
+    (the default) the group cannot outlive this process; with ``records`` it is also
+    recorded there under ``label`` while it runs.
     """
 
     def __init__(
@@ -95,6 +135,9 @@ class ManagedProcess:
         stdout_path: Path,
         stderr_path: Path | None = None,
         grace_s: float = 10.0,
+        guarded: bool = True,
+        records: ServerRecords | None = None,
+        label: str = "",
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
@@ -102,6 +145,10 @@ class ManagedProcess:
         self.stdout_path = stdout_path
         self.stderr_path = stderr_path
         self.grace_s = grace_s
+        self.guarded = guarded
+        self.records = records
+        self.label = label
+        self._guard: subprocess.Popen[bytes] | None = None
         self._popen: subprocess.Popen[bytes] | None = None
         self._files: list[IO[bytes]] = []
         self._stop_result: StopResult | None = None
@@ -119,6 +166,8 @@ class ManagedProcess:
             err = self.stderr_path.open("ab")
             self._files.append(err)
         try:
+            # The guard first: from the moment the group exists, someone watches over it.
+            self._guard = self._start_guard() if self.guarded else None
             self._popen = subprocess.Popen(
                 self.argv,
                 cwd=self.cwd,
@@ -128,12 +177,57 @@ class ManagedProcess:
                 stderr=err,
                 start_new_session=True,  # its own session and process group: we signal the group
                 close_fds=True,
+                preexec_fn=_parent_death_signal() if self.guarded else None,
             )
         except BaseException:
+            self._release_guard()
             self._close_files()
             raise
         self.started_monotonic = time.monotonic()
+        self._arm_guard()
+        if self.records is not None:
+            from benchdoc.redact import redact_argv
+
+            self.records.add(self.pgid, self.label, redact_argv(self.argv), self.grace_s)
         return self
+
+    def _start_guard(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-I", str(GUARD_SCRIPT)],
+            stdin=subprocess.PIPE,  # its other end stays with us alone (not inheritable)
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # out of reach of the terminal's Ctrl-C and hang-up
+            close_fds=True,
+        )
+
+    def _arm_guard(self) -> None:
+        """Tell the guard which group to stop should this process die."""
+        guard = self._guard
+        if guard is None or guard.stdin is None:
+            return
+        try:
+            guard.stdin.write(f"{self.pgid} {self.grace_s:g}\n".encode())
+            guard.stdin.flush()
+        except OSError:  # the guard is gone: the parent-death signal and the record remain
+            self._guard = None
+
+    def _release_guard(self) -> None:
+        """The group is stopped (or never started): the guard leaves without acting."""
+        guard, self._guard = self._guard, None
+        if guard is None:
+            return
+        try:
+            if guard.stdin is not None:
+                guard.stdin.write(b"release\n")
+                guard.stdin.close()
+        except OSError:
+            pass
+        try:
+            guard.wait(timeout=KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            guard.kill()
+            guard.wait()
 
     def __enter__(self) -> ManagedProcess:
         return self.start() if self._popen is None else self
@@ -148,6 +242,11 @@ class ManagedProcess:
         if self._popen is None:
             raise RuntimeError("the process has not been started")
         return self._popen.pid
+
+    @property
+    def guard_pid(self) -> int | None:
+        """The pid of the process that stops the group if this one dies, while there is one."""
+        return None if self._guard is None else self._guard.pid
 
     @property
     def pgid(self) -> int:
@@ -208,6 +307,9 @@ class ManagedProcess:
             code = self._popen.wait(timeout=KILL_WAIT_S)
         except subprocess.TimeoutExpired:  # unkillable (uninterruptible sleep): report, don't hang
             code = None
+        self._release_guard()
+        if self.records is not None and not self._group_alive():
+            self.records.remove(self.pgid)
         self._close_files()
         self._stop_result = StopResult(code, killed, exited_before)
         return self._stop_result
