@@ -34,11 +34,6 @@ MEASURED = "Measured"
 SUPERSEDED = "Superseded"
 STATUSES: tuple[str, ...] = (REFERENCE, WORKS, SLOWER, WORSE, NO_DIFFERENCE, FAILED, UNTESTED, MEASURED, SUPERSEDED)
 
-# Bootstrap resamples per comparison: enough for a stable 95% percentile interval (Efron &
-# Tibshirani suggest 1,000 or more),
-# few enough that a project of thousands of experiments syncs in seconds.
-BOOTSTRAP_RESAMPLES = 2000
-
 
 @dataclass(frozen=True)
 class Pooling:
@@ -227,8 +222,6 @@ def compute_results(
                 alpha=config.stats.alpha,
                 confidence=config.stats.confidence,
                 equivalence_margin=spec.equivalence_margin,
-                seed=config.stats.seed,
-                n_bootstrap=BOOTSTRAP_RESAMPLES,
                 candidate_summary=summary,
                 baseline_summary=base,
             )

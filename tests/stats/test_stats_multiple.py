@@ -98,3 +98,67 @@ def test_insufficient_stays_insufficient_after_correction() -> None:
     corrected = compare_many({"one-run": [96.1], "eagle3": CANDIDATES["eagle3"]}, BASELINE)
     assert corrected["one-run"].verdict == "insufficient"
     assert corrected["one-run"].verdict_text() == "need >= 4 runs each"
+
+
+TIGHT_BASELINE = [92.6, 92.4, 92.9, 92.5, 92.7]
+FAR_AHEAD = [110.1, 110.3, 110.5, 110.2, 110.4]  # +19.1%, no overlap with the baseline
+
+
+def test_a_correction_never_turns_a_large_change_into_no_difference() -> None:
+    variants = {f"v{i}": FAR_AHEAD for i in range(1, 11)}
+    corrected = compare_many(variants, TIGHT_BASELINE, correction="holm")
+    for name, comparison in corrected.items():
+        # Each p is the 5 vs 5 floor 2/252; Holm leaves the first of ten alpha/10 = 0.005.
+        assert comparison.p_value == pytest.approx(2 / 252), name
+        assert comparison.p_adjusted == pytest.approx(10 * 2 / 252), name
+        assert comparison.verdict == "insufficient", name
+        assert comparison.alpha_left == pytest.approx(0.005, rel=1e-6), name
+        assert comparison.runs_needed == 6, name  # 6 vs 6 reaches 2/924 = 0.0022
+        assert comparison.verdict_text() == "need >= 6 runs each", name
+        assert round(comparison.delta_pct, 1) == 19.1
+
+
+def test_the_runs_it_asks_for_are_enough() -> None:
+    six_ahead = [110.1, 110.3, 110.5, 110.2, 110.4, 110.6]
+    six_base = [*TIGHT_BASELINE, 92.8]
+    corrected = compare_many({f"v{i}": six_ahead for i in range(1, 11)}, six_base)
+    assert {c.verdict for c in corrected.values()} == {"better"}
+
+
+def test_six_comparisons_still_leave_5_runs_enough() -> None:
+    # alpha/6 = 0.0083 is above the 5 vs 5 floor 0.0079.
+    corrected = compare_many({f"v{i}": FAR_AHEAD for i in range(1, 7)}, TIGHT_BASELINE)
+    assert {c.verdict for c in corrected.values()} == {"better"}
+    assert all(c.alpha_left is None for c in corrected.values())
+
+
+def test_bonferroni_leaves_alpha_over_the_family_size() -> None:
+    corrected = compare_many({f"v{i}": FAR_AHEAD for i in range(1, 9)}, TIGHT_BASELINE, correction="bonferroni")
+    for comparison in corrected.values():
+        assert comparison.alpha_left == pytest.approx(0.05 / 8, rel=1e-6)
+        assert comparison.verdict == "insufficient" and comparison.runs_needed == 6
+
+
+def test_holm_leaves_the_full_alpha_to_the_last_comparison_when_the_others_are_decisive() -> None:
+    decisive = [float(v) for v in range(200, 220)]
+    many_base = [float(v) for v in range(80, 100)]
+    candidates = {f"big{i}": decisive for i in range(9)}
+    candidates["small"] = FAR_AHEAD
+    base_small = {**{name: compare(values, many_base) for name, values in candidates.items() if name != "small"}}
+    base_small["small"] = compare(FAR_AHEAD, TIGHT_BASELINE)
+    corrected = adjust_comparisons(base_small, "holm")
+    # The nine p-values of 1e-11 go first; the last step tests 2/252 at the full alpha.
+    assert corrected["small"].verdict == "better"
+    assert corrected["small"].alpha_left is None
+
+
+def test_a_marginal_result_that_could_have_passed_stays_no_difference() -> None:
+    corrected = compare_many(CANDIDATES, BASELINE)
+    assert corrected["nccl-tree"].verdict == "same"
+    assert corrected["nccl-tree"].alpha_left is None and corrected["nccl-tree"].runs_needed is None
+
+
+def test_too_few_runs_in_a_family_ask_for_runs_at_the_level_left() -> None:
+    corrected = compare_many({"four": FAR_AHEAD[:4], **{f"v{i}": FAR_AHEAD for i in range(9)}}, TIGHT_BASELINE[:4] + [92.8])
+    assert corrected["four"].verdict == "insufficient"
+    assert corrected["four"].runs_needed == 6

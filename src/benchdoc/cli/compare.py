@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="compare an experiment against another (delta, interval, p-value, verdict)",
         description="Compare CANDIDATE against BASELINE (default: the candidate's compare_to) for each "
-        "metric both have: both medians with their 95% intervals, the delta % with its bootstrap interval, "
+        "metric both have: both medians with their 95% intervals, the shift % (median of the pairwise ratios) with "
+        "the interval that inverts the rank test, "
         "the two-sided Mann-Whitney U p-value and the verdict (~ when the difference is noise). "
         "A single comparison is not corrected for multiple comparisons; `show` corrects across the project.",
     )
@@ -68,7 +69,6 @@ def run(args: argparse.Namespace) -> int:
             alpha=config.stats.alpha,
             confidence=config.stats.confidence,
             equivalence_margin=spec.equivalence_margin,
-            seed=config.stats.seed,
         )
     env = environment_differences(a.pooled, b.pooled)
     if args.json:
@@ -120,7 +120,7 @@ def present(config, a, b, comparisons, env) -> None:  # type: ignore[no-untyped-
         out.print("environment: " + "; ".join(d.text() for d in env[:8]) + (" …" if len(env) > 8 else ""))
     for warning in (*a.warnings, *b.warnings):
         out.print(f"[yellow]warning:[/yellow] {warning}")
-    out.print("[dim]test: Mann-Whitney U, two-sided; interval: bootstrap of the ratio of medians[/dim]")
+    out.print("[dim]test: Mann-Whitney U, two-sided; delta: median of the pairwise ratios, with the interval that inverts the test[/dim]")
 
 
 def _cell(summary, digits: int) -> str:  # type: ignore[no-untyped-def]

@@ -204,14 +204,12 @@ class Renderer:
         mine, theirs = result.summaries.get(metric), other.summaries.get(metric)
         if mine is None or theirs is None:
             return None
-        from benchdoc.results import BOOTSTRAP_RESAMPLES
         from benchdoc.stats import compare
 
         spec = self.config.metric_or_default(metric)
         return compare(
             mine.values, theirs.values, direction=spec.direction, alpha=self.config.stats.alpha,
             confidence=self.config.stats.confidence, equivalence_margin=spec.equivalence_margin,
-            seed=self.config.stats.seed, n_bootstrap=BOOTSTRAP_RESAMPLES,
         )
 
     # -- formatting --------------------------------------------------------------------

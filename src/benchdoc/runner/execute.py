@@ -673,7 +673,7 @@ class _ExperimentRun:
         try:
             look = take_look(
                 plan, values, self.baseline, direction=spec.direction,
-                equivalence_margin=spec.equivalence_margin, seed=self.config.stats.seed,
+                equivalence_margin=spec.equivalence_margin,
             )
         except UsageError as err:
             self.stopping = None

@@ -28,9 +28,6 @@ from typing import Literal
 
 Decision = Literal["significant", "equivalent"]
 
-# The bootstrap interval does not enter the decision; a few resamples keep looks cheap.
-LOOK_BOOTSTRAP = 200
-
 
 @dataclass(frozen=True)
 class StoppingPlan:
@@ -99,7 +96,6 @@ def take_look(
     *,
     direction: str = "higher",
     equivalence_margin: float | None = None,
-    seed: int = 0,
 ) -> Look:
     """Compare at the plan's per-look level and say whether the question is decided."""
     from benchdoc.stats import compare
@@ -110,8 +106,6 @@ def take_look(
         direction=direction,
         alpha=plan.alpha_per_look,
         equivalence_margin=equivalence_margin,
-        seed=seed,
-        n_bootstrap=LOOK_BOOTSTRAP,
     )
     decision: Decision | None = None
     if comparison.significant:

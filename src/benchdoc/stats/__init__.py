@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from benchdoc.stats.change import Change, change
 from benchdoc.stats.compare import (
-    DEFAULT_BOOTSTRAP,
     EQUIVALENCE_TEST_NAME,
     TEST_NAME,
     VERDICTS,
     Comparison,
+    Sequential,
     Verdict,
     compare,
     format_p,
@@ -21,6 +21,7 @@ from benchdoc.stats.compare import (
     runs_needed,
 )
 from benchdoc.stats.multiple import CORRECTION_NAMES, CORRECTIONS, adjust_comparisons, adjust_pvalues, compare_many
+from benchdoc.stats.sequential import read_sequentially
 from benchdoc.stats.summary import Summary, min_samples_for_interval, outlier_indices, summarize
 
 __all__ = [
@@ -28,8 +29,8 @@ __all__ = [
     "CORRECTION_NAMES",
     "Change",
     "Comparison",
-    "DEFAULT_BOOTSTRAP",
     "EQUIVALENCE_TEST_NAME",
+    "Sequential",
     "Summary",
     "TEST_NAME",
     "VERDICTS",
@@ -43,6 +44,7 @@ __all__ = [
     "min_attainable_p",
     "min_samples_for_interval",
     "outlier_indices",
+    "read_sequentially",
     "runs_needed",
     "summarize",
 ]

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError
-from benchdoc.stats.compare import DEFAULT_BOOTSTRAP, Comparison, compare
+from benchdoc.stats.compare import Comparison, compare
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CORRECTIONS: tuple[str, ...] = ("holm", "bonferroni", "bh", "none")
 CORRECTION_NAMES: dict[str, str] = {
@@ -35,21 +39,7 @@ def adjust_pvalues(pvalues: Sequence[float], method: str = "holm") -> list[float
         values.append(number)
     if not values or method == "none":
         return values
-    array = np.asarray(values, dtype=float)
-    count = len(values)
-    if method == "bonferroni":
-        adjusted = np.minimum(array * count, 1.0)
-    elif method == "bh":
-        from scipy.stats import false_discovery_control
-
-        adjusted = false_discovery_control(array, method="bh")
-    else:
-        # Holm's step-down: the i-th smallest p (0-based) is scaled by (count - i), and an
-        # adjusted value may never fall below the one before it in that order.
-        order = np.argsort(array, kind="stable")
-        stepped = np.maximum.accumulate(array[order] * (count - np.arange(count)))
-        adjusted = np.empty(count, dtype=float)
-        adjusted[order] = np.minimum(stepped, 1.0)
+    adjusted = _adjusted(np.asarray(values, dtype=float), method)
     return [float(p) for p in adjusted]
 
 
@@ -62,8 +52,6 @@ def compare_many(
     confidence: float = 0.95,
     equivalence_margin: float | None = None,
     correction: str = "holm",
-    seed: int = 0,
-    n_bootstrap: int = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Comparison]:
     """Compare each candidate against one baseline, correcting for the family of tests.
 
@@ -83,8 +71,6 @@ def compare_many(
             alpha=alpha,
             confidence=confidence,
             equivalence_margin=equivalence_margin,
-            seed=seed,
-            n_bootstrap=n_bootstrap,
         )
         for name, values in candidates.items()
     }
@@ -92,17 +78,78 @@ def compare_many(
 
 
 def adjust_comparisons(comparisons: Mapping[str, Comparison], correction: str = "holm") -> dict[str, Comparison]:
-    """Re-decide already computed comparisons as one family (e.g. across metrics)."""
+    """Re-decide already computed comparisons as one family (e.g. across metrics).
+
+    A comparison whose sample sizes cannot reach the level the correction leaves it (the
+    largest p-value that would still have been declared significant, the others'
+    p-values as they are) is ``insufficient``: it records that level as ``alpha_left``
+    and says how many runs each side needs at it, never "no difference".
+    """
     names = list(comparisons)
-    adjusted_p = adjust_pvalues([comparisons[name].p_value for name in names], correction)
-    equivalence_names = [name for name in names if comparisons[name].equivalence_p is not None]
+    tested = [comparisons[name].p_tested for name in names]
+    adjusted_p = adjust_pvalues(tested, correction)
+    equivalence_names = [name for name in names if comparisons[name].equivalence_p_tested is not None]
     adjusted_equivalence = dict(
         zip(
             equivalence_names,
-            adjust_pvalues([comparisons[name].equivalence_p for name in equivalence_names], correction),  # type: ignore[misc]
+            adjust_pvalues([comparisons[name].equivalence_p_tested for name in equivalence_names], correction),  # type: ignore[misc]
         )
     )
-    return {
-        name: comparisons[name].with_adjusted(p, correction, adjusted_equivalence.get(name))
-        for name, p in zip(names, adjusted_p)
-    }
+    result: dict[str, Comparison] = {}
+    for index, (name, p) in enumerate(zip(names, adjusted_p)):
+        comparison = comparisons[name]
+        level = None
+        if p > comparison.alpha and comparison.sequential is None:
+            level = _level_left(tested, index, correction, comparison.alpha, comparison.min_attainable_p)
+        result[name] = comparison.with_adjusted(p, correction, adjusted_equivalence.get(name), level)
+    return result
+
+
+def _level_left(pvalues: list[float], index: int, method: str, alpha: float, floor: float) -> float | None:
+    """None when the ``index``-th comparison could reach significance with its smallest
+    attainable p-value ``floor``, the others' p-values held as they are; otherwise the
+    largest p-value that would have passed (found by bisection: an adjusted p-value
+    grows with the raw one, and a raw p of 0 always passes)."""
+    import numpy as np
+
+    if method == "none" or len(pvalues) < 2:
+        return None if floor <= alpha else alpha
+    others = np.asarray(pvalues, dtype=float)
+
+    def passes(p: float) -> bool:
+        trial = others.copy()
+        trial[index] = p
+        return bool(_adjusted(trial, method)[index] <= alpha)
+
+    if passes(floor):
+        return None
+    low, high = 0.0, floor
+    for _ in range(60):
+        middle = (low + high) / 2.0
+        if passes(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _adjusted(array: np.ndarray, method: str) -> np.ndarray:
+    """Adjusted p-values of a checked array (the arithmetic of ``adjust_pvalues``)."""
+    import numpy as np
+
+    count = len(array)
+    if method == "none":
+        return array
+    if method == "bonferroni":
+        return np.minimum(array * count, 1.0)
+    if method == "bh":
+        from scipy.stats import false_discovery_control
+
+        return np.asarray(false_discovery_control(array, method="bh"), dtype=float)
+    # Holm's step-down: the i-th smallest p (0-based) is scaled by (count - i), and an
+    # adjusted value may never fall below the one before it in that order.
+    order = np.argsort(array, kind="stable")
+    stepped = np.maximum.accumulate(array[order] * (count - np.arange(count)))
+    adjusted = np.empty(count, dtype=float)
+    adjusted[order] = np.minimum(stepped, 1.0)
+    return adjusted
