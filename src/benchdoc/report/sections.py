@@ -86,7 +86,8 @@ def header(results: ResultSet, source: str | None) -> str:
         f'<p class="lede">Each number is the median of the pooled runs ({esc(results.pooling.describe())}), '
         f"with the {esc(level)} interval of the median (exact order-statistic interval; none when an experiment has "
         f"too few values). Comparisons against each experiment's <code>compare_to</code> use a two-sided "
-        f"Mann–Whitney U test{correction}; the interval of a delta is a bootstrap of the ratio of medians; "
+        f"Mann–Whitney U test{correction}; a delta is the median of the pairwise ratios, with the interval that "
+        f"inverts the same test; "
         f"~ marks a difference that is noise.</p>",
     ]
     simulated = [run for run in runs if is_simulated(run)]
