@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.config import find_config, load_config
-from benchdoc.errors import ConfigError
+from benchdoc.errors import ConfigError, UsageError
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -127,7 +127,7 @@ def test_two_experiments_cannot_supersede_the_same_one(tmp_path: Path) -> None:
 
 def test_unknown_experiment_lookup_suggests(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[experiments.baseline]\n"))
-    with pytest.raises(ConfigError, match="unknown experiment 'basline' \\(did you mean 'baseline'\\?\\)"):
+    with pytest.raises(UsageError, match="unknown experiment 'basline' \\(did you mean 'baseline'\\?\\)"):
         config.experiment("basline")
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdoc.errors import ConfigError
+from benchdoc.errors import ConfigError, UsageError
 from benchdoc.sweeps import SweepConfig
 
 CONFIG_NAME = "benchdoc.toml"
@@ -115,14 +115,18 @@ class Config:
         return self.path.parent
 
     def experiment(self, name: str) -> ExperimentConfig:
-        """The experiment called ``name`` (or having it as an alias), or a ConfigError with a suggestion."""
+        """The experiment called ``name`` (or having it as an alias), or a UsageError with a suggestion.
+
+        A name the user typed that the project does not declare is a usage error (exit 2),
+        the same in every command; a bad name inside benchdoc.toml is a ConfigError.
+        """
         if name in self.experiments:
             return self.experiments[name]
         lowered = name.lower()
         for exp in self.experiments.values():
             if lowered in (a.lower() for a in exp.aliases):
                 return exp
-        raise ConfigError(f"unknown experiment '{name}'{did_you_mean(name, self.experiments)}", self.path)
+        raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, self.experiments)}")
 
     def metric(self, name: str) -> MetricConfig:
         if name in self.metrics:

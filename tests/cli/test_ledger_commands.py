@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from tests.conftest import Project
 
 
@@ -56,7 +57,7 @@ def test_record_history_and_export_round_trip(project: Project) -> None:
 
 def test_record_errors_are_clear_and_record_nothing(project: Project) -> None:
     cases = [
-        (["record", "basline", "-m", "output_tok_s=1"], 1, "unknown experiment 'basline' (did you mean 'baseline'?)"),
+        (["record", "basline", "-m", "output_tok_s=1"], 2, "unknown experiment 'basline' (did you mean 'baseline'?)"),
         (["record", "baseline", "-m", "output_tok_s=fast"], 2, "'fast' is not a number"),
         (["record", "baseline", "-m", "output_tok_s"], 2, "expected NAME=VALUE"),
         (["record", "baseline", "-m", "output_toks=1"], 2, "metric 'output_toks' is not declared in benchdoc.toml (did you mean 'output_tok_s'?)"),
@@ -111,3 +112,14 @@ def test_help_lists_every_command_and_exit_codes(tmp_path: Path) -> None:
     for command in ("init", "record", "history", "export"):
         sub = Project(tmp_path).run(command, "--help")
         assert sub.returncode == 0 and "usage: benchdoc " + command in sub.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", "basline"], ["compare", "basline"], ["compare", "eagle3", "basline"], ["history", "basline"],
+    ["record", "basline", "-m", "output_tok_s=1"], ["export", "-f", "csv", "-e", "basline"], ["run", "basline"],
+])
+def test_an_unknown_experiment_is_a_usage_error_everywhere(project: Project, argv: list[str]) -> None:
+    result = project.run(*argv)
+    assert result.returncode == 2, (argv, result.returncode, result.stderr)
+    assert "unknown experiment 'basline'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -94,9 +94,12 @@ def test_hand_edit_is_refused_then_forced(project: Project) -> None:
     assert log.read_text() == edited
     check = project.run("check")
     assert check.returncode == 1 and "edited by hand" in check.stderr
-    forced = project.run("sync", "--write", "--force")
+    forced = project.run("sync", "--write", "--force", "--quiet")
     assert forced.returncode == 0, forced.stderr
     assert "| NCCL Tree | Failed |" in log.read_text()
+    # Quiet means no diff, the hand edit's included: one line says what was overwritten.
+    assert "NCCL Tree | Works" not in forced.stdout
+    assert "eagle-fast-verify.md:8: overwriting a table region edited by hand" in forced.stdout
 
 
 def test_document_errors_name_file_and_line_and_write_nothing(project: Project) -> None:

@@ -113,7 +113,10 @@ def report(syncs: list[Any], *, show_diffs: bool, check: bool) -> int:
             if region_plan.status.value == "stale" and check:
                 print(region_plan.summary())
             if region_plan.hand_edit_diff and region_plan.status.value == "hand-edited":
-                sys.stdout.write(region_plan.hand_edit_diff)
+                if show_diffs:
+                    sys.stdout.write(region_plan.hand_edit_diff)
+                elif region_plan.error is None:  # --force --quiet: one line, not the diff
+                    print(f"{region_plan.region.location}: overwriting a {region_plan.region.kind} region edited by hand")
         for path in sync.stale_files:
             if check:
                 print(f"{path}: chart file is out of date: regenerate it with `benchdoc sync --write`")
