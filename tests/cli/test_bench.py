@@ -81,7 +81,7 @@ def test_failed_run_exits_1_lists_reasons_and_is_recorded_as_failed(project: Pro
 def test_unknown_experiment_is_refused_before_measuring(project: Project) -> None:
     # No server at all: the experiment check must come first.
     res = project.run("bench", "--url", "http://127.0.0.1:9", "--record", "basline")
-    assert res.returncode == 1
+    assert res.returncode == 2  # a usage error, as in every command
     assert "unknown experiment 'basline' (did you mean 'baseline'?)" in res.stderr
 
 

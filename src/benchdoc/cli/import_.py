@@ -129,7 +129,7 @@ def _experiment(config: Config | None, name: str, allow_new: bool) -> str:
         return name
     try:
         return config.experiment(name).name
-    except ConfigError as err:
+    except UsageError as err:
         if not allow_new:
             raise UsageError(
                 f"{err.message} in {config.path.name}; declare it there, or pass --allow-new to record under a new name"

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.config import Config, ExperimentConfig, did_you_mean
-from benchdoc.errors import ConfigError, UsageError
+from benchdoc.errors import UsageError
 from benchdoc.runner.spec import (
     DEFAULT_REPETITIONS,
     LOOPBACK,
@@ -113,10 +113,7 @@ def select_experiments(config: Config, patterns: Sequence[str]) -> list[str]:
                 raise UsageError(f"'{pattern}' matches {', '.join(matched)}, none of which has a server to run")
             chosen.update(runnable_matched)
             continue
-        try:
-            name = config.experiment(pattern).name
-        except ConfigError as err:
-            raise UsageError(err.message) from None
+        name = config.experiment(pattern).name  # an unknown name is a UsageError
         if name not in runnable:
             raise UsageError(
                 f"experiment '{name}' has no server to run; add server = \"NAME\" and workload = \"NAME\" "
