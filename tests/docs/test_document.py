@@ -325,3 +325,16 @@ def test_importing_the_package_does_not_load_the_parser() -> None:
     code = "import sys, benchdoc.docs; print(sorted(m for m in ('markdown_it', 'rich', 'numpy', 'scipy') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_cell_with_escaped_pipes_keeps_its_text_and_its_regions_their_place() -> None:
+    line = "| A \\| fused `x \\| y` | <!-- benchdoc:value a.tok -->1<!-- benchdoc:end --> \\| <!-- benchdoc:value b.tok -->2<!-- benchdoc:end --> |"
+    doc = parse("| Config | tok/s |\n|---|---|\n" + line + "\n")
+    assert doc.errors == ()
+    assert [(r.line, r.column, r.content) for r in doc.regions] == [
+        (3, line.index("<!-- benchdoc:value a") + 1, "1"),
+        (3, line.index("<!-- benchdoc:value b") + 1, "2"),
+    ]
+    # The prose of the first cell is its source text, the code span masked out.
+    cell = [doc.text[run.start : run.end] for run in doc.text_runs if run.line == 3]
+    assert cell[0] == "A \\| fused " and not any("x" in text for text in cell)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tests.lint.conftest import kinds
 
-from benchdoc.lint import LintFacts
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
 
 
@@ -25,3 +25,55 @@ def test_hand_kept_tables(story_facts: LintFacts) -> None:
         (4, STALE_VERDICT, "Slower"), (4, STALE_VALUE, "54.1"), (4, STALE_CLAIM, "-39.6%"),
         (4, STALE_CLAIM, "40% slower than baseline"),
     ]
+
+
+def test_a_value_with_its_unit_under_any_header_is_read_for_the_row_s_experiment(story_facts: LintFacts) -> None:
+    text = (
+        "| Config | Result | Notes |\n|---|---|---|\n"
+        "| EAGLE-3 | 71.3 tok/s | fused verify |\n"
+        "| Baseline (no spec) | 92.6 tok/s | |\n"
+        "| NCCL Tree | FAILED | |\n"
+    )
+    (finding,) = lint_text(story_facts, text, "log.md")
+    assert (finding.line, finding.kind, finding.text) == (3, STALE_VALUE, "71.3 tok/s")
+    assert finding.fix == "<!-- benchdoc:value eagle3-cuda13.output_tok_s -->96.1<!-- benchdoc:end --> tok/s"
+
+
+def test_escaped_pipes_stay_inside_their_cell(story_facts: LintFacts) -> None:
+    text = (
+        "| Config \\| notes | tok/s | TTFT p50 |\n|---|---|---|\n"
+        "| EAGLE-3 \\| fused verify | 54.1 | 43.5 |\n"
+        "| Baseline (no spec) \\| plain | 92.6 | 41.0 |\n"
+    )
+    (finding,) = lint_text(story_facts, text, "log.md")
+    assert (finding.line, finding.column, finding.text) == (3, text.split("\n")[2].index("54.1") + 1, "54.1")
+    assert "now 96.1 tok/s" in finding.message
+
+
+def test_the_experiment_may_be_named_in_a_later_column(story_facts: LintFacts) -> None:
+    text = "| Date | Config | tok/s |\n|---|---|---|\n| 2026-11-05 | EAGLE-3 | 54.1 |\n| 2026-11-05 | Baseline (no spec) | 92.6 |\n"
+    assert kinds(story_facts, text) == [(3, STALE_VALUE, "54.1")]
+
+
+def test_columns_named_by_experiment_and_rows_by_metric(story_facts: LintFacts) -> None:
+    text = (
+        "| Metric | Baseline (no spec) | EAGLE-3 |\n|---|---|---|\n"
+        "| Output (tok/s) | 92.6 | 54.1 |\n"
+        "| TTFT p50 (ms) | 41.0 | 43.5 |\n"
+    )
+    (finding,) = lint_text(story_facts, text, "log.md")
+    assert (finding.line, finding.kind, finding.text) == (3, STALE_VALUE, "54.1")
+    assert finding.experiment == "eagle3-cuda13" and "ttft" not in finding.fix
+
+
+def test_true_and_historical_rows_stand(story_facts: LintFacts) -> None:
+    text = (
+        "| Config | Result | Notes |\n|---|---|---|\n"
+        "| EAGLE-3 | 96.1 tok/s | |\n"
+        "| EAGLE-3 2-step | 54.1 tok/s | before the CUDA 13 upgrade |\n"
+        "| Medusa | 71.3 tok/s | not in the ledger |\n\n"
+        "| Metric | Baseline (no spec) | EAGLE-3 |\n|---|---|---|\n"
+        "| tok/s | 92.6 | 96.1 |\n"
+        "| Notes | 89.5 on CUDA 12.8 | |\n"
+    )
+    assert kinds(story_facts, text) == []

@@ -284,10 +284,14 @@ class _Scanner:
         for i, content_line in enumerate(content_lines):
             bases.append(self._locate(token.map[0] + i, content_line, in_cell))
 
+        def source_length(i: int, local: int) -> int:
+            """Source characters of a line's first ``local`` content characters: a cell's pipe was written ``\\|``."""
+            return local + content_lines[i].count("|", 0, local) if in_cell else local
+
         def to_source(offset: int) -> int | None:
             i = bisect.bisect_right(content_starts, offset) - 1
             base = bases[i] if i < len(bases) else None
-            return None if base is None else base + offset - content_starts[i]
+            return None if base is None else base + source_length(i, offset - content_starts[i])
 
         masked: list[tuple[int, int]] = []  # in content offsets
         for child in token.children or ():
@@ -325,11 +329,11 @@ class _Scanner:
             line_lo = content_starts[i]
             line_hi = line_lo + len(content_line)
             local = [
-                (base + max(lo, line_lo) - line_lo, base + min(hi, line_hi) - line_lo)
+                (base + source_length(i, max(lo, line_lo) - line_lo), base + source_length(i, min(hi, line_hi) - line_lo))
                 for lo, hi in masked
                 if lo < line_hi and hi > line_lo
             ]
-            self._add_runs(token.map[0] + i + 1, base, base + len(content_line), local)
+            self._add_runs(token.map[0] + i + 1, base, base + source_length(i, len(content_line)), local)
 
     def _locate_unique(self, token: Token, content: str, offset: int, comment: str) -> int | None:
         """Where a one-line comment is, when its line cannot be matched but it occurs there once."""
@@ -348,17 +352,18 @@ class _Scanner:
 
         Paragraph and heading content is the source line with its prefix (indent,
         list bullet, '>', '#') removed, so its last occurrence is the right one;
-        table cells share a line and are found left to right.
+        table cells share a line and are found left to right (a pipe in a cell is written ``\\|``).
         """
         if line >= len(self.line_starts):
             return None
         line_start, line_end = self.line_span(line)
         source_line = self.text[line_start:line_end]
         if in_cell:
+            written = content_line.replace("|", "\\|")
             cursor = self._cell_cursor.get(line, 0)
-            column = source_line.find(content_line, cursor)
+            column = source_line.find(written, cursor)
             if column >= 0:
-                self._cell_cursor[line] = column + len(content_line)
+                self._cell_cursor[line] = column + len(written)
         else:
             column = source_line.rfind(content_line)
         return None if column < 0 else line_start + column

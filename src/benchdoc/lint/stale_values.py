@@ -147,10 +147,11 @@ class ValueRule:
         return _CELL_VALUE.match(text) is not None
 
     def cell(
-        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset()
+        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset(),
+        metric: MetricInfo | None = None,
     ) -> Finding | None:
-        """A number alone in a table cell, read in the metric its column header names."""
-        metric = self.header_metric(cell.header or "")
+        """A number alone in a table cell, read in the metric its column header (or its row's label) names."""
+        metric = metric or self.header_metric(cell.header or "")
         if metric is None:
             return None
         numbers = bare_numbers(cell.text)

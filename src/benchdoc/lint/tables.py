@@ -1,14 +1,20 @@
-"""Hand-kept table rows: the first cell names the experiment, other cells are read under their headers.
+"""Hand-kept table rows: each cell read with its row's and its column's context.
 
-A Status column is judged as a verdict, a "vs X" column as a relative claim, a number
-alone as a value of the metric its header names; any other cell is read as a sentence
-about the row's experiment. A row about something the ledger does not know is read cell
+A row is about the experiment its label cell names: the first cell, or else the first
+cell that starts with an experiment's name ("| 2026-11-02 | EAGLE-3 | 54.1 |"). Its other
+cells are read under their headers: a Status column as a verdict, a "vs X" column as a
+relative claim, a number under a header naming a metric as that metric's value; any
+other cell ("71.3 tok/s", "96.1 tok/s, +3.8%") is read as a sentence about the row's
+experiment. A row whose label names a metric instead, in a table whose column headers
+name experiments, is read the other way round: each number is its column's experiment's
+value of the row's metric. A row about something the ledger does not know is read cell
 by cell as prose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge
@@ -16,15 +22,26 @@ from benchdoc.lint.stale_claims import ClaimRule, is_vs_header
 from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HISTORICAL_CUES, STATUS_HEADERS
+from benchdoc.lint.words import HISTORICAL_CUES, STATUS_HEADERS, STATUS_WORDS
 
 # Reads a cell as a sentence: (cell, path, row experiment, row historical, pinned experiments).
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
 _EMPTY_CELLS = ("—", "-", "–", "n/a", "N/A")
+_NAME_LEAD = 2  # characters a label cell may hold before the experiment's name ("* EAGLE-3", "(a) ...")
+
+
+@dataclass(frozen=True)
+class _Row:
+    cells: tuple[Unit, ...]
+    path: str
+    label: Unit | None  # the cell that names what the row is about
+    experiment: str | None
+    pinned: frozenset[str]
+    historical: bool
 
 
 class TableRule:
-    """Reads the cells of one table row, each by what its column holds."""
+    """Reads the cells of one table row, each by what its row and its column hold."""
 
     def __init__(
         self, knowledge: Knowledge, values: ValueRule, claims: ClaimRule, verdicts: VerdictRule, sentence: SentenceReader
@@ -36,36 +53,71 @@ class TableRule:
         self.sentence = sentence
 
     def row(self, cells: Sequence[Unit], path: str) -> list[Finding]:
-        cells = sorted(cells, key=lambda c: c.column_index or 0)
-        label_cell = next((c for c in cells if c.column_index == 0), None)
-        experiment = None
-        pinned: frozenset[str] = frozenset()
-        if label_cell is not None:
-            named = self.know.mentions.find(label_cell.text)
-            if named:
+        ordered = tuple(sorted(cells, key=lambda c: c.column_index or 0))
+        label, experiment, pinned = self._label(ordered)
+        historical = any(HISTORICAL_CUES.search(c.text) for c in ordered)
+        row = _Row(ordered, path, label, experiment, pinned, historical)
+        if experiment is not None:
+            return [f for cell in ordered if cell is not label for f in self._experiment_cell(row, cell)]
+        transposed = self._metric_row(row)
+        if transposed is not None:
+            return transposed
+        # A row about something the ledger does not know: its cells are read as sentences.
+        return [f for c in ordered for f in self.sentence(c, path, None, False, frozenset()) if c is not label]
+
+    def _label(self, cells: Sequence[Unit]) -> tuple[Unit | None, str | None, frozenset[str]]:
+        """The row's label cell, the experiment it names and whether it names a superseded one by its own name."""
+        first = next((c for c in cells if c.column_index == 0), None)
+        candidates = [first] if first is not None else []
+        candidates += [c for c in cells if c is not first]
+        for cell in candidates:
+            named = self.know.mentions.find(cell.text)
+            if not named:
+                continue
+            lead = len(cell.text) - len(cell.text.lstrip())
+            if cell is first or named[0].start - lead <= _NAME_LEAD:
                 experiment = named[0].experiment
-                pinned = frozenset({experiment}) if self.know.pins(named[0], label_cell.text) else frozenset()
-        historical = any(HISTORICAL_CUES.search(c.text) for c in cells)
-        if experiment is None:
-            # A row about something the ledger does not know: its cells are read as sentences.
-            return [f for c in cells for f in self.sentence(c, path, None, False, frozenset()) if c is not label_cell]
+                pinned = frozenset({experiment}) if self.know.pins(named[0], cell.text) else frozenset()
+                return cell, experiment, pinned
+        return first, None, frozenset()
+
+    def _experiment_cell(self, row: _Row, cell: Unit) -> list[Finding]:
+        """One cell of a row about an experiment, read by what its column holds."""
+        assert row.experiment is not None
+        header = cell.header or ""
+        text = cell.text.strip()
+        if not text or text in _EMPTY_CELLS:
+            return []
+        finding: Finding | None
+        if STATUS_HEADERS.match(header) and " ".join(text.lower().split()) in STATUS_WORDS:
+            finding = self.verdicts.cell(cell, row.path, row.experiment, row.historical, row.pinned)
+        elif is_vs_header(header) and "%" in text:
+            finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned)
+        elif self.values.is_value_cell(cell.text) and self.values.header_metric(header) is not None:
+            finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)
+        else:
+            # "71.3 tok/s" under "Result", or words: a sentence about the row's experiment.
+            return self.sentence(cell, row.path, row.experiment, row.historical, row.pinned)
+        return [finding] if finding is not None else []
+
+    def _metric_row(self, row: _Row) -> list[Finding] | None:
+        """A row labelled by a metric in a table whose columns are experiments; None when it is not one."""
+        if row.label is None or row.label.column_index != 0:
+            return None
+        metric = self.values.header_metric(row.label.text)
+        if metric is None:
+            return None
         findings: list[Finding] = []
-        for cell in cells:
-            if cell is label_cell:
+        read_any = False
+        for cell in row.cells:
+            if cell is row.label or not self.values.is_value_cell(cell.text):
                 continue
-            header = cell.header or ""
-            text = cell.text.strip()
-            if not text or text in _EMPTY_CELLS:
+            named = self.know.mentions.find(cell.header or "")
+            if len(named) != 1:
                 continue
-            if STATUS_HEADERS.match(header):
-                finding = self.verdicts.cell(cell, path, experiment, historical, pinned)
-            elif is_vs_header(header) and "%" in text:
-                finding = self.claims.cell(cell, path, experiment, historical, pinned)
-            elif self.values.is_value_cell(cell.text):
-                finding = self.values.cell(cell, path, experiment, historical, pinned)
-            else:
-                findings.extend(self.sentence(cell, path, experiment, historical, pinned))
-                continue
+            read_any = True
+            pinned = frozenset({named[0].experiment}) if self.know.pins(named[0], cell.header or "") else frozenset()
+            finding = self.values.cell(cell, row.path, named[0].experiment, row.historical, pinned, metric=metric)
             if finding is not None:
                 findings.append(finding)
-        return findings
+        return findings if read_any else None

@@ -167,7 +167,7 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def _blank_markup(text: str) -> str:
-    """Blank what a reader does not read as prose: link targets, URLs, struck text, emphasis marks."""
+    """Blank what a reader does not read as prose: link targets, URLs, struck text, emphasis marks, escapes of pipes."""
     # Each pattern only where its telltale character is present: most lines have none.
     if "](" in text:
         text = _LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group()) - 1), text)
@@ -178,6 +178,8 @@ def _blank_markup(text: str) -> str:
     if "~~" in text:
         text = _STRUCK.sub(_blank, text)
     text = text.replace("[", " ").replace("]", " ")
+    if "\\|" in text:
+        text = text.replace("\\|", " |")  # an escaped pipe in a table cell reads as a pipe
     if "*" in text or "_" in text:
         text = _EMPHASIS.sub(_blank, text)
     return text
@@ -268,7 +270,7 @@ def _split_cells(line: str, leading_pipe: bool) -> tuple[str, ...]:
         parts = parts[1:]
     if parts and not parts[-1].strip() and line.rstrip().endswith("|"):
         parts = parts[:-1]
-    return tuple(" ".join(_HTML_COMMENT.sub(" ", p).replace("*", "").split()) for p in parts)
+    return tuple(" ".join(_HTML_COMMENT.sub(" ", p).replace("*", "").replace("\\|", "|").split()) for p in parts)
 
 
 def _cell_index(line: str, column: int, leading_pipe: bool) -> int:
