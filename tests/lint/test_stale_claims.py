@@ -50,7 +50,8 @@ def test_contradicted_relative_claims_are_reported(story_facts: LintFacts, sente
 
 def test_an_old_claim_names_the_comparison_it_quotes(story_facts: LintFacts) -> None:
     (finding,) = lint_text(story_facts, "EAGLE-3 is 40% slower than baseline.\n")
-    assert "it quotes the comparison of 2026-11-02 (54.1 against 89.5)" in finding.message
+    assert "it quotes the comparison of run #2 of 2026-11-02 against run #1 of 2026-11-02 (54.1 against 89.5)" in finding.message
+    assert "(3.8% faster; run #4 of 2026-11-05 against run #3 of 2026-11-05)" in finding.message  # what it compares against
     assert kinds(story_facts, "On CUDA 12.8 EAGLE-3 was 40% slower than baseline.\n") == []  # true then
 
 
@@ -88,3 +89,29 @@ def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str
     plan = plan_text(marker + "\n", Renderer(config, lambda: results, tmp_path / "log.md"))
     (region,) = plan.regions
     assert not plan.errors and region.new_content == region.region.content  # sync leaves the suggested text as it is
+
+
+def test_a_direction_the_ledger_cannot_tell_is_unsupported(spec_facts: LintFacts) -> None:
+    # N-gram against the baseline: -10.6% [-33.1%, +89.2%], no significant difference. The claim
+    # matches the point estimate and lies inside the interval, yet states a direction.
+    (finding,) = lint_text(spec_facts, "N-gram speculation is 10.6% slower than baseline.\n")
+    assert finding.kind == STALE_CLAIM and finding.text == "10.6% slower than baseline"
+    assert "the ledger cannot tell N-gram speculation from Baseline: -10.6% [-33.1%, +89.2%], no significant difference" \
+        in finding.message
+    assert "(run #4 of 2026-11-02 against run #1 of 2026-11-02)" in finding.message
+    assert "no significant difference from Baseline" in finding.fix and "show=verdict" in finding.fix
+    (cell,) = lint_text(spec_facts, "| Config | vs Baseline |\n|---|---|\n| N-gram speculation | -10.6% |\n")
+    assert cell.kind == STALE_CLAIM and "cannot tell" in cell.message
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "N-gram speculation makes no significant difference against baseline.",
+        "N-gram speculation is 10.6% slower than baseline, i.e. noise.",  # the sentence itself says so
+        "N-gram speculation is 10.6% slower than baseline, which is not significant.",
+        "Speculative decoding with 3 draft steps is 65.8% faster than baseline.",  # a significant comparison
+    ],
+)
+def test_claims_that_do_not_outrun_the_data_stand(spec_facts: LintFacts, sentence: str) -> None:
+    assert kinds(spec_facts, sentence + "\n") == []

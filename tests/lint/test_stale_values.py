@@ -18,7 +18,8 @@ def test_a_stale_value_says_which_result_it_quotes(story_facts: LintFacts) -> No
     (finding,) = lint_text(story_facts, "# Log\n\n## Abstract\n\nEAGLE-3 reaches 54.1 tok/s.\n", "log.md")
     assert (finding.file, finding.line, finding.column) == ("log.md", 5, 17)
     assert finding.kind == STALE_VALUE and finding.text == "54.1 tok/s" and finding.section == "Log > Abstract"
-    assert "result of 2026-11-02 (54.1 tok/s); now 96.1 tok/s" in finding.message
+    assert "result of run #2 of 2026-11-02 (54.1 tok/s); now 96.1 tok/s from run #4 of 2026-11-05" in finding.message
+    assert finding.ledger == "EAGLE-3 2-step (CUDA 13 + fusion): 96.1 tok/s, run #4 of 2026-11-05"
     assert "EAGLE-3 2-step (CUDA 13 + fusion), which supersedes EAGLE-3 2-step" in finding.message
     assert finding.fix == "<!-- benchdoc:value eagle3-cuda13.output_tok_s -->96.1<!-- benchdoc:end --> tok/s"
     assert finding.experiment == "eagle3-cuda13"
@@ -52,3 +53,36 @@ def test_a_superseded_experiment_named_by_its_own_label_keeps_its_own_figures(st
     assert kinds(facts, "EAGLE-3 on CUDA 12.8 reaches 54.1 tok/s.\n") == []
     # The alias names the line of experiments, whose result today is the successor's.
     assert kinds(facts, "EAGLE-3 reaches 54.1 tok/s.\n") == [(1, STALE_VALUE, "54.1 tok/s")]
+
+
+SPEC_SENTENCE = "Speculative decoding with 3 draft steps is 87% faster than baseline ({} tok/s vs {} tok/s).\n"
+
+
+def test_each_number_of_a_pair_is_bound_to_its_own_experiment(spec_facts: LintFacts) -> None:
+    # 1583.6 is the speculative experiment's older result, by place and by value: never the baseline's.
+    values = [f for f in lint_text(spec_facts, SPEC_SENTENCE.format("1583.6", "845.7")) if f.kind == STALE_VALUE]
+    (finding,) = values
+    assert finding.text == "1583.6 tok/s" and finding.experiment == "spec3"
+    assert finding.fix == "<!-- benchdoc:value spec3.output_tok_s -->1402.5<!-- benchdoc:end --> tok/s"
+    assert "result of run #2 of 2026-11-02 (1583.6 tok/s); now 1402.5 tok/s from run #3" in finding.message
+    # A number no run ever gave is bound by its place alone, when the pair leaves no doubt.
+    (placed,) = [f for f in lint_text(spec_facts, SPEC_SENTENCE.format("1590.2", "845.7")) if f.kind == STALE_VALUE]
+    assert placed.text == "1590.2 tok/s" and "benchdoc:value spec3.output_tok_s" in placed.fix
+
+
+def test_a_number_whose_owner_the_ledger_does_not_name_is_never_bound_to_another(spec_facts: LintFacts) -> None:
+    for sentence in (
+        "Spec decoding is 87% faster than baseline (1583.6 tok/s vs 845.7 tok/s).\n",
+        "Spec decoding is 87% faster than baseline (1590.2 tok/s vs 845.7 tok/s).\n",
+        "Spec decoding reaches 1590.2 tok/s, 87% faster than baseline.\n",
+    ):
+        assert [f for f in lint_text(spec_facts, sentence) if f.kind == STALE_VALUE] == [], sentence
+
+
+def test_when_place_and_value_disagree_the_finding_says_so_and_binds_nothing(spec_facts: LintFacts) -> None:
+    # The pair is written the other way round: 1583.6 stands where the baseline's figure goes.
+    (finding,) = lint_text(spec_facts, SPEC_SENTENCE.format("845.7", "1583.6").replace("87% faster", "faster"))
+    assert finding.kind == STALE_VALUE and finding.text == "1583.6 tok/s"
+    assert "Speculative decoding (3 draft steps)'s result of run #2 of 2026-11-02" in finding.message
+    assert "it stands where Baseline's figure goes: which experiment it is about is unclear" in finding.message
+    assert "benchdoc:value" not in finding.fix and finding.fix.startswith("no fix proposed")

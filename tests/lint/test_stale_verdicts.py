@@ -14,9 +14,11 @@ from benchdoc.lint.findings import STALE_VERDICT
 
 def test_verdicts_against_the_computed_status(story_facts: LintFacts) -> None:
     assert kinds(story_facts, "EAGLE-3 is net-negative, so keep it off.\n") == [(1, STALE_VERDICT, "net-negative")]
-    assert kinds(story_facts, "NCCL Tree works with CUDA graphs.\n") == [(1, STALE_VERDICT, "works")]
+    (failed,) = lint_text(story_facts, "NCCL Tree works with CUDA graphs.\n")
+    assert (failed.kind, failed.text) == (STALE_VERDICT, "works")
+    assert "NCCL Tree now fails (CUDA graph incompatible, run #5 of 2026-11-05)" in failed.message  # the failed run
     (finding,) = lint_text(story_facts, "EAGLE-3 doesn't work on this stack.\n")
-    assert "EAGLE-3 2-step (CUDA 13 + fusion) now works (+3.8% vs Baseline (no spec))" in finding.message
+    assert "EAGLE-3 2-step (CUDA 13 + fusion) now works (+3.8% vs Baseline (no spec), run #4 of 2026-11-05)" in finding.message
     assert "show=status" in finding.fix
 
 

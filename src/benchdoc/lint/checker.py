@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from benchdoc.lint.attribution import place
 from benchdoc.lint.claims import find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import LintFacts
@@ -83,7 +84,8 @@ class ProseChecker:
         findings: list[Finding] = []
         consumed: list[tuple[int, int]] = [(m.start, m.end) for m in mentions]
         has_digit = any(digit in unit.text for digit in "0123456789")
-        for claim in find_claims(unit.text) if has_digit else ():
+        claims = find_claims(unit.text) if has_digit else []
+        for claim in claims:
             consumed.append((claim.start, claim.text_end))
             finding = self.claims.claim(context, claim)
             if finding is not None:
@@ -98,10 +100,12 @@ class ProseChecker:
             if finding is not None and finding.experiment not in judged:
                 judged.add(finding.experiment)  # one sentence, one verdict finding per experiment
                 findings.append(finding)
-        for quantity in self.know.quantities.find(unit.text) if has_digit else ():
+        quantities = self.know.quantities.find(unit.text) if has_digit else []
+        comparisons = [self.claims.parties(context, claim) for claim in claims] if quantities else []
+        for quantity in quantities:
             if inside(quantity.start, quantity.end, consumed):
                 continue
-            finding = self.values.value(context, quantity)
+            finding = self.values.value(context, quantity, place(context, quantity, quantities, comparisons))
             if finding is not None:
                 findings.append(finding)
         return findings

@@ -8,8 +8,9 @@ For each experiment and metric the facts hold the current centre (and the other 
 a correct sentence may quote: mean, interval bounds, min and max), the median of every
 successful run with its date (to say *which* older result a stale number quotes), the
 comparison against its ``compare_to`` and the before/after change against the experiment
-it supersedes. Environment version strings that differ from the current setup (``12.8``
-for an old CUDA) are kept per run: a sentence naming them speaks of the past.
+it supersedes, and the ids of the runs its current result pools (findings cite them).
+Environment version strings that differ from the current setup (``12.8`` for an old
+CUDA) are kept per run: a sentence naming them speaks of the past.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from benchdoc.results import ExperimentResult, ResultSet
 
 CACHE_NAMESPACE = "lint"
-CACHE_KEY = "facts-v2"
+CACHE_KEY = "facts-v3"
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class ExperimentFacts:
     metrics: dict[str, MetricFacts] = field(default_factory=dict)
     runs: tuple[RunStamp, ...] = ()  # newest first
     measured_on: str | None = None  # date of its current result
+    pooled_runs: tuple[int, ...] = ()  # ids of the runs its current result pools, newest first
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,7 @@ def _experiment_from_json(data: Mapping[str, Any]) -> ExperimentFacts:
         metrics=metrics,
         runs=tuple(RunStamp(**r) for r in data.get("runs", ())),
         measured_on=data.get("measured_on"),
+        pooled_runs=tuple(data.get("pooled_runs", ())),
     )
 
 
@@ -266,6 +269,7 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
         metrics=metrics,
         runs=tuple(RunStamp(run.id, run.started_at.isoformat(), run.outcome) for run in result.runs),
         measured_on=result.measured_at.strftime("%Y-%m-%d") if result.measured_at else None,
+        pooled_runs=tuple(run.id for run in result.pooled),
     )
 
 

@@ -175,6 +175,32 @@ def fmt(value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
+def cite_run(run_id: int, date: str) -> str:
+    """How a finding names one run: "run #12 of 2026-11-02"."""
+    return f"run #{run_id} of {date}"
+
+
+def cite_current(experiment: ExperimentFacts) -> str:
+    """The runs an experiment's current result pools: "run #4 of 2026-11-05", "runs #3, #4 (latest 2026-11-05)"."""
+    ids = sorted(experiment.pooled_runs)
+    date = experiment.measured_on or "an unknown date"
+    if not ids:
+        return f"measured {date}"
+    if len(ids) == 1:
+        return cite_run(ids[0], date)
+    if len(ids) > 3:
+        return f"{len(ids)} runs, #{ids[0]} to #{ids[-1]} (latest {date})"
+    return "runs " + ", ".join(f"#{i}" for i in ids) + f" (latest {date})"
+
+
+def cite_latest(experiment: ExperimentFacts) -> str:
+    """The experiment's latest run, whatever its outcome ("run #7 of 2026-11-05"), or "" when it has none."""
+    if not experiment.runs:
+        return ""
+    latest = experiment.runs[0]
+    return cite_run(latest.run_id, latest.started_at[:10])
+
+
 def history(member: ExperimentFacts, metric: str) -> tuple[RunValue, ...]:
     facts: MetricFacts | None = member.metrics.get(metric)
     return facts.history if facts is not None else ()

@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from benchdoc.lint.attribution import Comparison
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
-from benchdoc.lint.knowledge import Knowledge, fmt, history, mention_at
+from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, mention_at
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HYPOTHETICAL
+from benchdoc.lint.words import HYPOTHETICAL, NOISE_HEDGE
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
@@ -33,7 +34,8 @@ class Delta:
     high: float | None
     described: str  # "A against B"
     how: str  # "comparison" (A's own, against its compare_to), "reverse", "change" (before/after) or "medians"
-    verdict: str | None = None  # the comparison's verdict, for "comparison"
+    verdict: str | None = None  # the comparison's verdict, for "comparison" and "reverse"
+    runs: str = ""  # the runs compared: "run #4 of 2026-11-05 against run #3 of 2026-11-05"
 
 
 def is_vs_header(header: str) -> bool:
@@ -49,6 +51,34 @@ class ClaimRule:
         self.facts = knowledge.facts
 
     def claim(self, context: Context, claim: Claim) -> Finding | None:
+        resolved = self._resolve(context, claim)
+        if resolved is None:
+            return None
+        metric, subject, target = resolved
+        actual = self.actual_delta(subject, target, metric, context)
+        claimed = claimed_intervals(claim, metric)
+        if actual is None or claimed is None:
+            return None
+        cannot_tell = unsupported(claimed, actual) and not NOISE_HEDGE.search(context.unit.text)
+        if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+            return None
+        old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
+        if old is not None and context.historical:
+            return None
+        current_subject = self.know.standing(subject, context)
+        current_target = self.know.standing(target, context)
+        quoted = context.unit.text[claim.start : self._claim_text_end(context, claim)].strip()
+        message = f"says {quoted}; {ledger_says(actual, metric, current_subject, current_target)}"
+        if old is not None:
+            message += f"; it quotes the comparison of {old}"
+        if current_subject.name != subject or current_target.name != target:
+            message += f" — {actual.described}"
+        fix = self.claim_fix(current_subject, current_target, metric, actual)
+        return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
+                               current_subject.name, quoted)
+
+    def _resolve(self, context: Context, claim: Claim) -> tuple[MetricInfo, str, str] | None:
+        """The metric a claim is about, its subject and its target; None when any is unclear."""
         text = context.unit.text
         clause_start, clause_end = context.clause(claim.start)
         if HYPOTHETICAL.search(text[clause_start : claim.start]):
@@ -56,15 +86,9 @@ class ClaimRule:
         metric = self._claim_metric(context, claim, (clause_start, clause_end))
         if metric is None:
             return None
-        target: str | None = None
-        if claim.object_at is not None:
-            at = mention_at(context.mentions, claim.object_at)
-            if at is None:
-                return None  # compared with something the ledger does not name
-            target = at.experiment
-        elif claim.object_search_start is not None:
-            inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
-            target = inside[0].experiment if inside else None
+        target = self._named_target(context, claim)
+        if claim.object_at is not None and target is None:
+            return None  # compared with something the ledger does not name
         subject = self._claim_subject(context, claim, target)
         if subject is None:
             return None
@@ -74,31 +98,29 @@ class ClaimRule:
                 subject, target = self._subject_for_reference(context, subject)
                 if subject is None or target is None:
                     return None
-        current_subject = self.know.standing(subject, context)
-        current_target = self.know.standing(target, context)
-        actual = self.actual_delta(subject, target, metric, context)
-        if actual is None:
-            return None
-        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
-        claimed = claimed_intervals(claim, metric)
-        if claimed is None:
-            return None
-        if claim_holds(claimed, delta, low, high, claim.bound):
-            return None
-        old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
-        if old is not None and context.historical:
-            return None
-        quoted = text[claim.start : self._claim_text_end(context, claim)].strip()
-        verdict = delta_words(delta, metric)
-        interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
-        message = f"says {quoted}; the ledger says {delta:+.1f}%{interval} ({verdict})"
-        if old is not None:
-            message += f"; it quotes the comparison of {old}"
-        if current_subject.name != subject or current_target.name != target:
-            message += f" — {described}"
-        ledger = f"{described}: {delta:+.1f}%{interval}, {verdict}"
-        fix = self.claim_fix(current_subject, current_target, metric, actual)
-        return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger, fix, current_subject.name, quoted)
+        return metric, subject, target
+
+    def parties(self, context: Context, claim: Claim) -> Comparison:
+        """Who a claim compares, as far as the ledger names them: None stands for words it does not know."""
+        target = self._named_target(context, claim)
+        subject = self._claim_subject(context, claim, target)
+        if target is None and claim.object_at is None and subject is not None:
+            target = self._default_target(context, subject)
+            if target is None:  # "from A to B gives 2% more": B against A, the reference
+                subject, target = self._subject_for_reference(context, subject)
+                if subject is None or target is None:
+                    return Comparison(claim.start, None, None)  # unclear
+        return Comparison(claim.start, subject, target)
+
+    def _named_target(self, context: Context, claim: Claim) -> str | None:
+        """The experiment a claim names as its target ("than |baseline", "beats |Ring by 5%")."""
+        if claim.object_at is not None:
+            at = mention_at(context.mentions, claim.object_at)
+            return at.experiment if at is not None else None
+        if claim.object_search_start is not None:
+            inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
+            return inside[0].experiment if inside else None
+        return None
 
     def _claim_text_end(self, context: Context, claim: Claim) -> int:
         if claim.object_at is not None:
@@ -180,11 +202,13 @@ class ClaimRule:
             if not old:
                 return None
             how = "change" if s.supersedes == named.name else "medians"
-            return Delta((s_facts.current / old - 1) * 100, None, None, f"{s.label} against {named.label}", how)
+            return Delta((s_facts.current / old - 1) * 100, None, None, f"{s.label} against {named.label}", how,
+                         runs=f"{cite_current(s)} against {cite_current(named)}")
+        runs = f"{cite_current(s)} against {cite_current(t)}"
         comparison = s_facts.comparison if s_facts is not None else None
         if comparison is not None and comparison.against == t.name:
             return Delta(comparison.delta_pct, comparison.ci_low, comparison.ci_high, f"{s.label} against {t.label}",
-                          "comparison", comparison.verdict)
+                         "comparison", comparison.verdict, runs)
         reverse = t_facts.comparison if t_facts is not None else None
         if reverse is not None and reverse.against == s.name:
             def invert(d: float | None) -> float | None:
@@ -192,11 +216,12 @@ class ClaimRule:
             inverted = invert(reverse.delta_pct)
             if inverted is None:
                 return None
-            return Delta(inverted, invert(reverse.ci_high), invert(reverse.ci_low), f"{s.label} against {t.label}", "reverse")
+            return Delta(inverted, invert(reverse.ci_high), invert(reverse.ci_low), f"{s.label} against {t.label}", "reverse",
+                         reverse.verdict, runs)
         if s_facts is None or t_facts is None or s_facts.current is None or not t_facts.current:
             return None
         return Delta((s_facts.current / t_facts.current - 1) * 100, None, None,
-                      f"{s.label} against {t.label} (from their medians)", "medians")
+                     f"{s.label} against {t.label} (from their medians)", "medians", runs=runs)
 
     def historical_comparison(
         self, subject: str, target: str, metric: MetricInfo, claimed: list[tuple[float, float]], bound: str,
@@ -215,7 +240,7 @@ class ClaimRule:
             if member.name != self.know.standing(subject, context).name and facts.comparison is not None:
                 c = facts.comparison
                 if claim_holds(claimed, c.delta_pct, c.ci_low, c.ci_high, bound):
-                    return f"{member.label} ({member.measured_on or 'earlier'})"
+                    return f"{member.label} ({cite_current(member)})"
             for run in facts.history:
                 if not target_runs:
                     break
@@ -226,7 +251,8 @@ class ClaimRule:
                         self.know.standing(target, context), metric, partner, context
                     ):
                         continue
-                    return f"{run.date} ({fmt(run.value, metric.digits)} against {fmt(partner.value, metric.digits)})"
+                    return (f"{cite_run(run.run_id, run.date)} against {cite_run(partner.run_id, partner.date)} "
+                            f"({fmt(run.value, metric.digits)} against {fmt(partner.value, metric.digits)})")
         return None
 
     def claim_fix(self, subject: ExperimentFacts, target: ExperimentFacts, metric: MetricInfo, delta: Delta) -> str:
@@ -267,16 +293,47 @@ class ClaimRule:
         )
         actual = self.actual_delta(experiment, target, metric, context)
         claimed = claimed_intervals(claim, metric)
-        if actual is None or claimed is None or claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+        if actual is None or claimed is None:
+            return None
+        cannot_tell = unsupported(claimed, actual) and not NOISE_HEDGE.search(cell.text)
+        if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
             return None
         if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):
             return None
-        delta, low, high, described = actual.value, actual.low, actual.high, actual.described
-        interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
-        message = f"says {match.group().strip()}; the ledger says {delta:+.1f}%{interval} ({delta_words(delta, metric)})"
-        fix = self.claim_fix(self.know.standing(experiment, context), self.know.standing(target, context), metric, actual)
-        return context.finding(match.start(), match.end(), STALE_CLAIM, message, f"{described}: {delta:+.1f}%{interval}", fix,
-                               self.know.standing(experiment, context).name)
+        subject, versus = self.know.standing(experiment, context), self.know.standing(target, context)
+        message = f"says {match.group().strip()}; {ledger_says(actual, metric, subject, versus)}"
+        fix = self.claim_fix(subject, versus, metric, actual)
+        return context.finding(match.start(), match.end(), STALE_CLAIM, message, ledger_line(actual, metric), fix, subject.name)
+
+
+# Verdicts under which the ledger cannot tell the two apart: no direction is supported.
+_CANNOT_TELL = {"same": "no significant difference", "insufficient": "too few runs to tell"}
+
+
+def unsupported(claimed: list[tuple[float, float]], actual: Delta) -> bool:
+    """Whether a claim gives a direction ("10.6% slower") that the comparison's verdict does not support."""
+    if actual.verdict not in _CANNOT_TELL:
+        return False
+    return all(lo > 0 for lo, _ in claimed) or all(hi < 0 for _, hi in claimed)
+
+
+def _interval(actual: Delta) -> str:
+    return f" [{actual.low:+.1f}%, {actual.high:+.1f}%]" if actual.low is not None and actual.high is not None else ""
+
+
+def ledger_says(actual: Delta, metric: MetricInfo, subject: ExperimentFacts, target: ExperimentFacts) -> str:
+    """What the ledger says of the comparison, with the runs it comes from."""
+    figures = f"{actual.value:+.1f}%{_interval(actual)}"
+    if actual.verdict in _CANNOT_TELL:
+        return (f"the ledger cannot tell {subject.label} from {target.label}: {figures}, "
+                f"{_CANNOT_TELL[actual.verdict]} ({actual.runs})")
+    return f"the ledger says {figures} ({delta_words(actual.value, metric)}; {actual.runs})"
+
+
+def ledger_line(actual: Delta, metric: MetricInfo) -> str:
+    """The comparison as the ledger has it, for a finding's ``ledger`` field."""
+    words = _CANNOT_TELL.get(actual.verdict or "") or delta_words(actual.value, metric)
+    return f"{actual.described}: {actual.value:+.1f}%{_interval(actual)}, {words} ({actual.runs})"
 
 
 def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, float]] | None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from benchdoc.lint.attribution import Place
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
-from benchdoc.lint.knowledge import STATUS_PHRASES, Knowledge, fmt, matches, tolerance
+from benchdoc.lint.knowledge import STATUS_PHRASES, Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
 from benchdoc.lint.words import (
@@ -30,6 +32,16 @@ _CELL_VALUE = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _OldMatch:
+    """An older result a number quotes."""
+
+    named: str  # the experiment named in the sentence whose line it belongs to
+    member: str  # the experiment of that line that measured it
+    metric: MetricInfo
+    run: RunValue
+
+
 class ValueRule:
     """Numbers in sentences, and numbers alone in a table cell under a metric's header."""
 
@@ -37,8 +49,8 @@ class ValueRule:
         self.know = knowledge
         self.facts = knowledge.facts
 
-    def value(self, context: Context, quantity: Quantity) -> Finding | None:
-        text = context.unit.text
+    def value(self, context: Context, quantity: Quantity, where: Place | None = None) -> Finding | None:
+        """A number with a unit in a sentence; ``where`` is whose figure its position makes it."""
         candidates = [m for m in self.facts.metrics.values() if m.unit and m.unit.strip().lower() in quantity.units]
         experiments = context.experiments()
         if not candidates or not experiments:
@@ -47,6 +59,30 @@ class ValueRule:
         # Most numbers are right: settle those before reading the words around them.
         if any(self.accepts(e, m, quantity, False, context) for e in scope for m in candidates):
             return None
+        read = self._metrics_read(context, quantity, candidates)
+        if read is None:
+            return None
+        metrics, metric_certain = read
+        where = where or Place(context.nearest(quantity.start), False)
+        if where.foreign:
+            return None  # the figure of something the ledger does not name
+        historical = context.historical or quantity.before
+        if historical and any(self.accepts(e, m, quantity, True, context) for e in scope for m in metrics):
+            return None
+        attributed = where.experiment or context.nearest(quantity.start)
+        single = len({self.know.standing(e, context).name for e in experiments}) == 1
+        old = self.old_matches(experiments, attributed, metrics, quantity, context)
+        if old:
+            return self._older_result(context, quantity, old, where, attributed)
+        if not metric_certain or not (single or where.certain):
+            return None
+        return self.finding(context, quantity, attributed, metrics[0], None)
+
+    def _metrics_read(
+        self, context: Context, quantity: Quantity, candidates: list[MetricInfo]
+    ) -> tuple[list[MetricInfo], bool] | None:
+        """The metrics a number may be a value of, and whether it is only one; None when it is no metric's value."""
+        text = context.unit.text
         clause_start, clause_end = context.clause(quantity.start)
         before = text[clause_start : quantity.start]
         if HYPOTHETICAL.search(before) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
@@ -56,26 +92,27 @@ class ValueRule:
         clause = context.plain[clause_start:clause_end]
         named = [m for m in candidates if self.know.names_metric(m.name, clause)]
         if named:
-            metrics, metric_certain = named, len(named) == 1
-        elif any(m.unit.strip().lower() in GENERIC_UNITS for m in candidates):
+            return named, len(named) == 1
+        if any(m.unit.strip().lower() in GENERIC_UNITS for m in candidates):
             if "%" in quantity.units:
                 return None  # a bare percentage is a claim or a share, not a metric's value
-            metrics, metric_certain = candidates, False
+            return candidates, False
+        return candidates, len(candidates) == 1
+
+    def _older_result(
+        self, context: Context, quantity: Quantity, old: list[_OldMatch], where: Place, attributed: str
+    ) -> Finding | None:
+        """A number that quotes an older result: of whom, weighing its value against its place."""
+        lines = list(dict.fromkeys(self.know.standing(match.named, context).name for match in old))
+        placed = self.know.standing(where.experiment, context).name if where.experiment else None
+        if len(lines) == 1 and (not where.certain or placed in (None, lines[0])):
+            chosen: _OldMatch | None = old[0]
         else:
-            metrics, metric_certain = candidates, len(candidates) == 1
-        attributed = context.nearest(quantity.start)
-        certain = metric_certain and len({self.know.standing(e, context).name for e in experiments}) == 1
-        historical = context.historical or quantity.before
-        if historical and any(self.accepts(e, m, quantity, True, context) for e in scope for m in metrics):
-            return None
-        old = self.old_match(experiments, attributed, metrics, quantity, context)
-        if old is None and not certain:
-            return None
-        if old is not None:
-            owner, metric, run = old
-        else:
-            owner, metric, run = attributed, metrics[0], None
-        return self.finding(context, quantity, owner, metric, run)
+            wanted = placed if where.certain else self.know.standing(attributed, context).name
+            chosen = next((match for match in old if self.know.standing(match.named, context).name == wanted), None)
+        if chosen is None:
+            return self.unsure(context, quantity, old, placed)
+        return self.finding(context, quantity, chosen.member, chosen.metric, chosen.run)
 
     def accepts(
         self, experiment: str, metric: MetricInfo, quantity: Quantity, historical: bool, context: Context | None
@@ -86,12 +123,13 @@ class ValueRule:
             values = values + self.know.values_past(experiment, metric.name)
         return any(matches(quantity.value, v, allowed, quantity.bound) for v in values)
 
-    def old_match(
+    def old_matches(
         self, experiments: Sequence[str], attributed: str, metrics: Sequence[MetricInfo], quantity: Quantity,
         context: Context | None,
-    ) -> tuple[str, MetricInfo, RunValue] | None:
-        """An older result of a named experiment (or of its lineage) that the number quotes."""
+    ) -> list[_OldMatch]:
+        """Every older result of a named experiment (or of its lineage) that the number quotes, the attributed one's first."""
         order = [attributed, *(e for e in experiments if e != attributed)]
+        found: list[_OldMatch] = []
         for experiment in order:
             for member in self.facts.lineage(experiment):
                 for metric in metrics:
@@ -99,12 +137,31 @@ class ValueRule:
                     if facts is None:
                         continue
                     allowed = tolerance(quantity.decimals, metric.digits)
-                    for run in facts.history:
-                        if matches(quantity.value, run.value, allowed, "exact") and not self.know.is_current(
-                            member, metric, run, context
-                        ):
-                            return member.name, metric, run
-        return None
+                    found.extend(
+                        _OldMatch(experiment, member.name, metric, run) for run in facts.history
+                        if matches(quantity.value, run.value, allowed, "exact")
+                        and not self.know.is_current(member, metric, run, context)
+                    )
+        return found
+
+    def unsure(self, context: Context, quantity: Quantity, old: list[_OldMatch], placed: str | None) -> Finding:
+        """A number that quotes an older result, but whose: its value and its place disagree. No binding is proposed."""
+        quoted = context.unit.text[quantity.start : quantity.unit_end].strip()
+        quotes = "; ".join(
+            f"{self.facts.experiments[match.member].label}'s result of {cite_run(match.run.run_id, match.run.date)}"
+            for match in {self.know.standing(m.named, context).name: m for m in reversed(old)}.values()
+        )
+        where = f", but it stands where {self.facts.experiments[placed].label}'s figure goes" if placed else ""
+        message = f"says {quoted}, which quotes {quotes}{where}: which experiment it is about is unclear"
+        now = []
+        for name in dict.fromkeys(self.know.standing(m.named, context).name for m in old):
+            current = self.facts.experiments[name]
+            facts = current.metrics.get(old[0].metric.name)
+            if facts is not None and facts.current is not None:
+                now.append(f"{current.label}: {fmt(facts.current, old[0].metric.digits)}")
+        fix = "no fix proposed: say which experiment the number is about, then bind it to that experiment's value"
+        return context.finding(quantity.start, quantity.unit_end, STALE_VALUE, message, "; ".join(now), fix,
+                               self.know.standing(old[0].named, context).name)
 
     def finding(
         self, context: Context, quantity: Quantity, owner: str, metric: MetricInfo, run: RunValue | None
@@ -116,25 +173,28 @@ class ValueRule:
         if facts is None or facts.current is None:
             if run is None:
                 return None
+            latest = cite_latest(current)
             state = f"{current.label} {STATUS_PHRASES.get(current.status, 'is now ' + current.status)}" + (
                 f": {current.reason}" if current.reason else ""
-            )
-            message = f"quotes the result of {run.date} ({fmt(run.value, metric.digits)}{unit}); {state}"
+            ) + (f" ({latest})" if latest else "")
+            message = f"quotes the result of {cite_run(run.run_id, run.date)} ({fmt(run.value, metric.digits)}{unit}); {state}"
             ledger = state
             fix = f"reword: {current.label} has no current {metric.label} ({current.status})"
         else:
             now = f"{fmt(facts.current, metric.digits)}{unit}"
             whose = "the " if current.name == owner else f"{self.facts.experiments[owner].label}'s "
             named_metric = "" if metric.label.strip().lower() == metric.unit.strip().lower() else f"{metric.label} "
+            source = cite_current(current)
             if run is not None:
-                message = f"quotes {whose}result of {run.date} ({fmt(run.value, metric.digits)}{unit}); now {now}"
+                message = (f"quotes {whose}result of {cite_run(run.run_id, run.date)} ({fmt(run.value, metric.digits)}{unit}); "
+                           f"now {now} from {source}")
             else:
-                message = f"says {quoted}; {named_metric or 'the result '}of {current.label} is now {now}"
+                message = f"says {quoted}; {named_metric or 'the result '}of {current.label} is now {now} from {source}"
             if current.name != owner:
                 message += f" ({current.label}, which supersedes {self.facts.experiments[owner].label})"
             elif run is not None:
                 message += f" ({current.label})"
-            ledger = f"{current.label}: {named_metric}{now}" + (f", measured {current.measured_on}" if current.measured_on else "")
+            ledger = f"{current.label}: {named_metric}{now}, {source}"
             fix = (
                 f"<!-- benchdoc:value {current.name}.{metric.name} -->{fmt(facts.current, metric.digits)}"
                 f"<!-- benchdoc:end -->{unit}"
@@ -161,9 +221,9 @@ class ValueRule:
         context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
         if self.accepts(experiment, metric, quantity, historical, context):
             return None
-        old = self.old_match([experiment], experiment, [metric], quantity, context)
-        if old is not None:
-            return self.finding(context, quantity, old[0], metric, old[2])
+        old = self.old_matches([experiment], experiment, [metric], quantity, context)
+        if old:
+            return self.finding(context, quantity, old[0].member, metric, old[0].run)
         return self.finding(context, quantity, experiment, metric, None)
 
     def header_metric(self, header: str) -> MetricInfo | None:

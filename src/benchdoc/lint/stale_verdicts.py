@@ -12,7 +12,7 @@ import re
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
-from benchdoc.lint.knowledge import RAN_OK, STATUS_PHRASES, Knowledge
+from benchdoc.lint.knowledge import RAN_OK, STATUS_PHRASES, Knowledge, cite_current, cite_latest
 from benchdoc.lint.text import Unit
 from benchdoc.lint.verdicts import VerdictWord
 from benchdoc.lint.words import (
@@ -143,9 +143,10 @@ class VerdictRule:
         detail = ""
         if status != "Failed" and facts is not None and facts.comparison is not None:
             target = self.facts.experiments.get(facts.comparison.against)
-            detail = f" ({facts.comparison.delta_pct:+.1f}% vs {target.label if target else facts.comparison.against})"
-        elif current.reason:
-            detail = f" ({current.reason})"
+            detail = (f" ({facts.comparison.delta_pct:+.1f}% vs {target.label if target else facts.comparison.against}, "
+                      f"{cite_current(current)})")
+        elif current.reason or current.runs:
+            detail = " (" + ", ".join(part for part in (current.reason, cite_latest(current)) if part) + ")"
         phrase = STATUS_PHRASES.get(status, f"is now {status}")
         if metric is not None:
             phrase += f" on {self.facts.metrics[metric].label}"

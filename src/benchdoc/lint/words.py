@@ -39,6 +39,13 @@ HISTORICAL_CUES = re.compile(
     re.IGNORECASE,
 )
 
+# A sentence that calls its own difference noise does not claim a direction: "0.3% slower, i.e. noise".
+NOISE_HEDGE = re.compile(
+    r"(?<![\w-])(?:noise|noisy|not (?:statistically )?significant|insignificant|n\.s\.|run-to-run (?:variation|noise)|"
+    r"error bars?|margin of error)(?![\w-])",
+    re.IGNORECASE,
+)
+
 # Before a number: "from 54.1 to 96.1", "(was 54.1)", "up from 89.5", "54.1 -> 96.1".
 BEFORE_NUMBER = re.compile(r"(?:\bfrom|\bwas|\bwere|\bprevious(?:ly)?|\bold|\bbefore|\bformerly)\s*[(:]?\s*$", re.IGNORECASE)
 ARROW_AFTER = re.compile(r"^\s*(?:→|->|=>|⟶)")

@@ -1,0 +1,102 @@
+"""Whose figure a number in a sentence is, by where it stands.
+
+In "EAGLE-3 is 87% faster than baseline (1583.6 tok/s vs 845.7 tok/s)" the first number of
+the pair is the subject's and the second the target's: the pair follows the order of the
+comparison before it. A number standing where something the ledger does not name belongs
+("Speculative decoding reaches 1583.6 tok/s, 87% faster than baseline", with no experiment
+of that name) is nobody's the lint can judge. Otherwise a number belongs to the experiment
+named last before it, as it always did, and is certain only when the sentence names one.
+
+This module only places numbers; which experiment's current or past values a number
+matches is weighed against the place in :mod:`benchdoc.lint.stale_values`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from benchdoc.lint.context import Context
+from benchdoc.lint.quantities import Quantity
+
+# Between the two numbers of a pair of different experiments' figures ("1583.6 tok/s vs 845.7 tok/s").
+# "to", "->" and ranges join an experiment's before and after, or its bounds: not a pair.
+_PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|with))\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A relative claim's two sides in a sentence: "A is 87% faster than B"."""
+
+    start: int  # where the claim starts
+    subject: str | None  # None: named by words the ledger does not know (or not at all)
+    target: str | None  # both None: which is which is unclear
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a number stands in its sentence."""
+
+    experiment: str | None  # the experiment whose figure stands there
+    certain: bool  # the sentence's shape leaves no doubt (a pair after a comparison)
+    foreign: bool = False  # it stands where something the ledger does not name belongs
+
+
+def place(
+    context: Context, quantity: Quantity, quantities: Sequence[Quantity], comparisons: Sequence[Comparison]
+) -> Place:
+    """Whose figure ``quantity`` is by its position among the sentence's numbers and comparisons."""
+    paired = _pair(context.unit.text, quantity, quantities)
+    if paired is not None:
+        index, first = paired
+        sides = _sides_before(context, first.start, comparisons)
+        if sides is not None:
+            owner = sides[index]
+            return Place(owner, owner is not None, foreign=owner is None)
+    for comparison in comparisons:
+        if comparison.subject is None and comparison.target is not None and quantity.start < comparison.start:
+            before = [m for m in context.mentions if m.end <= quantity.start]
+            if not before and context.row_experiment is None:
+                return Place(None, False, foreign=True)  # the unnamed subject's figure
+    return Place(context.nearest(quantity.start) if context.mentions or context.row_experiment else None, False)
+
+
+def _pair(text: str, quantity: Quantity, quantities: Sequence[Quantity]) -> tuple[int, Quantity] | None:
+    """(0 or 1, the pair's first number) when the number is one of an "a vs b" pair, else None."""
+    ordered = sorted(quantities, key=lambda q: q.start)
+    at = next((i for i, q in enumerate(ordered) if q.start == quantity.start), None)
+    if at is None:
+        return None
+    if at + 1 < len(ordered) and _linked(text, ordered[at], ordered[at + 1]):
+        return 0, ordered[at]
+    if at > 0 and _linked(text, ordered[at - 1], ordered[at]):
+        return 1, ordered[at - 1]
+    return None
+
+
+def _linked(text: str, first: Quantity, second: Quantity) -> bool:
+    if first.before or second.before:
+        return False  # "from 54.1 to 96.1": one experiment's before and after
+    if not first.units & second.units:
+        return False  # "96.1 tok/s and 43.5 ms": two metrics, not two experiments
+    gap = text[first.unit_end : second.start]
+    if _PAIR_LINK.match(gap):
+        return True
+    # "89.5 vs 92.6 tok/s": the first number shares the second's unit.
+    return first.unit_end == first.end and _PAIR_LINK.match(text[first.end : second.start]) is not None
+
+
+def _sides_before(
+    context: Context, position: int, comparisons: Sequence[Comparison]
+) -> tuple[str | None, str | None] | None:
+    """The two experiments a pair of numbers at ``position`` stands for, in order, or None when unclear."""
+    before = [c for c in comparisons if c.start < position]
+    if before:
+        last = before[-1]
+        return None if last.subject is None and last.target is None else (last.subject, last.target)
+    named = list(dict.fromkeys(m.experiment for m in context.mentions if m.end <= position))
+    if len(named) == 2:
+        return named[0], named[1]  # "EAGLE-3 against the baseline: 96.1 vs 92.6 tok/s"
+    return None
+
