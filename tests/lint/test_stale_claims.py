@@ -40,6 +40,8 @@ def test_true_relative_claims_stand(story_facts: LintFacts, sentence: str) -> No
         ("EAGLE-3 is 10% faster than baseline.", "the ledger says +3.8%"),
         ("EAGLE-3 is 1.5x faster than baseline.", "the ledger says +3.8%"),
         ("EAGLE-3 (+12.0% vs baseline).", "the ledger says +3.8%"),
+        ("EAGLE-3 beats the baseline by 40%.", "the ledger says +3.8%"),  # the target's name between verb and number
+        ("With EAGLE-3 the output is 40% lower than with the baseline.", "the ledger says +3.8%"),
     ],
 )
 def test_contradicted_relative_claims_are_reported(story_facts: LintFacts, sentence: str, expected: str) -> None:

@@ -77,3 +77,13 @@ def test_true_and_historical_rows_stand(story_facts: LintFacts) -> None:
         "| Notes | 89.5 on CUDA 12.8 | |\n"
     )
     assert kinds(story_facts, text) == []
+
+
+def test_a_vs_column_direction_the_ledger_cannot_tell_unless_the_row_says_so(spec_facts: LintFacts) -> None:
+    text = (
+        "| Config | vs Baseline | Verdict |\n|---|---|---|\n"
+        "| N-gram speculation | -10.6% | Slower |\n"
+        "| N-gram speculation | -10.6% | No difference |\n"
+        "| N-gram speculation | -10.6% (within noise) | |\n"
+    )
+    assert kinds(spec_facts, text) == [(3, STALE_CLAIM, "-10.6%"), (3, STALE_VERDICT, "Slower")]

@@ -64,11 +64,12 @@ _VERB_POLARITY = (
     (re.compile(r"increas|rais", re.IGNORECASE), UP),
     (re.compile(r"reduc|cut|lower|decreas|drop", re.IGNORECASE), DOWN),
 )
-# After the claim word: up to four words, then the word that introduces what it is compared with.
+# After the claim word: up to four words, then the word that introduces what it is compared with
+# ("than |the baseline", "than with |the Triton backend").
 _LINK = re.compile(
     r"^(?P<gap>(?:\s+(?!than\b|over\b|vs\b|versus\b|against\b|compared\b|relative\b|on top\b|from\b)[\w/()'-]+){0,4}?)"
     r"\s*,?\s+(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
-    r"(?:(?:the|a|an|its|their|our)\s+)?",
+    r"(?:(?<=than )(?:with|on|under|using)\s+)?(?:(?:the|a|an|its|their|our)\s+)?",
     re.IGNORECASE,
 )
 _LINK_AFTER_BY = re.compile(

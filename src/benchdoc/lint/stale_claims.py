@@ -131,6 +131,10 @@ class ClaimRule:
 
     def _claim_metric(self, context: Context, claim: Claim, clause: tuple[int, int]) -> MetricInfo | None:
         noun = claim.noun
+        if noun and claim.object_search_start is not None:
+            # "beats |the baseline| by 5%": the target's name between verb and number is no noun.
+            at = context.unit.text.find(noun, claim.object_search_start)
+            noun = " ".join(context.plain[at : at + len(noun)].split()) if at >= 0 else noun
         if noun and _PREPOSITION.match(noun):
             named = self.know.named_metrics(noun)
             if len(named) == 1:
@@ -272,9 +276,13 @@ class ClaimRule:
                 f"vs={target.name} --><!-- benchdoc:end --> and run `benchdoc sync --write`")
 
     def cell(
-        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset()
+        self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset(),
+        hedged: bool = False,
     ) -> Finding | None:
-        """A "vs X" column: a signed percentage against the header's experiment (or compare_to)."""
+        """A "vs X" column: a signed percentage against the header's experiment (or compare_to).
+
+        ``hedged``: the row itself says the difference is noise (a "No difference" status, "within noise").
+        """
         match = re.search(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%", cell.text)
         if match is None or match.group(1) is None:
             return None
@@ -295,7 +303,7 @@ class ClaimRule:
         claimed = claimed_intervals(claim, metric)
         if actual is None or claimed is None:
             return None
-        cannot_tell = unsupported(claimed, actual) and not NOISE_HEDGE.search(cell.text)
+        cannot_tell = unsupported(claimed, actual) and not hedged and not NOISE_HEDGE.search(cell.text)
         if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
             return None
         if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):

@@ -22,7 +22,7 @@ from benchdoc.lint.stale_claims import ClaimRule, is_vs_header
 from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HISTORICAL_CUES, STATUS_HEADERS, STATUS_WORDS
+from benchdoc.lint.words import HISTORICAL_CUES, NOISE_HEDGE, STATUS_HEADERS, STATUS_WORDS
 
 # Reads a cell as a sentence: (cell, path, row experiment, row historical, pinned experiments).
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
@@ -38,6 +38,7 @@ class _Row:
     experiment: str | None
     pinned: frozenset[str]
     historical: bool
+    hedged: bool  # a cell says the differences are noise: a "No difference" status, "within noise"
 
 
 class TableRule:
@@ -56,7 +57,8 @@ class TableRule:
         ordered = tuple(sorted(cells, key=lambda c: c.column_index or 0))
         label, experiment, pinned = self._label(ordered)
         historical = any(HISTORICAL_CUES.search(c.text) for c in ordered)
-        row = _Row(ordered, path, label, experiment, pinned, historical)
+        hedged = any(NOISE_HEDGE.search(c.text) or _status_word(c.text) == "No difference" for c in ordered)
+        row = _Row(ordered, path, label, experiment, pinned, historical, hedged)
         if experiment is not None:
             return [f for cell in ordered if cell is not label for f in self._experiment_cell(row, cell)]
         transposed = self._metric_row(row)
@@ -89,10 +91,10 @@ class TableRule:
         if not text or text in _EMPTY_CELLS:
             return []
         finding: Finding | None
-        if STATUS_HEADERS.match(header) and " ".join(text.lower().split()) in STATUS_WORDS:
+        if STATUS_HEADERS.match(header) and _status_word(text) is not None:
             finding = self.verdicts.cell(cell, row.path, row.experiment, row.historical, row.pinned)
         elif is_vs_header(header) and "%" in text:
-            finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned)
+            finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged)
         elif self.values.is_value_cell(cell.text) and self.values.header_metric(header) is not None:
             finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)
         else:
@@ -121,3 +123,8 @@ class TableRule:
             if finding is not None:
                 findings.append(finding)
         return findings if read_any else None
+
+
+def _status_word(text: str) -> str | None:
+    """The status a cell's whole text names ("FAILED" -> "Failed"), or None."""
+    return STATUS_WORDS.get(" ".join(text.lower().split()))
