@@ -403,102 +403,110 @@ def _pair(
     path: str, text: str, line_starts: tuple[int, ...], found: list[_Found]
 ) -> tuple[list[Region], list[Directive], list[DocumentError]]:
     """Pair opening and end markers into regions; report every structural problem."""
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(line_starts, offset)
-
-    def column_of(offset: int) -> int:
-        return offset - line_starts[line_of(offset) - 1] + 1
-
-    def alone(item: _Found) -> bool:
-        line_start = line_starts[line_of(item.start) - 1]
-        line_end = text.find("\n", item.end)
-        line_end = len(text) if line_end < 0 else line_end
-        return not text[line_start : item.start].strip() and not text[item.end : line_end].strip()
-
-    def error(message: str, item: _Found) -> None:
-        errors.append(DocumentError(message, file=path, line=line_of(item.start)))
-
-    def name(opened: _Open) -> str:
-        return f"{opened.marker.kind} region opened at line {line_of(opened.found.start)}"
-
-    regions: list[Region] = []
-    directives: list[Directive] = []
-    errors: list[DocumentError] = []
-    stack: list[_Open] = []
-
-    def close_unclosed_inline(before: _Found | None) -> None:
-        # An inline region must close on the line where its opening marker ends.
-        while stack and stack[-1].inline and (
-            before is None or line_of(before.start) != line_of(stack[-1].found.end - 1)
-        ):
-            opened = stack.pop()
-            error(
-                f"unclosed inline {opened.marker.kind} region: put <!-- benchdoc:end --> after its "
-                "value on the same line (a region spanning lines needs its markers on lines of their own)",
-                opened.found,
-            )
-            if stack:
-                stack[-1].poisoned = True
-
+    pairing = _Pairing(path, text, line_starts)
     for item in sorted(found, key=lambda f: f.start):
-        close_unclosed_inline(item)
+        pairing.take(item)
+    pairing.finish()
+    return pairing.regions, pairing.directives, pairing.errors
+
+
+class _Pairing:
+    """The state of pairing markers in document order: open regions, and what was found."""
+
+    def __init__(self, path: str, text: str, line_starts: tuple[int, ...]) -> None:
+        self.path = path
+        self.text = text
+        self.line_starts = line_starts
+        self.regions: list[Region] = []
+        self.directives: list[Directive] = []
+        self.errors: list[DocumentError] = []
+        self.stack: list[_Open] = []
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def column_of(self, offset: int) -> int:
+        return offset - self.line_starts[self.line_of(offset) - 1] + 1
+
+    def alone(self, item: _Found) -> bool:
+        """Whether the marker has its line to itself (a block marker) or shares it (inline)."""
+        line_start = self.line_starts[self.line_of(item.start) - 1]
+        line_end = self.text.find("\n", item.end)
+        line_end = len(self.text) if line_end < 0 else line_end
+        return not self.text[line_start : item.start].strip() and not self.text[item.end : line_end].strip()
+
+    def error(self, message: str, item: _Found) -> None:
+        self.errors.append(DocumentError(message, file=self.path, line=self.line_of(item.start)))
+
+    def name(self, opened: _Open) -> str:
+        return f"{opened.marker.kind} region opened at line {self.line_of(opened.found.start)}"
+
+    def take(self, item: _Found) -> None:
+        self.close_unclosed_inline(item)
         marker = item.marker
         if marker is None:
-            error(item.problem or "malformed marker", item)
-            continue
-        if marker.is_directive:
-            directives.append(
-                Directive(
-                    path=path,
-                    kind=marker.kind,
-                    args=marker.args,
-                    attrs=marker.attrs,
-                    line=line_of(item.start),
-                    column=column_of(item.start),
-                    standalone=alone(item),
-                )
+            self.error(item.problem or "malformed marker", item)
+        elif marker.is_directive:
+            self.directives.append(Directive(
+                path=self.path, kind=marker.kind, args=marker.args, attrs=marker.attrs, line=self.line_of(item.start),
+                column=self.column_of(item.start), standalone=self.alone(item),
+            ))
+        elif not marker.is_end:
+            self.open(item, marker)
+        else:
+            self.close(item)
+
+    def open(self, item: _Found, marker: Marker) -> None:
+        if self.stack:
+            self.error(
+                f"nested region: this {marker.kind} marker opens inside the {self.name(self.stack[-1])}; "
+                "regions cannot nest (close the outer region first)",
+                item,
             )
-            continue
-        if not marker.is_end:
-            if stack:
-                error(
-                    f"nested region: this {marker.kind} marker opens inside the {name(stack[-1])}; "
-                    "regions cannot nest (close the outer region first)",
-                    item,
-                )
-                for opened in stack:
-                    opened.poisoned = True
-            stack.append(_Open(found=item, marker=marker, inline=not alone(item)))
-            continue
-        if not stack:
-            error(
+            for opened in self.stack:
+                opened.poisoned = True
+        self.stack.append(_Open(found=item, marker=marker, inline=not self.alone(item)))
+
+    def close(self, item: _Found) -> None:
+        if not self.stack:
+            self.error(
                 "stray end marker: no region is open here "
                 "(markers inside code blocks and code spans do not count)",
                 item,
             )
-            continue
-        opened = stack.pop()
-        if stack:
-            continue  # the inner one of a nested pair; already reported
-        if not opened.inline and not alone(item):
-            error(
-                f"the end marker of the block {name(opened)} must be on a line of its own",
-                item,
-            )
-            continue
+            return
+        opened = self.stack.pop()
+        if self.stack:
+            return  # the inner one of a nested pair; already reported
+        if not opened.inline and not self.alone(item):
+            self.error(f"the end marker of the block {self.name(opened)} must be on a line of its own", item)
+            return
         if opened.poisoned:
-            continue
-        regions.append(_region(path, text, line_starts, opened, item, line_of, column_of))
+            return
+        self.regions.append(_region(self.path, self.text, self.line_starts, opened, item, self.line_of, self.column_of))
 
-    close_unclosed_inline(None)
-    for opened in stack:
-        error(
-            f"unclosed {opened.marker.kind} region: no <!-- benchdoc:end --> follows its opening marker "
-            "(markers inside code blocks and code spans do not count)",
-            opened.found,
-        )
-    return regions, directives, errors
+    def close_unclosed_inline(self, before: _Found | None) -> None:
+        # An inline region must close on the line where its opening marker ends.
+        while self.stack and self.stack[-1].inline and (
+            before is None or self.line_of(before.start) != self.line_of(self.stack[-1].found.end - 1)
+        ):
+            opened = self.stack.pop()
+            self.error(
+                f"unclosed inline {opened.marker.kind} region: put <!-- benchdoc:end --> after its "
+                "value on the same line (a region spanning lines needs its markers on lines of their own)",
+                opened.found,
+            )
+            if self.stack:
+                self.stack[-1].poisoned = True
+
+    def finish(self) -> None:
+        self.close_unclosed_inline(None)
+        for opened in self.stack:
+            self.error(
+                f"unclosed {opened.marker.kind} region: no <!-- benchdoc:end --> follows its opening marker "
+                "(markers inside code blocks and code spans do not count)",
+                opened.found,
+            )
 
 
 def _region(
