@@ -15,9 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchdoc.runner.jsonpath import parse_json_path
 from benchdoc.runner.spec import ResultReader
-
-_SEGMENT = re.compile(r"""\.?(?:(?P<name>[^.\[\]"]+)|\[(?P<index>-?\d+)\]|\["(?P<quoted>[^"]*)"\])""")
 
 
 class ResultReadError(Exception):
@@ -27,30 +26,6 @@ class ResultReadError(Exception):
 class ReportedFailure(Exception):
     """The results were read, and they say the measurement failed (e.g. a tool that
     records a failing command): a failure of the configuration, not of the harness."""
-
-
-def parse_json_path(path: str) -> list[str | int]:
-    """``results[0].output_throughput`` -> ``["results", 0, "output_throughput"]``.
-
-    Segments are names separated by dots, ``[N]`` list indices (``[-1]`` is the last
-    item) and ``["a.b"]`` for a name holding dots or brackets.
-    """
-    if not path or path.startswith(".") or path.endswith("."):
-        raise ValueError(f"invalid JSON path {path!r} (expected something like results[0].throughput)")
-    segments: list[str | int] = []
-    position = 0
-    while position < len(path):
-        match = _SEGMENT.match(path, position)
-        if match is None or match.end() == position or (position > 0 and path[position] not in ".["):
-            raise ValueError(f"invalid JSON path {path!r} at character {position + 1}")
-        if match.group("index") is not None:
-            segments.append(int(match.group("index")))
-        elif match.group("quoted") is not None:
-            segments.append(match.group("quoted"))
-        else:
-            segments.append(match.group("name"))
-        position = match.end()
-    return segments
 
 
 def _number(value: Any, what: str) -> float:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from benchdoc.config import Config, did_you_mean
 from benchdoc.errors import ConfigError
+from benchdoc.runner.jsonpath import parse_json_path
 
 DEFAULT_READY_URL = "http://{host}:{port}/health"
 DEFAULT_READY_TIMEOUT_S = 600.0  # a large model can take minutes to load and capture graphs
@@ -334,8 +335,6 @@ def _reader(table: _Table, kind: str) -> ResultReader:
         if not isinstance(text, str) or not text:
             raise table.error(f"{metric}: expected a non-empty string, got {text!r}", kind)
         if kind == "json":
-            from benchdoc.runner.reading import parse_json_path
-
             try:
                 parse_json_path(text)
             except ValueError as err:
