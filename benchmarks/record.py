@@ -57,12 +57,11 @@ def main() -> int:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(BENCHMARKS)})")
 
     from benchdoc.config import load_config
-    from benchdoc.environment import capture_environment, git_info
-    from benchdoc.ledger import Ledger, NewRun, Sample
+    from benchdoc.ledger import Ledger, NewRun, RunMetadata, Sample
+    from benchdoc.provenance import provenance
 
     config = load_config(ROOT / "benchdoc.toml")
-    git = git_info(ROOT)
-    environment = capture_environment(cwd=ROOT)
+    where = provenance(ROOT)
     with Ledger.open(config.ledger_url) as ledger:
         for script_name in args.benchmarks or list(BENCHMARKS):
             default, suffixes = BENCHMARKS[script_name]
@@ -79,16 +78,14 @@ def main() -> int:
                 samples = [Sample(metric, value) for metric, value in values.items() if metric in config.metrics]
                 if experiment in config.experiments and samples:
                     runs.append(
-                        NewRun(
-                            experiment=experiment,
-                            samples=samples,
-                            command=[Path(sys.executable).name, f"benchmarks/{script_name}", "--json"],
-                            host=environment["host"].get("hostname"),
-                            git_commit=git.commit if git else None,
-                            git_dirty=git.dirty if git else None,
-                            environment=environment,
-                            source="benchmark",
-                            metadata={"figures": figures},
+                        where.stamp(
+                            NewRun(
+                                experiment=experiment,
+                                samples=samples,
+                                command=[Path(sys.executable).name, f"benchmarks/{script_name}", "--json"],
+                                source="benchmark",
+                                metadata=RunMetadata(figures=figures),
+                            )
                         )
                     )
             if not runs:

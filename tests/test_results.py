@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import STORY_CONFIG
 
 from benchdoc.config import parse_config
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import Pooling, compute_results
 from benchdoc.stats import adjust_pvalues, compare
@@ -31,7 +32,7 @@ class Runs:
                 id=run_id, experiment=experiment, outcome="failed" if failed else "ok",
                 started_at=T0 + timedelta(days=day, minutes=run_id), finished_at=T0 + timedelta(days=day, minutes=run_id + 1),
                 failure_reason=failed, failure_log_line=None, command=None, host=host, git_commit=None, git_dirty=None,
-                environment=environment, note=None, source="record", metadata={},
+                environment=environment, note=None, source="record", metadata=RunMetadata(),
                 samples=tuple(Sample(metric, v, i) for i, v in enumerate(values or [])),
             )
         )

@@ -42,7 +42,7 @@ def test_import_records_the_selected_runs_with_their_provenance(project: Project
     for record in runs:
         assert record["source"] == "import:sglang-serving" and record["note"] == "H100 box"
         assert record["metadata"]["import"]["file"].endswith("sglang_serving.jsonl")
-        assert record["metadata"]["backend"] == "sglang"
+        assert record["metadata"]["tool"]["backend"] == "sglang"
         assert record["environment"]["model"] == "meta-llama/Llama-3.1-8B-Instruct"
     by_entry = {r["metadata"]["import"]["entry"]: r for r in runs}
     samples = {s["metric"]: s["value"] for s in by_entry["line 1"]["samples"]}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
+import sys
 
 import pytest
 from tests.conftest import Project
@@ -43,3 +46,43 @@ def test_report_options_pooling_output_and_history_limit(story: Project) -> None
     assert 'alt="History of' not in page and "History charts are drawn for the first 0 experiments only" in page
     res = story.run("report", "-o", "logs")
     assert res.returncode == 2 and res.stderr.startswith("benchdoc: error: logs is a folder")
+
+
+def test_report_shows_the_log_excerpt_of_a_run_that_failed_to_start(project: Project) -> None:
+    # A real `benchdoc run` against the simulator told to die while loading: the runner records
+    # the run, and the report reads the log the runner kept (not a path written by hand).
+    message = "ValueError: Model path does not exist: /x.gguf"
+    sim = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--fail-start", message]
+    project.write_config(
+        f"""\
+        [metrics.output_tok_s]
+        label = "tok/s"
+        primary = true
+
+        [servers.sim]
+        argv = {json.dumps(sim)}
+        ready_timeout = 30
+
+        [workloads.small]
+        requests = 2
+
+        [experiments.broken]
+        label = "Broken model path"
+        server = "sim"
+        workload = "small"
+        """
+    )
+    res = project.run("run", "broken", "--quiet")
+    assert res.returncode == 0, res.stderr  # a failed configuration is a result
+    with Ledger.open(project.ledger_url) as ledger:
+        (record,) = ledger.runs("broken")
+    assert record.outcome == "failed" and record.metadata.log_path is not None
+    log = record.metadata.log_path
+    assert log.startswith(".benchdoc/logs/broken-") and log.endswith(".server.log")
+    res = project.run("report")
+    assert res.returncode == 0, res.stderr
+    page = (project.root / "report.html").read_text(encoding="utf-8")
+    excerpt = re.search(r"<summary>Last (\d+) lines of ([^<]+)</summary><pre>(.*?)</pre>", page, re.S)
+    assert excerpt is not None, "the failed run's log excerpt is missing from the report"
+    assert excerpt.group(2) == log
+    assert "Scheduler hit an exception" in excerpt.group(3) and html.escape(message, quote=True) in excerpt.group(3)

@@ -236,7 +236,7 @@ repetitions = 2
     # Closed loop at 2, 6 requests a repetition: all but the last are preempted.
     assert "preempting: 10 of 12 requests were cut short" in result.stdout
     run = runs_in(project)["preempting"]
-    assert [r["cut_short_requests"] for r in run.metadata["per_repetition"]] == [5, 5]  # type: ignore[attr-defined]
+    assert [r.cut_short_requests for r in run.metadata.per_repetition] == [5, 5]  # type: ignore[attr-defined]
 
 
 def _guard_and_servers(pid: int) -> tuple[list[int], list[int]]:

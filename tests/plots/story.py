@@ -12,6 +12,7 @@ from pathlib import Path
 from tests.conftest import STORY_CONFIG
 
 from benchdoc.config import Config, parse_config
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.results import ResultSet, build_results
@@ -31,24 +32,24 @@ def story_config(extra: str = "", path: Path = Path("benchdoc.toml")) -> Config:
 
 
 def _run(experiment: str, values: list[float], minutes: int, env: dict, *, ttft: list[float] | None = None,
-         metadata: dict | None = None) -> NewRun:
+         metadata: RunMetadata | None = None) -> NewRun:
     samples = [Sample("output_tok_s", v, i) for i, v in enumerate(values)]
     samples += [Sample("ttft_ms_p50", v, i) for i, v in enumerate(ttft or [])]
     start = T0 + timedelta(minutes=minutes)
     return NewRun(
         experiment=experiment, samples=samples, started_at=start, finished_at=start + timedelta(minutes=5),
-        host="gpu-a", environment={"host": {"hostname": "gpu-a"}, **env}, metadata=metadata or {},
+        host="gpu-a", environment={"host": {"hostname": "gpu-a"}, **env}, metadata=metadata or RunMetadata(),
     )
 
 
-def record_story(ledger: Ledger, *, metadata: dict | None = None, log_path: Path | None = None) -> None:
+def record_story(ledger: Ledger, *, metadata: RunMetadata | None = None, log_path: Path | None = None) -> None:
     """Record the story's runs; ``metadata`` goes on every successful run."""
     ledger.record_run(_run("baseline", BASELINE_OLD, 0, CUDA_OLD, metadata=metadata))
     ledger.record_run(_run("eagle3", EAGLE3_OLD, 10, CUDA_OLD, metadata=metadata))
     ledger.record_run(_run("baseline", BASELINE, 60 * 24, CUDA_NEW, ttft=TTFT, metadata=metadata))
     ledger.record_run(_run("eagle3-cuda13", EAGLE3_NEW, 60 * 24 + 10, {**CUDA_NEW, "env_vars": {"SGLANG_ENABLE_FUSION": "1"}},
                            ttft=TTFT, metadata=metadata))
-    failed_meta = {"log_path": str(log_path)} if log_path else {}
+    failed_meta = RunMetadata(log_path=str(log_path) if log_path else None)
     start = T0 + timedelta(days=1, minutes=20)
     ledger.record_run(NewRun(
         experiment="nccl-tree", outcome="failed", started_at=start, finished_at=start + timedelta(minutes=1),
@@ -59,7 +60,7 @@ def record_story(ledger: Ledger, *, metadata: dict | None = None, log_path: Path
     ))
 
 
-def story_results(tmp_path: Path, *, extra_config: str = "", metadata: dict | None = None,
+def story_results(tmp_path: Path, *, extra_config: str = "", metadata: RunMetadata | None = None,
                   log_path: Path | None = None) -> ResultSet:
     config = story_config(extra_config, tmp_path / "benchdoc.toml")
     with Ledger.open(f"sqlite:///{tmp_path}/l.db") as ledger:

@@ -8,6 +8,7 @@ import pytest
 from tests.plots.story import story_results
 
 from benchdoc.errors import UsageError
+from benchdoc.ledger import RunMetadata
 from benchdoc.plots import bar_chart_data, before_after_data, chart_data, history_data, resolve_metric, select_experiments
 
 
@@ -79,7 +80,7 @@ def test_history_lists_every_run_oldest_first_with_the_pooled_one_marked(results
 
 
 def test_simulated_runs_are_said_to_be_simulated(tmp_path: Path) -> None:
-    results = story_results(tmp_path, metadata={"simulator": "benchdoc-sim 0.1"})
+    results = story_results(tmp_path, metadata=RunMetadata(simulator=True))
     chart = bar_chart_data(results)
     assert chart.simulated and "not real hardware" in chart.caption and "Simulated numbers." in chart.describe()
     assert not bar_chart_data(story_results(tmp_path / "real")).simulated

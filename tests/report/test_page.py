@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tests.plots.story import story_results
 
+from benchdoc.ledger import RunMetadata
 from benchdoc.report import build_report
 from benchdoc.report.assets import SCRIPT, STYLE, csp_hash
 
@@ -21,7 +22,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("story")
     log = folder / "nccl-tree.log"
     log.write_text("loading weights\nNCCL_ALGO=Tree\nRuntimeError: graph capture failed HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz123456\n")
-    results = story_results(folder, extra_config=EVIL_CONFIG, metadata={"simulator": "benchdoc sim"}, log_path=log)
+    results = story_results(folder, extra_config=EVIL_CONFIG, metadata=RunMetadata(simulator=True), log_path=log)
     return build_report(results, source="sqlite:///.benchdoc/ledger.db")
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from benchdoc.errors import ConfigError
-from benchdoc.ledger import NewRun, Sample
+from benchdoc.ledger import NewRun, Sample, ServerStop
 from benchdoc.ledger.store import Ledger
 from benchdoc.runner import RunOptions, plan_runs, run_experiments
 from benchdoc.runner import events as ev
@@ -64,24 +64,24 @@ def test_a_successful_run_records_every_repetition_and_leaves_nothing_running(tm
     assert {s.repetition for s in record.samples} == {0, 1}
     assert "ttft_ms_p50" in record.metrics and "error_rate" in record.metrics
     # The exact command, with the port it got, and the environment it ran with (redacted).
-    port = record.metadata["server"]["ports"][0]
+    port = record.metadata.launch.ports[0]
     assert record.command is not None and record.command[-4:] == ["--ttft-ms", "1", "--step-ms", "0.5"]
     assert record.command[record.command.index("--port") + 1] == str(port)
-    assert record.metadata["server"]["env"] == {"NCCL_ALGO": "Tree", "HF_TOKEN": "***"}
+    assert record.metadata.launch.env == {"NCCL_ALGO": "Tree", "HF_TOKEN": "***"}
     assert record.environment["env_vars"]["NCCL_ALGO"] == "Tree"
-    assert SECRET not in json.dumps([record.metadata, record.environment, record.command])
+    assert SECRET not in json.dumps([record.metadata.to_json(), record.environment, record.command])
     # The workload's settings and each repetition's bookkeeping.
-    assert record.metadata["simulator"] is True  # the simulator said so; reports label it simulated
-    settings = record.metadata["workload"]["settings"]
+    assert record.metadata.simulator is True  # the simulator said so; reports label it simulated
+    settings = record.metadata.workload["settings"]
     assert settings["requests"] == 6 and settings["concurrency"] == 2 and settings["model"] == "sim-llm"
-    assert [r["seed"] for r in record.metadata["per_repetition"]] == [0, 1]
-    assert [r["warmup_requests"] for r in record.metadata["per_repetition"]] == [1, 0]  # once per server start
+    assert [r.seed for r in record.metadata.per_repetition] == [0, 1]
+    assert [r.warmup_requests for r in record.metadata.per_repetition] == [1, 0]  # once per server start
     # The log is kept, named after the experiment and a UTC time.
-    log = tmp_path / record.metadata["log"]
+    log = tmp_path / record.metadata.log_path
     assert log.parent == tmp_path / ".benchdoc" / "logs" and log.name.startswith("baseline-2")
     assert "listening on" in log.read_text()
     assert outcome.log_path == log
-    assert record.metadata["server"]["stops"] == [{"returncode": 0, "killed": False, "exited_before_stop": False}]
+    assert record.metadata.launch.stops == (ServerStop(returncode=0, killed=False, exited_before_stop=False),)
     kinds = [type(e) for e in recorder.events]
     assert kinds[:2] == [ev.ExperimentStarted, ev.ServerStarting]
     assert kinds.index(ev.ServerReady) < kinds.index(ev.RepetitionStarted) and kinds[-1] is ev.ExperimentFinished
@@ -104,10 +104,10 @@ def test_out_of_memory_at_start_is_a_failed_run_with_its_reason(tmp_path: Path) 
     assert record.outcome == "failed" and record.samples == ()
     assert record.failure_reason == "CUDA out of memory"
     assert record.failure_log_line == message
-    assert message in (tmp_path / record.metadata["log"]).read_text()
-    assert record.metadata["server"]["stops"][0]["exited_before_stop"] is True
+    assert message in (tmp_path / record.metadata.log_path).read_text()
+    assert record.metadata.launch.stops[0].exited_before_stop is True
     assert not recorder.of(ev.ServerReady)
-    assert_gone(record.metadata["server"]["pids"])
+    assert_gone(record.metadata.launch.pids)
 
 
 def test_readiness_timeout(tmp_path: Path) -> None:
@@ -122,8 +122,8 @@ def test_readiness_timeout(tmp_path: Path) -> None:
     assert record.failure_reason is not None
     assert record.failure_reason.startswith("readiness timeout: not ready within 1.5 s")
     assert "HTTP 503" in record.failure_reason
-    assert record.metadata["server"]["stops"][0]["exited_before_stop"] is False
-    assert_gone(record.metadata["server"]["pids"])
+    assert record.metadata.launch.stops[0].exited_before_stop is False
+    assert_gone(record.metadata.launch.pids)
 
 
 def test_a_server_killed_mid_run_keeps_the_finished_repetitions(tmp_path: Path) -> None:
@@ -141,8 +141,8 @@ def test_a_server_killed_mid_run_keeps_the_finished_repetitions(tmp_path: Path) 
     assert record.outcome == "failed" and record.failure_reason == "illegal memory access"
     assert record.failure_log_line and "CUDA error: an illegal memory access was encountered" in record.failure_log_line
     assert {s.repetition for s in record.samples} == {0}
-    assert record.metadata["server"]["stops"][0]["exited_before_stop"] is True
-    assert_gone(record.metadata["server"]["pids"])
+    assert record.metadata.launch.stops[0].exited_before_stop is True
+    assert_gone(record.metadata.launch.pids)
 
 
 def test_ctrl_c_during_a_repetition_stops_the_server_and_records_nothing_for_it(tmp_path: Path) -> None:
@@ -228,12 +228,12 @@ def test_command_workloads_read_by_json_path_and_by_regex(tmp_path: Path) -> Non
     assert [o.outcome for o in report.outcomes] == ["ok", "ok"]
     by_json = runs["json-read"]
     assert by_json.values("models") == [1.0, 1.0] and all(v > 0 for v in by_json.values("health_per_s"))
-    outputs = [tmp_path / r["results"] for r in by_json.metadata["per_repetition"]]
+    outputs = [tmp_path / str(r.results) for r in by_json.metadata.per_repetition]
     assert all(p.name.endswith(".output.json") and p.exists() for p in outputs)
-    assert by_json.metadata["workload"]["argv"][-1] == "{output}"
+    assert by_json.metadata.workload["argv"][-1] == "{output}"
     by_regex = runs["regex-read"]
     assert len(by_regex.values("health_per_s")) == 2
-    stdout_logs = [p for p in by_regex.metadata["logs"]["workload"] if p.endswith(".stdout.log")]
+    stdout_logs = [p for p in by_regex.metadata.workload_logs if p.endswith(".stdout.log")]
     assert any(".warmup1." in p for p in stdout_logs) and sum(".rep" in p for p in stdout_logs) == 2
     assert_gone(recorder.pids)
 
@@ -291,7 +291,7 @@ def test_workload_failures_and_harness_errors(tmp_path: Path) -> None:
     assert runs["bad-path"].failure_reason == (
         "cannot read the workload's results: output_tok_s = 'throughput': no key 'throughput' at the top "
         "in the command's stdout "
-        f"({Path(runs['bad-path'].metadata['logs']['workload'][0]).name})"
+        f"({Path(runs['bad-path'].metadata.workload_logs[0]).name})"
     )
     assert outcomes["bad-program"].outcome == "error"
     assert "cannot start the workload command" in (runs["bad-program"].failure_reason or "")
@@ -324,10 +324,10 @@ def test_interleave_alternates_and_restarts_each_server(tmp_path: Path) -> None:
     for name in ("a", "b"):
         record = runs[name]
         assert record.outcome == "ok" and len(record.values("output_tok_s")) == 2
-        assert record.metadata["interleaved"] is True and len(record.metadata["server"]["pids"]) == 2
-        assert [Path(p).name.split(".")[-3] for p in record.metadata["logs"]["server"]] == ["rep1", "rep2"]
+        assert record.metadata.interleaved is True and len(record.metadata.launch.pids) == 2
+        assert [Path(p).name.split(".")[-3] for p in record.metadata.server_logs] == ["rep1", "rep2"]
         # A fresh server for every repetition: the warm-up runs every time.
-        assert [r["warmup_requests"] for r in record.metadata["per_repetition"]] == [1, 1]
+        assert [r.warmup_requests for r in record.metadata.per_repetition] == [1, 1]
     assert_gone(recorder.pids)
 
 
@@ -359,13 +359,13 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
     candidate = runs["candidate"]
     assert report.outcomes[0].decision == "significant"
     assert len(candidate.values("output_tok_s")) == 5  # decided at the first look, after the planned 5
-    decided = candidate.metadata["until_decided"]
+    decided = candidate.metadata.until_decided
     assert decided["decision"] == "significant" and decided["baseline_n"] == 10
     assert decided["looks"][0]["repetitions"] == 5 and decided["looks"][0]["p"] <= decided["alpha_per_look"]
     assert decided["alpha_per_look"] * len(decided["looks_planned"]) <= 0.05
     # Against a single recorded value no look can decide: the planned repetitions run, and it says so.
     lonely = runs["lonely"]
-    assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata["until_decided"]["decision"] is None
+    assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata.until_decided["decision"] is None
     assert any("no look can reach significance" in n.message for n in recorder.of(ev.Notice))
     assert_gone(recorder.pids)
 

@@ -209,35 +209,30 @@ def _failure_reason(result: WorkloadResult) -> str | None:
 
 def _record(config: Any, experiment: str, result: WorkloadResult, note: str | None) -> int:
     from benchdoc.cli._common import open_ledger
-    from benchdoc.environment import capture_environment, git_info
-    from benchdoc.ledger import NewRun
+    from benchdoc.ledger import NewRun, RunMetadata
+    from benchdoc.provenance import provenance
     from benchdoc.redact import redact_argv
 
-    environment = capture_environment(cwd=config.root)
-    git = git_info(config.root)
-    failed = result.failed
-    new_run = NewRun(
-        experiment=experiment,
-        outcome="failed" if failed else "ok",
-        samples=result.samples(repetition=0),
-        failure_reason=_failure_reason(result),
-        command=redact_argv(["benchdoc", *sys.argv[1:]]),
-        host=(environment.get("host") or {}).get("hostname"),
-        git_commit=git.commit if git else None,
-        git_dirty=git.dirty if git else None,
-        environment=environment,
-        note=note,
-        source="bench",
-        metadata={
-            "settings": result.settings,
-            "provenance": result.provenance,
-            "server": result.server,
-            "duration_s": result.duration_s,
-            "requests": len(result.records),
-            "cut_short": result.cut_short,
-            "failures": result.failure_reasons(),
-            **({"simulator": True} if result.measured_simulator else {}),
-        },
+    new_run = provenance(config.root).stamp(
+        NewRun(
+            experiment=experiment,
+            command=redact_argv(["benchdoc", *sys.argv[1:]]),
+            outcome="failed" if result.failed else "ok",
+            samples=result.samples(repetition=0),
+            failure_reason=_failure_reason(result),
+            note=note,
+            source="bench",
+            metadata=RunMetadata(
+                settings=result.settings,
+                provenance=result.provenance,
+                server=result.server,
+                duration_s=result.duration_s,
+                requests=len(result.records),
+                cut_short=result.cut_short,
+                failures=result.failure_reasons(),
+                simulator=result.measured_simulator,
+            ),
+        )
     )
     with open_ledger(config) as ledger:
         return ledger.record_run(new_run)

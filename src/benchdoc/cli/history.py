@@ -24,14 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from benchdoc.cli.export import run_to_dict
-
     config = load_project(args)
     experiment = config.experiment(args.experiment).name
     with open_ledger(config) as ledger:
         runs = ledger.runs(experiment)
     if args.json:
-        print_json([run_to_dict(r) for r in runs])
+        print_json([r.to_json() for r in runs])
         return 0
     out = console()
     if not runs:

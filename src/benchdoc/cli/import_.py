@@ -154,7 +154,7 @@ def _recorded_fingerprints(config: Config | None, *, create: bool) -> dict[str, 
         return {}  # a dry run before the ledger exists: nothing was imported yet
     found: dict[str, int] = {}
     for record in previous:
-        provenance = record.metadata.get("import") if record.source.startswith("import:") else None
+        provenance = record.metadata.imported if record.source.startswith("import:") else None
         if isinstance(provenance, dict) and isinstance(provenance.get("fingerprint"), str):
             found.setdefault(provenance["fingerprint"], record.id)
     return found

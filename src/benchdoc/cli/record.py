@@ -58,8 +58,8 @@ def parse_metric_args(items: list[str]) -> dict[str, list[float]]:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.config import did_you_mean
-    from benchdoc.environment import capture_environment, git_info
     from benchdoc.ledger import NewRun, Sample
+    from benchdoc.provenance import provenance
 
     config = load_project(args)
     experiment = config.experiment(args.experiment).name
@@ -76,19 +76,15 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(
                     f"metric '{name}' is not declared in {config.path.name}{did_you_mean(name, config.metrics)}"
                 )
-    environment = capture_environment(cwd=config.root)
-    git = git_info(config.root)
-    run = NewRun(
-        experiment=experiment,
-        outcome="failed" if args.failed is not None else "ok",
-        samples=[Sample(name, value, index) for name, values in metrics.items() for index, value in enumerate(values)],
-        failure_reason=args.failed,
-        host=(environment.get("host") or {}).get("hostname"),
-        git_commit=git.commit if git else None,
-        git_dirty=git.dirty if git else None,
-        environment=environment,
-        note=args.note,
-        source="record",
+    run = provenance(config.root).stamp(
+        NewRun(
+            experiment=experiment,
+            outcome="failed" if args.failed is not None else "ok",
+            samples=[Sample(name, value, index) for name, values in metrics.items() for index, value in enumerate(values)],
+            failure_reason=args.failed,
+            note=args.note,
+            source="record",
+        )
     )
     with open_ledger(config) as ledger:
         run_id = ledger.record_run(run)

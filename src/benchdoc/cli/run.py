@@ -16,6 +16,7 @@ from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
+    from benchdoc.ledger import RunMetadata
     from benchdoc.runner import PlannedRun, RunEvent, RunReport
 
 ORDER = 25
@@ -376,13 +377,12 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
                 print(f"{outcome.experiment}: {line}")
 
 
-def _run_notes(metadata: dict[str, Any]) -> list[str]:
+def _run_notes(metadata: RunMetadata) -> list[str]:
     """What the summary table cannot hold: requests cut short over the repetitions."""
-    reps = [r for r in metadata.get("per_repetition") or [] if isinstance(r, dict)]
-    cut = sum(int(r.get("cut_short_requests") or 0) for r in reps)
+    cut = sum(r.cut_short_requests or 0 for r in metadata.per_repetition)
     if not cut:
         return []
-    requests = sum(int(r.get("requests") or 0) for r in reps)
+    requests = sum(r.requests or 0 for r in metadata.per_repetition)
     return [
         f"{cut} of {requests} requests were cut short (the stream ended before the request was complete); "
         "they count as failed, outside every latency and throughput figure"

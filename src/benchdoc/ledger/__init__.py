@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata, ServerLaunch, ServerStop
 from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RunRecord, Sample
 
-__all__ = ["OUTCOMES", "Ledger", "NewRun", "Outcome", "RunRecord", "Sample", "display_url"]
+__all__ = [
+    "OUTCOMES", "Ledger", "NewRun", "Outcome", "RepetitionRecord", "RunMetadata", "RunRecord", "Sample",
+    "ServerLaunch", "ServerStop", "display_url",
+]
 
 
 def __getattr__(name: str) -> Any:

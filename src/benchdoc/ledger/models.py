@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from benchdoc.ledger.metadata import RunMetadata
+
 Outcome = Literal["ok", "failed", "error"]
 OUTCOMES: tuple[str, ...] = ("ok", "failed", "error")
 
@@ -42,7 +44,7 @@ class NewRun:
     environment: dict[str, Any] = field(default_factory=dict)
     note: str | None = None
     source: str = "record"  # record | run | bench | import:<format>
-    metadata: dict[str, Any] = field(default_factory=dict)  # workload settings, provenance, log path
+    metadata: RunMetadata = field(default_factory=RunMetadata)
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class RunRecord:
     environment: dict[str, Any]
     note: str | None
     source: str
-    metadata: dict[str, Any]
+    metadata: RunMetadata
     samples: tuple[Sample, ...] = ()
 
     def values(self, metric: str) -> list[float]:
@@ -74,3 +76,30 @@ class RunRecord:
     def metrics(self) -> list[str]:
         """Metric names this run has samples for, sorted."""
         return sorted({s.metric for s in self.samples})
+
+    def columns(self) -> dict[str, Any]:
+        """The run's own fields as flat, JSON-ready columns (one export row holds them)."""
+        return {
+            "run_id": self.id,
+            "experiment": self.experiment,
+            "outcome": self.outcome,
+            "started_at": self.started_at.isoformat(),
+            "finished_at": self.finished_at.isoformat(),
+            "failure_reason": self.failure_reason,
+            "host": self.host,
+            "git_commit": self.git_commit,
+            "git_dirty": self.git_dirty,
+            "source": self.source,
+            "note": self.note,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole run, nested, as JSON-ready data (`history --json`)."""
+        return {
+            **self.columns(),
+            "failure_log_line": self.failure_log_line,
+            "command": self.command,
+            "samples": [{"metric": s.metric, "repetition": s.repetition, "value": s.value} for s in self.samples],
+            "environment": self.environment,
+            "metadata": self.metadata.to_json(),
+        }

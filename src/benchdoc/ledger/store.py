@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from benchdoc.errors import LedgerError
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import OUTCOMES, NewRun, RunRecord, Sample
 from benchdoc.ledger.schema import MIGRATIONS, SCHEMA_VERSION, meta_table, metadata, runs_table, samples_table
 
@@ -197,7 +198,7 @@ class Ledger:
                             environment=redact_obj(run.environment or {}),
                             note=_maybe(redact_text, run.note),
                             source=run.source,
-                            run_metadata=redact_obj(run.metadata or {}),
+                            run_metadata=redact_obj(run.metadata.to_json()),
                         )
                     )
                     run_id = int(result.inserted_primary_key[0])
@@ -308,7 +309,7 @@ def _record(row: Any, samples: list[Sample]) -> RunRecord:
         environment=row["environment"] or {},
         note=row["note"],
         source=row["source"],
-        metadata=row["run_metadata"] or {},
+        metadata=RunMetadata.from_json(row["run_metadata"]),
         samples=tuple(samples),
     )
 

@@ -202,7 +202,7 @@ def axis_label(metric: MetricConfig) -> str:
 
 def is_simulated(run: RunRecord) -> bool:
     """True when the run measured the built-in simulator, not real hardware."""
-    return bool((run.metadata or {}).get("simulator"))
+    return run.metadata.simulator
 
 
 def resolve_metric(results: ResultSet, metric: str | None) -> MetricConfig:

@@ -1,6 +1,6 @@
 """The tail of a failed run's log file, for the report's failure excerpts.
 
-The log lives outside the ledger (its path is in the run's metadata as ``log_path``),
+The log lives outside the ledger (its path is the run's ``metadata.log_path``),
 so it was never redacted: the excerpt is redacted here before anyone sees it.
 """
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 TAIL_LINES = 40
 TAIL_BYTES = 64 * 1024  # read at most this much from the end of a (possibly huge) log
@@ -21,12 +20,12 @@ class LogExcerpt:
     truncated: bool  # earlier lines were left out
 
 
-def log_tail(metadata: dict[str, Any] | None, root: Path | None = None, lines: int = TAIL_LINES) -> LogExcerpt | None:
-    """The last ``lines`` lines of the run's log, redacted; None when there is no readable log."""
+def log_tail(recorded: str | None, root: Path | None = None, lines: int = TAIL_LINES) -> LogExcerpt | None:
+    """The last ``lines`` lines of the log at ``recorded`` (a run's ``metadata.log_path``;
+    relative paths are under ``root``), redacted; None when there is no readable log."""
     from benchdoc.redact import redact_text
 
-    recorded = (metadata or {}).get("log_path")
-    if not isinstance(recorded, str) or not recorded:
+    if not recorded:
         return None
     path = Path(recorded)
     if not path.is_absolute() and root is not None:

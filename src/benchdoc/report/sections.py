@@ -271,15 +271,15 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
         parts.append(f"<p><strong>{'Harness error' if run.outcome == 'error' else 'Failed'}:</strong> {esc(reason)}</p>")
         if run.failure_log_line:
             parts.append(f"<p>Log line:</p><pre>{esc(run.failure_log_line)}</pre>")
-        excerpt = log_tail(run.metadata, root)
+        excerpt = log_tail(run.metadata.log_path, root)
         if excerpt is not None:
             cut = " (earlier lines left out)" if excerpt.truncated else ""
             parts.append(
                 f"<details><summary>Last {len(excerpt.lines)} lines of {esc(excerpt.path)}{esc(cut)}</summary>"
                 f"<pre>{esc(chr(10).join(excerpt.lines))}</pre></details>"
             )
-        elif isinstance(run.metadata.get("log_path"), str):
-            parts.append(f'<p class="muted">Log file {esc(run.metadata["log_path"])} no longer exists.</p>')
+        elif run.metadata.log_path:
+            parts.append(f'<p class="muted">Log file {esc(run.metadata.log_path)} no longer exists.</p>')
         parts.append("</div>")
     if len(failed) > MAX_FAILED_RUNS:
         parts.append(f'<p class="muted">{len(failed) - MAX_FAILED_RUNS} older failed runs not shown.</p>')

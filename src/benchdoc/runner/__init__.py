@@ -9,8 +9,12 @@ The public surface:
 
 Modules: ``spec`` (the [servers] and [workloads] tables), ``plan`` (selection and
 placeholders), ``process`` (process groups, readiness, teardown), ``failures`` (reasons
-read from logs), ``reading`` (command workloads' numbers), ``sequential``
-(--until-decided), ``events`` and ``execute``.
+read from logs), ``reading`` and ``jsonpath`` (command workloads' numbers),
+``sequential`` (the statistics of --until-decided) and ``deciding`` (its looks during a
+run), ``events``, ``context`` (options and what a run's experiments share),
+``session`` (one experiment's server), ``repetitions`` (one repetition of a workload),
+``experiment`` (one experiment's phases and the run it records) and ``execute`` (the
+order experiments run in, and dry runs).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from typing import Any
 
 from benchdoc.config import Config, ExperimentConfig, did_you_mean
 from benchdoc.errors import UsageError
+from benchdoc.redact import redact_argv, redact_env
 from benchdoc.runner.spec import (
     DEFAULT_REPETITIONS,
     LOOPBACK,
@@ -331,3 +332,28 @@ def check_setups(config: Config, names: Iterable[str], repetitions: int | None =
             fill(setup.workload.url, launch.values, url_error)
         setups.append(setup)
     return setups
+
+
+def describe_workload(
+    config: Config, setup: ExperimentSetup, launch: Launch, *, environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The workload's settings as recorded with a run (and shown by a dry run)."""
+    workload = setup.workload
+    if isinstance(workload, LoadgenWorkload):
+        spec = loadgen_spec(config, workload, launch, environ=environ)
+        return {"name": workload.name, "kind": "loadgen", "settings": spec.settings()}
+    reader: dict[str, Any] = {"kind": workload.reader.kind}
+    if workload.reader.format:
+        reader["format"] = workload.reader.format
+    if workload.reader.fields:
+        reader["fields"] = dict(workload.reader.fields)
+    reader["from"] = "{output}" if workload.uses_output_file else "stdout"
+    return {
+        "name": workload.name,
+        "kind": "command",
+        "argv": redact_argv(command_argv(config, workload, launch, "{output}")),
+        "env": redact_env(command_env(config, workload, launch, "{output}")),
+        "timeout_s": workload.timeout_s,
+        "warmup": workload.warmup,
+        "results": reader,
+    }

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
 from benchdoc.workloads.importers.reading import Where, number
 
@@ -102,7 +103,7 @@ class ImportedRun:
             environment=dict(self.environment),
             note=note,
             source=f"import:{self.format}",
-            metadata={**self.metadata, "import": provenance},
+            metadata=RunMetadata(imported=provenance, tool=dict(self.metadata)),
         )
 
 

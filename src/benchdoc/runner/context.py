@@ -1,0 +1,61 @@
+"""What every experiment of one `run` shares: the options, the project, the ledger, where
+events go, the environment servers inherit, the failure patterns and the logs folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdoc.config import Config
+from benchdoc.errors import UsageError
+from benchdoc.runner.events import Notice, RunEvent
+from benchdoc.runner.failures import FailurePattern
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.store import Ledger
+
+DEFAULT_MAX_REPETITIONS = 20
+LOGS_DIR = Path(".benchdoc") / "logs"
+
+EventSink = Callable[[RunEvent], None]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How `run_experiments` runs: overrides and modes."""
+
+    repetitions: int | None = None  # overrides each experiment's own count
+    until_decided: bool = False
+    max_repetitions: int | None = None  # with until_decided (default DEFAULT_MAX_REPETITIONS)
+    interleave: bool = False
+
+    def check(self) -> None:
+        if self.repetitions is not None and self.repetitions < 1:
+            raise UsageError(f"--repetitions must be at least 1, got {self.repetitions}")
+        if self.max_repetitions is not None:
+            if not self.until_decided:
+                raise UsageError("--max-repetitions goes with --until-decided")
+            if self.max_repetitions < 1:
+                raise UsageError(f"--max-repetitions must be at least 1, got {self.max_repetitions}")
+
+    def max_repetitions_for(self, planned: int) -> int:
+        """The most repetitions --until-decided may take for an experiment planned with ``planned``."""
+        return max(self.max_repetitions or DEFAULT_MAX_REPETITIONS, planned)
+
+
+@dataclass
+class RunContext:
+    """Shared by every experiment of one `run_experiments` call."""
+
+    config: Config
+    ledger: Ledger
+    options: RunOptions
+    emit: EventSink
+    environ: dict[str, str]
+    patterns: tuple[FailurePattern, ...]
+    logs_dir: Path
+
+    def notice(self, experiment: str, message: str) -> None:
+        self.emit(Notice(experiment, message))

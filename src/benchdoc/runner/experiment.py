@@ -1,0 +1,216 @@
+"""One experiment in progress: its phases (begin, start the server, repetitions, stop,
+finish), its samples, what went wrong, and the run it records."""
+
+from __future__ import annotations
+
+import glob
+import re
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import RunError
+from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.runner.context import RunContext
+from benchdoc.runner.deciding import UntilDecided
+from benchdoc.runner.events import (
+    ExperimentFinished,
+    ExperimentOutcome,
+    ExperimentStarted,
+    RepetitionFinished,
+    RepetitionStarted,
+)
+from benchdoc.runner.failures import FailureReason
+from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, plan_launch
+from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
+from benchdoc.runner.session import ServerSession
+from benchdoc.runner.spec import LoadgenWorkload
+
+if TYPE_CHECKING:
+    from benchdoc.provenance import Provenance
+
+
+class ExperimentRun:
+    """One experiment: its server, repetitions, samples and what went wrong."""
+
+    def __init__(self, context: RunContext, setup: ExperimentSetup, index: int, total: int) -> None:
+        self.context = context
+        self.config = context.config
+        self.setup = setup
+        self.index = index
+        self.total = total
+        self.name = setup.name
+        self.planned = setup.repetitions
+        self.samples: list[Sample] = []
+        self.completed = 0
+        self.failure: FailureReason | None = None
+        self.error: FailureReason | None = None
+        self.error_traceback: str | None = None
+        self.per_repetition: list[RepetitionRecord] = []
+        self.workload_logs: list[Path] = []
+        self.workload_settings: dict[str, Any] | None = None
+        self.simulator = False  # the load generator saw benchdoc's simulator answer
+        self.server = ServerSession(context, setup)
+        self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
+        self.started_at = datetime.now(timezone.utc)
+        self.provenance: Provenance | None = None
+
+    # -- phases ------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Capture the environment, name the logs, plan --until-decided."""
+        from benchdoc.provenance import provenance
+
+        self.started_at = datetime.now(timezone.utc)
+        self.server.log_base = _log_base(self.context.logs_dir, self.name, self.started_at)
+        limit = self.deciding.max_repetitions if self.deciding else self.planned
+        self.context.emit(ExperimentStarted(self.name, self.index, self.total, limit))
+        probe_launch = plan_launch(self.config, self.setup, self.setup.server.port)
+        self.provenance = provenance(self.config.root, env=probe_launch.full_env(self.context.environ))
+        if self.deciding is not None:
+            self.deciding.start()
+
+    def start_server(self, tag: str | None = None) -> bool:
+        """Start the server and wait until it is ready; False (with the reason kept) if not."""
+        failure = self.server.start(tag)
+        if failure is not None:
+            self.failure = failure
+        return failure is None
+
+    def stop_server(self) -> None:
+        self.server.stop()
+
+    def wants_more(self) -> bool:
+        if self.failure is not None or self.error is not None:
+            return False
+        if self.completed < self.planned:
+            return True
+        return self.deciding is not None and self.deciding.wants_more(self.completed)
+
+    def run_repetition(self) -> None:
+        index = self.completed
+        workload = self.setup.workload
+        requests = workload.settings.get("requests") if isinstance(workload, LoadgenWorkload) else None
+        target = self.planned if self.completed < self.planned or self.deciding is None else self.deciding.max_repetitions
+        self.context.emit(RepetitionStarted(self.name, index, target, requests))
+        if isinstance(workload, LoadgenWorkload):
+            result = loadgen_repetition(self.context, self.server, workload, index)
+        else:
+            result = command_repetition(self.context, self.server, workload, index)
+        metrics = self._keep(result)
+        if metrics is None:
+            return
+        self.samples.extend(Sample(metric, float(value), index) for metric, value in metrics.items())
+        self.completed += 1
+        self.context.emit(RepetitionFinished(self.name, index, dict(metrics)))
+        if self.deciding is not None:
+            self.deciding.look(self.samples, self.completed)
+
+    def harness_error(self, exc: BaseException) -> None:
+        from benchdoc.errors import BenchdocError
+
+        if isinstance(exc, BenchdocError):
+            self.error = FailureReason(exc.message)
+        else:
+            self.error = FailureReason(f"harness error: {type(exc).__name__}: {exc}")
+            self.error_traceback = "".join(traceback.format_exception(exc)[-6:])
+
+    def finish(self) -> ExperimentOutcome:
+        """Record the run in the ledger (one run with every repetition) and say how it ended."""
+        outcome: Outcome = "ok"
+        reason: FailureReason | None = None
+        if self.error is not None:
+            outcome, reason = "error", self.error
+        elif self.failure is not None:
+            outcome, reason = "failed", self.failure
+        elif not self.samples:
+            outcome, reason = "error", FailureReason("the workload produced no numbers")
+        first_argv = self.server.first_argv
+        run = NewRun(
+            experiment=self.name,
+            outcome=outcome,
+            samples=list(self.samples),
+            started_at=self.started_at,
+            finished_at=datetime.now(timezone.utc),
+            failure_reason=reason.reason if reason else None,
+            failure_log_line=reason.log_line if reason else None,
+            command=list(first_argv) if first_argv else None,
+            source="run",
+            metadata=self.metadata(),
+        )
+        if self.provenance is not None:
+            run = self.provenance.stamp(run)
+        run_id = self.context.ledger.record_run(run)
+        result = ExperimentOutcome(
+            experiment=self.name,
+            outcome=outcome,
+            run_id=run_id,
+            repetitions=self.completed,
+            failure_reason=run.failure_reason,
+            failure_log_line=run.failure_log_line,
+            log_path=self.server.logs[0] if self.server.logs else None,
+            decision=self.deciding.decision if self.deciding else None,
+        )
+        self.context.emit(ExperimentFinished(self.name, result))
+        return result
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def _keep(self, result: RepetitionResult) -> dict[str, float] | None:
+        """Keep what a repetition left (logs, bookkeeping, failure); its numbers when it succeeded."""
+        self.workload_logs.extend(result.workload_logs)
+        if result.record is not None:
+            self.per_repetition.append(result.record)
+        if result.settings is not None and self.workload_settings is None:
+            self.workload_settings = result.settings
+        self.simulator = self.simulator or result.simulator
+        self.failure = result.failure or self.failure
+        self.error = result.error or self.error
+        if result.failure is not None or result.error is not None:
+            return None
+        return result.metrics
+
+    def metadata(self) -> RunMetadata:
+        """Everything the run records beyond its samples and environment."""
+        root = self.config.root
+        logs = self.server.logs
+        launch = self.server.launch
+        return RunMetadata(
+            log_path=relative(logs[0], root) if logs else None,
+            server_logs=tuple(relative(p, root) for p in logs),
+            workload_logs=tuple(relative(p, root) for p in self.workload_logs if p.exists()),
+            repetitions=self.completed,
+            planned_repetitions=self.planned,
+            interleaved=self.context.options.interleave,
+            per_repetition=tuple(self.per_repetition),
+            launch=self.server.record(lambda path: relative(path, root)),
+            workload=self._workload(launch) if launch is not None else None,
+            until_decided=self.deciding.to_json() if self.deciding else None,
+            # Reports and charts label these numbers as simulated, never as hardware measurements.
+            simulator=self.simulator,
+            traceback=self.error_traceback,
+        )
+
+    def _workload(self, launch: Launch) -> dict[str, Any]:
+        try:
+            workload = describe_workload(self.config, self.setup, launch, environ=self.context.environ)
+        except RunError:
+            workload = {"name": self.setup.workload.name, "kind": self.setup.workload.kind}
+        if self.workload_settings is not None:
+            workload["settings"] = self.workload_settings
+        return workload
+
+
+def _log_base(logs_dir: Path, experiment: str, started: datetime) -> Path:
+    """``.benchdoc/logs/<experiment>-<UTC stamp>``; a suffix keeps two runs in one second apart."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", experiment).strip("._") or "experiment"
+    stamp = started.strftime("%Y%m%dT%H%M%SZ")
+    logs_dir.mkdir(parents=True, exist_ok=True)
+    base = f"{safe}-{stamp}"
+    candidate, number = base, 1
+    while glob.glob(glob.escape(str(logs_dir / candidate)) + ".*"):
+        number += 1
+        candidate = f"{base}-{number}"
+    return logs_dir / candidate
