@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.conftest import STORY_CONFIG, Project
 
 from benchdoc.ledger import Ledger, NewRun, Sample
 from benchdoc.provenance import provenance
-from tests.conftest import STORY_CONFIG, Project
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -79,11 +79,12 @@ class RunReport:
 def plan_runs(
     config: Config,
     names: Sequence[str],
-    options: RunOptions = RunOptions(),
+    options: RunOptions | None = None,
     *,
     environ: Mapping[str, str] | None = None,
 ) -> list[PlannedRun]:
     """What `run_experiments` would run, without running anything."""
+    options = options or RunOptions()
     options.check()
     order = baselines_first(config, names) if options.until_decided else list(names)
     planned: list[PlannedRun] = []
@@ -117,7 +118,7 @@ def run_experiments(
     config: Config,
     ledger: Ledger,
     names: Sequence[str],
-    options: RunOptions = RunOptions(),
+    options: RunOptions | None = None,
     *,
     on_event: EventSink | None = None,
     environ: Mapping[str, str] | None = None,
@@ -128,6 +129,7 @@ def run_experiments(
     file:line). ``environ`` is the environment servers inherit (default: this process's).
     KeyboardInterrupt propagates after every server has been stopped.
     """
+    options = options or RunOptions()
     options.check()
     if options.max_repetitions is not None and options.repetitions is not None and options.max_repetitions < options.repetitions:
         raise UsageError(f"--max-repetitions ({options.max_repetitions}) is below --repetitions ({options.repetitions})")
