@@ -1,4 +1,5 @@
-"""The runner's modules import each other without a cycle, at module level or inside functions."""
+"""The runner's modules import each other without a cycle, at module level or inside functions
+(imports only for type checking do not run, and do not count)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,24 @@ import benchdoc.runner
 PACKAGE = Path(benchdoc.runner.__file__).parent
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:``."""
+    nodes: list[ast.AST] = []
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        nodes.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            pending.extend(node.orelse)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
 def _imports(path: Path) -> set[str]:
-    """Runner modules ``path`` imports anywhere in its body."""
+    """Runner modules ``path`` imports anywhere in its body, when it runs."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("benchdoc.runner"):
             found.add(node.module.split(".")[2] if node.module.count(".") >= 2 else "__init__")
             if node.module == "benchdoc.runner":
