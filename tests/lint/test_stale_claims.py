@@ -13,6 +13,7 @@ from tests.lint.conftest import kinds
 
 from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM
+from benchdoc.lint.stale_claims import Delta, calls_it_noise, unsupported
 
 
 @pytest.mark.parametrize(
@@ -117,3 +118,19 @@ def test_a_direction_the_ledger_cannot_tell_is_unsupported(spec_facts: LintFacts
 )
 def test_claims_that_do_not_outrun_the_data_stand(spec_facts: LintFacts, sentence: str) -> None:
     assert kinds(spec_facts, sentence + "\n") == []
+
+
+@pytest.mark.parametrize(
+    ("verdict", "told"),
+    [("better", True), ("worse", True), ("same", False), ("equivalent", False), ("insufficient", False), ("undecided", False)],
+)
+def test_a_direction_stands_only_on_a_significant_verdict(verdict: str, told: bool) -> None:
+    delta = Delta(-10.6, -33.1, 89.2, "X against Y", "comparison", verdict)
+    assert unsupported([(-10.65, -10.55)], delta) is not told
+    assert not unsupported([(-0.05, 0.05)], delta)  # "no change" gives no direction
+
+
+def test_a_sentence_that_calls_its_difference_noise_claims_no_direction() -> None:
+    for text in ("0.1% slower, i.e. no difference", "2% faster, within noise", "1% slower (not significant)"):
+        assert calls_it_noise(text), text
+    assert not calls_it_noise("2% faster than the baseline")

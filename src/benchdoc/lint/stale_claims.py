@@ -19,7 +19,8 @@ from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, mention_at
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HYPOTHETICAL, NOISE_HEDGE
+from benchdoc.lint.verdicts import find_verdicts
+from benchdoc.lint.words import HYPOTHETICAL, NOISE_HEDGE, SAME
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
@@ -59,7 +60,7 @@ class ClaimRule:
         claimed = claimed_intervals(claim, metric)
         if actual is None or claimed is None:
             return None
-        cannot_tell = unsupported(claimed, actual) and not NOISE_HEDGE.search(context.unit.text)
+        cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
         if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
             return None
         old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
@@ -303,7 +304,7 @@ class ClaimRule:
         claimed = claimed_intervals(claim, metric)
         if actual is None or claimed is None:
             return None
-        cannot_tell = unsupported(claimed, actual) and not hedged and not NOISE_HEDGE.search(cell.text)
+        cannot_tell = unsupported(claimed, actual) and not hedged and not calls_it_noise(cell.text)
         if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
             return None
         if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):
@@ -315,7 +316,19 @@ class ClaimRule:
 
 
 # Verdicts under which the ledger cannot tell the two apart: no direction is supported.
-_CANNOT_TELL = {"same": "no significant difference", "insufficient": "too few runs to tell"}
+_CANNOT_TELL = {
+    "same": "no significant difference",
+    "equivalent": "equivalent within the margin",
+    "insufficient": "too few runs to tell",
+    "undecided": "undecided by the sequential test",
+}
+
+
+def calls_it_noise(text: str) -> bool:
+    """Whether a text says its difference is noise: "i.e. noise", "not significant", "i.e. no difference"."""
+    if NOISE_HEDGE.search(text):
+        return True
+    return any(v.meaning == SAME and not v.negated for v in find_verdicts(text))
 
 
 def unsupported(claimed: list[tuple[float, float]], actual: Delta) -> bool:

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge
-from benchdoc.lint.stale_claims import ClaimRule, is_vs_header
+from benchdoc.lint.stale_claims import ClaimRule, calls_it_noise, is_vs_header
 from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HISTORICAL_CUES, NOISE_HEDGE, STATUS_HEADERS, STATUS_WORDS
+from benchdoc.lint.words import HISTORICAL_CUES, STATUS_HEADERS, STATUS_WORDS
 
 # Reads a cell as a sentence: (cell, path, row experiment, row historical, pinned experiments).
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
@@ -57,7 +57,7 @@ class TableRule:
         ordered = tuple(sorted(cells, key=lambda c: c.column_index or 0))
         label, experiment, pinned = self._label(ordered)
         historical = any(HISTORICAL_CUES.search(c.text) for c in ordered)
-        hedged = any(NOISE_HEDGE.search(c.text) or _status_word(c.text) == "No difference" for c in ordered)
+        hedged = any(calls_it_noise(c.text) or _status_word(c.text) == "No difference" for c in ordered)
         row = _Row(ordered, path, label, experiment, pinned, historical, hedged)
         if experiment is not None:
             return [f for cell in ordered if cell is not label for f in self._experiment_cell(row, cell)]
