@@ -26,7 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "sync_large.py": ("sync-large", {}),
     "docs_parse.py": ("docs-parse", {}),
-    "stats_power.py": ("stats-power", {}),
+    "stats_power.py": (
+        "stats-power",
+        {
+            **{f"_k{k}": f"holm-{k}" for k in (1, 2, 6, 10)},
+            **{f"_at_{n}": f"interval-{n}v{n}" for n in range(2, 11)},
+        },
+    ),
     "until_decided.py": ("until-decided", {}),
     "client_capacity.py": ("client-1", {"_1": "client-1", "_64": "client-64", "_512": "client-512"}),
     "lint_corpus.py": ("lint-corpus", {}),
