@@ -8,8 +8,8 @@ from typing import Any
 from benchdoc.ledger.models import RunRecord
 
 RUN_FIELDS = (
-    "run_id", "experiment", "outcome", "started_at", "finished_at", "failure_reason",
-    "host", "git_commit", "git_dirty", "source", "note",
+    "run_id", "experiment", "outcome", "started_at", "finished_at", "failure_reason", "cause",
+    "host", "git_commit", "git_dirty", "source", "note", "retracted",
 )
 FLAT_FIELDS = (*RUN_FIELDS, "metric", "repetition", "value")
 FORMATS = ("csv", "json", "jsonl")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -98,11 +97,3 @@ def test_old_rows_of_a_ledger_still_read(tmp_path: Path) -> None:
         db.execute("UPDATE runs SET run_metadata = ? WHERE id = ?", (json.dumps({"log": "logs/a.log"}), run_id))
     with Ledger.open(url) as ledger:
         assert ledger.run(run_id).metadata.log_path == "logs/a.log"
-
-
-def test_the_committed_benchmark_ledger_reads(tmp_path: Path) -> None:
-    copy = tmp_path / "ledger.db"
-    shutil.copy(ROOT / "benchmarks" / "ledger.db", copy)
-    with Ledger.open(f"sqlite:///{copy}", create=False) as ledger:
-        runs = ledger.runs()
-    assert runs and all(r.source != "benchmark" or r.metadata.figures for r in runs)

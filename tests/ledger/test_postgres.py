@@ -13,7 +13,8 @@ from tests.conftest import Project
 from tests.ledger.postgres_server import postgres_server
 
 from benchdoc.errors import LedgerError
-from benchdoc.ledger import Ledger, NewRun, Sample
+from benchdoc.ledger import Ledger, NewRun, RequestRow, Sample
+from benchdoc.ledger.schema import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_round_trip_on_postgres(pg_url: str) -> None:
         assert "sk-live-abcdefabcdef0123456789" not in json.dumps(run.command)
         assert run.started_at.tzinfo is not None
         assert [r.experiment for r in ledger.runs()] == ["nccl-tree", "eagle3"]
-        assert ledger.schema_version() == 1
+        assert ledger.schema_version() == SCHEMA_VERSION
 
 
 def test_an_invalid_run_writes_nothing_on_postgres(pg_url: str) -> None:
@@ -91,3 +92,21 @@ def test_cli_against_postgres_hides_the_password(pg_url: str, project: Project) 
     assert bad.returncode == 1
     assert "cannot open the ledger at postgresql://bench:***@127.0.0.1:1/nope" in bad.stderr
     assert "s3cret" not in bad.stderr
+
+
+def test_migration_requests_and_retractions_on_postgres(pg_url: str) -> None:
+    from tests.ledger.schema_v1 import downgrade_to_version_1
+
+    with Ledger.open(pg_url) as ledger:
+        old = ledger.record_run(NewRun("a", samples=[Sample("x", 1.0)]))
+    downgrade_to_version_1(pg_url)
+    request = RequestRow(0, 0, True, None, 12.5, 40.0, 8, {"index": 0, "chunk_ms": [12.5, 20.0], "tpot_ms": float("nan")})
+    with Ledger.open(pg_url) as ledger:
+        assert ledger.schema_version() == SCHEMA_VERSION
+        new = ledger.record_run(NewRun("a", samples=[Sample("x", 2.0)], failure_cause=None, requests=[request]))
+        assert ledger.requests([old, new]) == {old: [], new: [RequestRow(0, 0, True, None, 12.5, 40.0, 8,
+                                                                        {"index": 0, "chunk_ms": [12.5, 20.0], "tpot_ms": None})]}
+        ledger.retract(old, "wrong branch")
+        assert [(r.id, r.retraction.reason if r.retraction else None) for r in ledger.runs("a")] == [(new, None), (old, "wrong branch")]
+        ledger.unretract(old)
+        assert ledger.run(old).retraction is None

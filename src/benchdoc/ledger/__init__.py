@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata, ServerLaunch, ServerStop
-from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RunRecord, Sample
+from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RequestRow, Retraction, RunRecord, Sample
 
 __all__ = [
-    "OUTCOMES", "Ledger", "NewRun", "Outcome", "RepetitionRecord", "RunMetadata", "RunRecord", "Sample",
+    "OUTCOMES", "Ledger", "NewRun", "Outcome", "RepetitionRecord", "RequestRow", "Retraction", "RunMetadata", "RunRecord", "Sample",
     "ServerLaunch", "ServerStop", "display_url",
 ]
 

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 from benchdoc.ledger.metadata import RunMetadata
 
 Outcome = Literal["ok", "failed", "error"]
 OUTCOMES: tuple[str, ...] = ("ok", "failed", "error")
+
+
+def as_utc(moment: datetime | None) -> datetime:
+    """``moment`` in UTC (a naive time is taken as UTC); now when None."""
+    if moment is None:
+        return datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -19,6 +28,33 @@ class Sample:
     metric: str
     value: float
     repetition: int = 0
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """One request of one repetition, kept with its run so that a result can be audited.
+
+    ``record`` is the whole per-request record as the load generator saw it (timings,
+    token counts and where they came from, finish reason, chunk arrival times); the
+    columns beside it are what a listing shows without reading it.
+    """
+
+    repetition: int
+    index: int
+    ok: bool
+    error: str | None
+    ttft_ms: float | None
+    e2e_ms: float | None
+    output_tokens: int | None
+    record: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Retraction:
+    """A run taken back: out of every result, kept in the history with its reason."""
+
+    reason: str
+    at: datetime
 
 
 @dataclass
@@ -37,6 +73,7 @@ class NewRun:
     finished_at: datetime | None = None  # UTC; now if None
     failure_reason: str | None = None
     failure_log_line: str | None = None
+    failure_cause: str | None = None  # the log's last exception line, when no known reason matched
     command: list[str] | None = None  # argv that ran, secrets redacted before storage
     host: str | None = None
     git_commit: str | None = None
@@ -45,6 +82,7 @@ class NewRun:
     note: str | None = None
     source: str = "record"  # record | run | bench | import:<format>
     metadata: RunMetadata = field(default_factory=RunMetadata)
+    requests: list[RequestRow] = field(default_factory=list)  # kept in the ledger's run_requests
 
 
 @dataclass(frozen=True)
@@ -67,6 +105,8 @@ class RunRecord:
     source: str
     metadata: RunMetadata
     samples: tuple[Sample, ...] = ()
+    failure_cause: str | None = None
+    retraction: Retraction | None = None
 
     def values(self, metric: str) -> list[float]:
         """The values of one metric in this run, in repetition order."""
@@ -77,6 +117,15 @@ class RunRecord:
         """Metric names this run has samples for, sorted."""
         return sorted({s.metric for s in self.samples})
 
+    @property
+    def explanation(self) -> str | None:
+        """Why the run did not succeed, as shown everywhere: the cause read from the log
+        first (it says what happened), then the reason benchdoc saw (how it showed)."""
+        cause, reason = self.failure_cause, self.failure_reason
+        if cause and reason and cause not in reason:
+            return f"{cause} ({reason})"
+        return cause or reason
+
     def columns(self) -> dict[str, Any]:
         """The run's own fields as flat, JSON-ready columns (one export row holds them)."""
         return {
@@ -86,11 +135,13 @@ class RunRecord:
             "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat(),
             "failure_reason": self.failure_reason,
+            "cause": self.failure_cause,
             "host": self.host,
             "git_commit": self.git_commit,
             "git_dirty": self.git_dirty,
             "source": self.source,
             "note": self.note,
+            "retracted": self.retraction.reason if self.retraction else None,
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -102,4 +153,6 @@ class RunRecord:
             "samples": [{"metric": s.metric, "repetition": s.repetition, "value": s.value} for s in self.samples],
             "environment": self.environment,
             "metadata": self.metadata.to_json(),
+            "retraction": {"reason": self.retraction.reason, "at": self.retraction.at.isoformat()}
+            if self.retraction else None,
         }

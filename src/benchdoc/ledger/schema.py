@@ -2,6 +2,10 @@
 
 Kept portable across SQLite and PostgreSQL: only types both have, JSON for the
 free-form parts (environment, command, metadata), timestamps stored in UTC.
+
+Version 2 added the cause of a failure read from the log (``runs.failure_cause``), the
+per-request records of a run (``run_requests``) and retractions (``retractions``: runs
+stay append-only; taking one back, or undoing that, is a row of its own).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = sa.MetaData()
 
@@ -31,6 +35,7 @@ runs_table = sa.Table(
     sa.Column("outcome", sa.String(16), nullable=False),
     sa.Column("failure_reason", sa.Text),
     sa.Column("failure_log_line", sa.Text),
+    sa.Column("failure_cause", sa.Text),
     sa.Column("command", sa.JSON),
     sa.Column("host", sa.String(255)),
     sa.Column("git_commit", sa.String(64)),
@@ -55,6 +60,40 @@ samples_table = sa.Table(
     sa.Index("samples_by_metric", "metric"),
 )
 
+requests_table = sa.Table(
+    "run_requests",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("repetition", sa.Integer, nullable=False),
+    sa.Column("request_index", sa.Integer, nullable=False),
+    sa.Column("ok", sa.Boolean, nullable=False),
+    sa.Column("error", sa.Text),
+    sa.Column("ttft_ms", sa.Float(precision=53)),
+    sa.Column("e2e_ms", sa.Float(precision=53)),
+    sa.Column("output_tokens", sa.Integer),
+    sa.Column("record", sa.JSON, nullable=False),
+    sa.Index("run_requests_by_run", "run_id", "repetition", "request_index"),
+)
+
+retractions_table = sa.Table(
+    "retractions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("retracted", sa.Boolean, nullable=False),  # false: a retraction undone
+    sa.Column("reason", sa.Text),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("retractions_by_run", "run_id", "id"),
+)
+
+
+def _to_version_2(conn: sa.Connection) -> None:
+    conn.execute(sa.text("ALTER TABLE runs ADD COLUMN failure_cause TEXT"))
+    requests_table.create(conn)
+    retractions_table.create(conn)
+
+
 # Migrations from version N to N+1, in order. Each runs inside the transaction that
 # bumps the stored version, so a ledger is never left half-migrated.
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _to_version_2}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,9 @@ import sqlalchemy as sa
 
 from benchdoc.errors import LedgerError
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import OUTCOMES, NewRun, RunRecord, Sample
+from benchdoc.ledger.models import OUTCOMES, NewRun, RequestRow, Retraction, RunRecord, Sample, as_utc
+from benchdoc.ledger.requests import insert_requests, read_requests
+from benchdoc.ledger.retractions import append_retraction, current_retractions
 from benchdoc.ledger.schema import MIGRATIONS, SCHEMA_VERSION, meta_table, metadata, runs_table, samples_table
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
@@ -31,12 +33,7 @@ def display_url(url: str) -> str:
         return "<unparseable database URL>"
 
 
-def _utc(moment: datetime | None) -> datetime:
-    if moment is None:
-        return datetime.now(timezone.utc)
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+_utc = as_utc  # the ledger stores every moment in UTC
 
 
 class Ledger:
@@ -173,47 +170,35 @@ class Ledger:
 
     def record_runs(self, runs: Sequence[NewRun]) -> list[int]:
         """Append several runs in one transaction (all or none), e.g. from one imported file."""
-        from benchdoc.redact import redact_argv, redact_obj, redact_text
-
         for run in runs:
             _validate(run)
-        ids: list[int] = []
         try:
             with self._write() as conn, conn.begin():
-                for run in runs:
-                    started = _utc(run.started_at)
-                    finished = _utc(run.finished_at) if run.finished_at else max(started, _utc(None))
-                    result = conn.execute(
-                        runs_table.insert().values(
-                            experiment=run.experiment,
-                            started_at=started,
-                            finished_at=finished,
-                            outcome=run.outcome,
-                            failure_reason=_maybe(redact_text, run.failure_reason),
-                            failure_log_line=_maybe(redact_text, run.failure_log_line),
-                            command=redact_argv(list(run.command)) if run.command is not None else None,
-                            host=run.host,
-                            git_commit=run.git_commit,
-                            git_dirty=run.git_dirty,
-                            environment=redact_obj(run.environment or {}),
-                            note=_maybe(redact_text, run.note),
-                            source=run.source,
-                            run_metadata=redact_obj(run.metadata.to_json()),
-                        )
-                    )
-                    run_id = int(result.inserted_primary_key[0])
-                    if run.samples:
-                        conn.execute(
-                            samples_table.insert(),
-                            [
-                                {"run_id": run_id, "metric": s.metric, "repetition": s.repetition, "value": float(s.value)}
-                                for s in run.samples
-                            ],
-                        )
-                    ids.append(run_id)
+                return [_insert_run(conn, run) for run in runs]
         except sa.exc.SQLAlchemyError as exc:
             raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
-        return ids
+
+    def retract(self, run_id: int, reason: str) -> Retraction:
+        """Take run ``run_id`` back (it stays in the ledger and its history) with ``reason``."""
+        if not reason.strip():
+            raise LedgerError("a retraction needs a reason")
+        run = self.run(run_id)
+        if run.retraction is not None:
+            raise LedgerError(f"run {run_id} is already retracted ({run.retraction.reason})")
+        with self._write() as conn, conn.begin():
+            append_retraction(conn, run_id, retracted=True, reason=reason.strip(), at=_utc(None))
+        retraction = self.run(run_id).retraction
+        assert retraction is not None
+        return retraction
+
+    def unretract(self, run_id: int) -> Retraction:
+        """Undo the retraction of run ``run_id``; the retraction it undid."""
+        run = self.run(run_id)
+        if run.retraction is None:
+            raise LedgerError(f"run {run_id} is not retracted")
+        with self._write() as conn, conn.begin():
+            append_retraction(conn, run_id, retracted=False, reason=None, at=_utc(None))
+        return run.retraction
 
     # -- reading ---------------------------------------------------------------------
 
@@ -254,7 +239,13 @@ class Ledger:
                 )
                 for run_id, metric, repetition, value in sample_rows:
                     samples.setdefault(run_id, []).append(Sample(metric, value, repetition))
-        return [_record(row, samples.get(row["id"], [])) for row in rows]
+            retracted = current_retractions(conn, query.with_only_columns(runs_table.c.id).order_by(None).subquery()) if rows else {}
+        return [_record(row, samples.get(row["id"], []), retracted.get(row["id"])) for row in rows]
+
+    def requests(self, run_ids: Iterable[int]) -> dict[int, list[RequestRow]]:
+        """The per-request records kept with each run (an empty list when none were kept)."""
+        with self.engine.connect() as conn:
+            return read_requests(conn, run_ids)
 
     def run(self, run_id: int) -> RunRecord:
         found = self.runs(ids=[run_id])
@@ -293,7 +284,44 @@ def _maybe(func: Any, value: str | None) -> str | None:
     return None if value is None else func(value)
 
 
-def _record(row: Any, samples: list[Sample]) -> RunRecord:
+def _insert_run(conn: sa.Connection, run: NewRun) -> int:
+    """Write one run, its samples and its request records; its id."""
+    from benchdoc.redact import redact_argv, redact_obj, redact_text
+
+    started = _utc(run.started_at)
+    finished = _utc(run.finished_at) if run.finished_at else max(started, _utc(None))
+    result = conn.execute(
+        runs_table.insert().values(
+            experiment=run.experiment,
+            started_at=started,
+            finished_at=finished,
+            outcome=run.outcome,
+            failure_reason=_maybe(redact_text, run.failure_reason),
+            failure_log_line=_maybe(redact_text, run.failure_log_line),
+            failure_cause=_maybe(redact_text, run.failure_cause),
+            command=redact_argv(list(run.command)) if run.command is not None else None,
+            host=run.host,
+            git_commit=run.git_commit,
+            git_dirty=run.git_dirty,
+            environment=redact_obj(run.environment or {}),
+            note=_maybe(redact_text, run.note),
+            source=run.source,
+            run_metadata=redact_obj(run.metadata.to_json()),
+        )
+    )
+    key = result.inserted_primary_key
+    assert key is not None
+    run_id = int(key[0])
+    if run.samples:
+        conn.execute(
+            samples_table.insert(),
+            [{"run_id": run_id, "metric": s.metric, "repetition": s.repetition, "value": float(s.value)} for s in run.samples],
+        )
+    insert_requests(conn, run_id, run.requests)
+    return run_id
+
+
+def _record(row: Any, samples: list[Sample], retraction: Retraction | None = None) -> RunRecord:
     return RunRecord(
         id=int(row["id"]),
         experiment=row["experiment"],
@@ -311,6 +339,8 @@ def _record(row: Any, samples: list[Sample]) -> RunRecord:
         source=row["source"],
         metadata=RunMetadata.from_json(row["run_metadata"]),
         samples=tuple(samples),
+        failure_cause=row["failure_cause"],
+        retraction=retraction,
     )
 
 
