@@ -5,8 +5,9 @@ region needs statistics (numpy, scipy); when neither benchdoc.toml nor the ledge
 since the last sync, the rendered text is the same, so it is read back instead.
 
 The fingerprint covers benchdoc's version, the config file's bytes, the ledger URL and the
-ledger's run count and highest run id (runs are append-only, so these change with every
-new run). Any change empties the cache. The cache folder ignores itself in git.
+ledger's change token (its run count, highest run id and latest retraction: runs are
+append-only, so these change with every new run and every retraction or its undoing).
+Any change empties the cache. The cache folder ignores itself in git.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def fingerprint(config: Config, ledger: Ledger) -> str:
     from benchdoc import __version__
 
     digest = hashlib.sha256()
-    for part in (__version__, config.ledger_url, str(ledger.run_count()), str(ledger.last_run_id())):
+    for part in (__version__, config.ledger_url, ledger.change_token()):
         digest.update(part.encode() + b"\0")
     digest.update(config.path.read_bytes())
     return digest.hexdigest()

@@ -172,12 +172,17 @@ def compute_results(
     cover the metrics declared in benchdoc.toml (a load-generator run records dozens;
     the declared ones are what tables, statuses and the lint read), or every recorded
     metric when none is declared or ``all_metrics`` is set.
+
+    Retracted runs and runs that ended in a setup or harness ``error`` are no result:
+    they are left out here, and so out of every table, status, chart and the lint
+    (``history`` still lists them).
     """
     from benchdoc.stats import adjust_comparisons, change, compare, summarize
 
     pooling = pooling or Pooling()
     by_experiment: dict[str, list[RunRecord]] = {}
-    for run in sorted(runs, key=lambda r: (r.started_at, r.id), reverse=True):
+    counted = (r for r in runs if r.retraction is None and r.outcome != "error")
+    for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
         by_experiment.setdefault(run.experiment, []).append(run)
 
     experiments: dict[str, ExperimentConfig] = dict(config.experiments)
@@ -283,7 +288,7 @@ def _status(
         return SUPERSEDED, f"by {config.experiments[superseded_by].label}" if superseded_by in config.experiments else None
     latest = runs[0]
     if latest.outcome != "ok":
-        return FAILED, latest.failure_reason or ("harness error" if latest.outcome == "error" else "failed")
+        return FAILED, latest.explanation or "failed"
     if exp.is_reference:
         return REFERENCE, None
     metric = config.primary_metric

@@ -156,6 +156,22 @@ workload = "unreadable"
     assert runs_in(project)["misconfigured"].outcome == "error"  # type: ignore[attr-defined]
 
 
+def test_a_server_program_that_does_not_exist_is_a_setup_error(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + f"""
+[servers.moved]
+argv = {json.dumps([str(project.root / "sglang-serve"), "--port", "{{port}}"])}
+
+[experiments.moved-away]
+server = "moved"
+workload = "small"
+""")
+    result = project.run("run", "moved-away", "--quiet")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "error: cannot start the server: No such file or directory" in result.stdout
+    run = runs_in(project)["moved-away"]
+    assert run.outcome == "error" and "Failed" not in project.run("show", "moved-away").stdout  # type: ignore[attr-defined]
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

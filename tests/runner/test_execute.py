@@ -295,11 +295,11 @@ def test_workload_failures_and_harness_errors(tmp_path: Path) -> None:
     )
     assert outcomes["bad-program"].outcome == "error"
     assert "cannot start the workload command" in (runs["bad-program"].failure_reason or "")
-    assert outcomes["no-server-binary"].outcome == "failed"
+    assert outcomes["no-server-binary"].outcome == "error"  # a broken setup, not a measurement
     assert runs["no-server-binary"].failure_reason == (
         "cannot start the server: No such file or directory: benchdoc-no-such-server"
     )
-    assert len(report.errors) == 2
+    assert len(report.errors) == 3
     assert_gone(recorder.pids)
 
 

@@ -9,7 +9,9 @@ import pytest
 from benchdoc.runner.failures import (
     FailurePattern,
     explain_failure,
+    last_exception_line,
     read_log_tail,
+    setup_problem,
     signal_reason,
     user_patterns,
 )
@@ -105,3 +107,53 @@ def test_log_tail_reads_only_the_end(tmp_path: Path) -> None:
     tail = read_log_tail(log, limit=200)
     assert tail.endswith("CUDA out of memory\n") and len(tail) <= 200 and not tail.startswith("ly line")
     assert read_log_tail(tmp_path / "missing.log") == ""
+
+
+@pytest.mark.parametrize(
+    ("log", "cause"),
+    [
+        ("loading\nValueError: Model path does not exist: /x.gguf\nshutting down", "ValueError: Model path does not exist: /x.gguf"),
+        ("[rank0] torch.distributed.DistBackendError: NCCL timeout\n", "[rank0] torch.distributed.DistBackendError: NCCL timeout"),
+        ("terminate called after throwing an instance of 'c10::Error'\n  what():  boom", "terminate called after throwing an instance of 'c10::Error'"),
+        ("worker 3\nSegmentation fault (core dumped)\n", "Segmentation fault (core dumped)"),
+        ("KeyError: 'model'\nRuntimeError\n", "RuntimeError"),
+        ("Traceback (most recent call last):\n  raise ValueError(\"x\")\nERROR something else\n", None),
+    ],
+)
+def test_the_cause_is_the_last_exception_line(log: str, cause: str | None) -> None:
+    assert last_exception_line(log) == cause
+
+
+def test_an_unnamed_failure_keeps_its_cause() -> None:
+    log = "loading\nValueError: Model path does not exist: /x.gguf\nshutting down\n"
+    found = explain_failure(log, returncode=1, fallback="server exited with code 1 before becoming ready")
+    assert found.reason == "server exited with code 1 before becoming ready"
+    assert found.cause == found.log_line == "ValueError: Model path does not exist: /x.gguf"
+    killed = explain_failure(log, returncode=-9, fallback="exited")
+    assert (killed.reason, killed.cause) == ("killed by SIGKILL (OOM killer?)", "ValueError: Model path does not exist: /x.gguf")
+
+
+def test_a_known_reason_needs_no_cause() -> None:
+    found = explain_failure("torch.OutOfMemoryError: CUDA out of memory.\n", returncode=1, fallback="exited")
+    assert (found.reason, found.cause) == ("CUDA out of memory", None)
+
+
+@pytest.mark.parametrize(
+    ("log", "code", "expected"),
+    [
+        ("sh: 1: sglang-serve: not found\n", 127, "the server's program was not found (exit code 127)"),
+        ("sh: 1: ./serve.sh: Permission denied\n", 126, "the server's program is not executable (exit code 126)"),
+        ("usage: vllm serve [-h]\nvllm serve: error: unrecognized arguments: --tp-sze 2\n", 2,
+         "the server's command line was refused: vllm serve: error: unrecognized arguments: --tp-sze 2"),
+        ("/usr/bin/python3: No module named sglang.launch_servr\n", 1,
+         "the server's command line was refused: /usr/bin/python3: No module named sglang.launch_servr"),
+    ],
+)
+def test_setup_problems(log: str, code: int, expected: str) -> None:
+    found = setup_problem(log, code)
+    assert found is not None and found.setup and found.reason == expected
+
+
+def test_a_missing_dependency_is_a_failure_not_a_setup_problem() -> None:
+    assert setup_problem("ModuleNotFoundError: No module named 'flash_attn'\n", 1) is None
+    assert setup_problem("ValueError: bad model\n", 1) is None

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
-from benchdoc.cli._common import console, format_when, load_project, open_ledger, print_json
+from benchdoc.cli._common import console, format_number, format_when, load_project, open_ledger, print_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from benchdoc.config import Config
+    from benchdoc.ledger import RequestRow, RunRecord
 
 ORDER = 40
 
@@ -13,32 +20,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "history",
         help="every run of an experiment, newest first",
-        description="List every run of EXPERIMENT, newest first: outcome, reason, values, commit and host.",
+        description="List every run of EXPERIMENT, newest first: outcome, reason (the cause read from the log "
+        "first), values, commit and host. A retracted run is shown struck through, with why.",
     )
     parser.add_argument("experiment", help="experiment name (or alias)")
     parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
+    parser.add_argument("--requests", action="store_true",
+                        help="also list each run's requests, repetition by repetition (as kept in the ledger)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.table import Table
-
     config = load_project(args)
     experiment = config.experiment(args.experiment).name
     with open_ledger(config) as ledger:
         runs = ledger.runs(experiment)
+        kept = ledger.requests([r.id for r in runs]) if args.requests else {}
     if args.json:
-        print_json([r.to_json() for r in runs])
+        data = [r.to_json() for r in runs]
+        if args.requests:
+            for item, r in zip(data, runs):
+                item["requests"] = [request_json(row) for row in kept[r.id]]
+        print_json(data)
         return 0
     out = console()
     if not runs:
         out.print(f"no runs of {experiment} yet")
         return 0
+    print_runs(out, config, experiment, runs, all_metrics=args.all_metrics)
+    if args.requests:
+        for r in runs:
+            print_requests(out, r, kept[r.id])
+    return 0
+
+
+def print_runs(out: Console, config: Config, experiment: str, runs: list[RunRecord], *, all_metrics: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     recorded = {m for r in runs for m in r.metrics}
     # A load-generator run records dozens of metrics; the declared ones are what the user reads.
     declared = [m for m in config.metrics if m in recorded]
-    metrics = sorted(recorded) if args.all_metrics or not declared else declared
+    metrics = sorted(recorded) if all_metrics or not declared else declared
     table = Table(title=f"{config.experiments[experiment].label} — {len(runs)} run(s)", title_justify="left")
     for column in ("run", "when (UTC)", "outcome", *metrics, "reason / note", "commit", "host"):
         table.add_column(column, justify="right" if column in metrics or column == "run" else "left")
@@ -49,7 +73,37 @@ def run(args: argparse.Namespace) -> int:
             digits = config.metric_or_default(metric).digits
             cells.append(", ".join(f"{v:.{digits}f}" for v in values) if values else "—")
         commit = (r.git_commit or "—")[:10] + ("+" if r.git_dirty else "")
-        reason = r.failure_reason or r.note or ""
-        table.add_row(str(r.id), format_when(r.started_at), r.outcome, *cells, reason, commit, r.host or "—")
+        reason = r.explanation or r.note or ""
+        outcome = r.outcome
+        if r.retraction is not None:
+            outcome += " (retracted)"
+            reason = f"retracted {format_when(r.retraction.at)}: {r.retraction.reason}" + (f"; {reason}" if reason else "")
+        table.add_row(str(r.id), format_when(r.started_at), outcome, *cells, Text(reason), commit, r.host or "—",
+                      style="strike" if r.retraction is not None else None)
     out.print(table)
-    return 0
+
+
+def request_json(row: RequestRow) -> dict[str, Any]:
+    """One kept request as JSON: the whole record, with its repetition."""
+    return {"repetition": row.repetition, **row.record, "index": row.index, "ok": row.ok, "error": row.error}
+
+
+def print_requests(out: Console, run: RunRecord, rows: list[RequestRow]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    if not rows:
+        out.print(f"run {run.id}: no requests kept")
+        return
+    table = Table(title=f"run {run.id} — {len(rows)} request(s)", title_justify="left")
+    for column in ("rep", "#", "outcome", "TTFT ms", "TPOT ms", "E2E ms", "out tokens (from)", "finish", "reason"):
+        table.add_column(column, justify="right" if column in ("rep", "#", "TTFT ms", "TPOT ms", "E2E ms") else "left")
+    for row in rows:
+        record = row.record
+        tokens = "—" if row.output_tokens is None else f"{row.output_tokens} ({record.get('output_token_source') or '?'})"
+        table.add_row(
+            str(row.repetition + 1), str(row.index), "ok" if row.ok else "failed",
+            format_number(row.ttft_ms, 2), format_number(record.get("tpot_ms"), 2), format_number(row.e2e_ms, 2),
+            tokens, str(record.get("finish_reason") or "—"), Text(row.error or ""),
+        )
+    out.print(table)

@@ -43,7 +43,8 @@ examples:
 
 exit codes:
   0    everything ran and was recorded (failed configurations included)
-  1    a harness error: a run was recorded as "error", or could not be recorded
+  1    a setup or harness error: a run was recorded as "error" (a server program
+       not found or not executable, a command line it refused...), or could not be recorded
   2    usage error
   130  interrupted (after every server was stopped)
 """
@@ -286,7 +287,7 @@ class _Display:
             else:
                 label = "FAILED" if result.outcome == "failed" else "ERROR"
                 log = self._path(result.log_path) if result.log_path else "none"
-                self.say(f"{name}: {label}: {result.failure_reason} (run {result.run_id}, log {log})")
+                self.say(f"{name}: {label}: {result.explanation} (run {result.run_id}, log {log})")
             self._bar("experiments", "experiments", None, completed=len(self.finished))
             for key in ("server", "repetitions", "requests"):
                 self._remove(key)
@@ -346,9 +347,10 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     table.add_column("log")
     for outcome in report.outcomes:
         result = results.experiments.get(outcome.experiment)
-        status = result.status if result else outcome.outcome
+        # A setup or harness error is not the experiment's result: its status stays what it was.
+        status = result.status if result and outcome.outcome != "error" else outcome.outcome
         if outcome.outcome != "ok":
-            status = f"{status}: {outcome.failure_reason}"
+            status = f"{status}: {outcome.explanation}"
         if outcome.decision:
             status += f" (decided: {outcome.decision})"
         cells = [outcome.experiment, status, str(outcome.repetitions)]

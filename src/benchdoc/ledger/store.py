@@ -20,7 +20,15 @@ from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import OUTCOMES, NewRun, RequestRow, Retraction, RunRecord, Sample, as_utc
 from benchdoc.ledger.requests import insert_requests, read_requests
 from benchdoc.ledger.retractions import append_retraction, current_retractions
-from benchdoc.ledger.schema import MIGRATIONS, SCHEMA_VERSION, meta_table, metadata, runs_table, samples_table
+from benchdoc.ledger.schema import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    meta_table,
+    metadata,
+    retractions_table,
+    runs_table,
+    samples_table,
+)
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 
@@ -261,6 +269,13 @@ class Ledger:
     def run_count(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(runs_table)).scalar() or 0)
+
+    def change_token(self) -> str:
+        """Changes whenever what the ledger says changes: a run added, or one retracted or restored."""
+        with self.engine.connect() as conn:
+            runs = conn.execute(sa.select(sa.func.count(), sa.func.max(runs_table.c.id))).one()
+            retractions = conn.execute(sa.select(sa.func.max(retractions_table.c.id))).scalar()
+        return f"{runs[0]}:{runs[1] or 0}:{retractions or 0}"
 
     def last_run_id(self) -> int:
         """The highest run id (0 when empty): a cheap token that changes whenever a run is added."""

@@ -338,7 +338,7 @@ def history_data(results: ResultSet, metric: str | None, experiment: str) -> His
     for run in sorted(result.runs, key=lambda r: (r.started_at, r.id)):
         values = run.values(spec.name)
         if run.outcome != "ok":
-            reason = run.failure_reason or ("harness error" if run.outcome == "error" else "failed")
+            reason = run.explanation or "failed"
             points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, False, gap=f"Failed: {reason}"))
         elif not values:
             points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, run.id in pooled_ids, gap="No data"))

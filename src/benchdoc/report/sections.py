@@ -266,9 +266,11 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
         parts.append('<p class="muted">No run has failed.</p>')
     for result, run in failed[:MAX_FAILED_RUNS]:
         current = " (latest run: the experiment is Failed)" if result.status == FAILED and run is result.latest_run else ""
-        reason = run.failure_reason or ("harness error" if run.outcome == "error" else "failed")
+        reason = run.failure_reason or "failed"
         parts.append(f'<div class="failure"><h3>{esc(result.label)} — run #{run.id}, {esc(when(run.started_at))}{esc(current)}</h3>')
-        parts.append(f"<p><strong>{'Harness error' if run.outcome == 'error' else 'Failed'}:</strong> {esc(reason)}</p>")
+        parts.append(f"<p><strong>Failed:</strong> {esc(reason)}</p>")
+        if run.failure_cause:
+            parts.append(f"<p><strong>Cause:</strong> {esc(run.failure_cause)}</p>")
         if run.failure_log_line:
             parts.append(f"<p>Log line:</p><pre>{esc(run.failure_log_line)}</pre>")
         excerpt = log_tail(run.metadata.log_path, root)
@@ -385,7 +387,7 @@ def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
         values = run.values(primary.name) if primary else []
         median = format_value(statistics.median(values), primary) if values and primary else "—"
         shown = ", ".join(f"{v:g}" for v in values[:VALUES_SHOWN]) + (" …" if len(values) > VALUES_SHOWN else "")
-        outcome = run.outcome + (": " + run.failure_reason if run.failure_reason else "")
+        outcome = run.outcome + (": " + run.explanation if run.explanation else "")
         flags = (" (pooled)" if run.id in pooled else "")
         commit = (run.git_commit or "")[:12] + (" +dirty" if run.git_dirty else "")
         sim = simulated_badge() if is_simulated(run) else ""

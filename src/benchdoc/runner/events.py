@@ -25,8 +25,17 @@ class ExperimentOutcome:
     repetitions: int  # completed repetitions
     failure_reason: str | None = None
     failure_log_line: str | None = None
+    failure_cause: str | None = None  # the log's last exception line, when no known reason matched
     log_path: Path | None = None  # the (first) server log
     decision: str | None = None  # --until-decided: "significant", "equivalent" or None
+
+    @property
+    def explanation(self) -> str | None:
+        """The cause first, then the reason (as a run record shows it)."""
+        cause, reason = self.failure_cause, self.failure_reason
+        if cause and reason and cause not in reason:
+            return f"{cause} ({reason})"
+        return cause or reason
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,9 @@ class ExperimentRun:
     def start_server(self, tag: str | None = None) -> bool:
         """Start the server and wait until it is ready; False (with the reason kept) if not."""
         failure = self.server.start(tag)
-        if failure is not None:
+        if failure is not None and failure.setup:
+            self.error = failure
+        elif failure is not None:
             self.failure = failure
         return failure is None
 
@@ -136,6 +138,7 @@ class ExperimentRun:
             finished_at=datetime.now(timezone.utc),
             failure_reason=reason.reason if reason else None,
             failure_log_line=reason.log_line if reason else None,
+            failure_cause=reason.cause if reason else None,
             command=list(first_argv) if first_argv else None,
             source="run",
             metadata=self.metadata(),
@@ -150,6 +153,7 @@ class ExperimentRun:
             repetitions=self.completed,
             failure_reason=run.failure_reason,
             failure_log_line=run.failure_log_line,
+            failure_cause=run.failure_cause,
             log_path=self.server.logs[0] if self.server.logs else None,
             decision=self.deciding.decision if self.deciding else None,
         )

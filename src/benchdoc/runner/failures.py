@@ -7,6 +7,14 @@ error... :func:`explain_failure` finds it. The project's own patterns
 specificity, then what the exit status says (killed by a signal), then the fallback the
 caller gives (readiness timeout, exit code). Within one pattern, the first matching line
 wins: later lines are usually the consequences (other ranks dying, shutdown noise).
+
+When no known pattern matches, the reason says how the failure showed ("server exited
+with code 1 before becoming ready") and the *cause* is the log's last exception line
+(``ValueError: Model path does not exist: /x.gguf``): what to show a reader.
+
+A server whose program cannot start at all (not found, not executable, a typo in its
+argv) is a setup error (:func:`setup_problem`): the run measured nothing about the
+configuration.
 """
 
 from __future__ import annotations
@@ -39,10 +47,13 @@ class FailurePattern:
 
 @dataclass(frozen=True)
 class FailureReason:
-    """What went wrong (``reason``) and the log line it was read from, when there is one."""
+    """What went wrong (``reason``), the log line it was read from, the cause read from the
+    log when no known pattern named it, and whether it is benchdoc's setup error."""
 
     reason: str
     log_line: str | None = None
+    cause: str | None = None
+    setup: bool = False  # the program could not start as configured: outcome "error", not "failed"
 
 
 # Most specific first: a CUDA error raised while capturing a graph is a capture failure,
@@ -75,6 +86,17 @@ BUILTIN_PATTERNS: tuple[FailurePattern, ...] = (
 
 # A line that looks like the final error of a traceback or log, for the fallback.
 _ERROR_LINE = re.compile(r"\b[A-Z]\w*(Error|Exception)\b|\b(FATAL|Fatal|fatal|ERROR|CRITICAL)\b")
+# An exception line: Python's "SomeError: ..." / "SomeException: ..." (dotted names too),
+# RuntimeError, C++'s "terminate called after throwing", a segfault, a CUDA error.
+_EXCEPTION_LINE = re.compile(
+    r"\b(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)(?::|$)|\bRuntimeError\b|terminate called after|"
+    r"Segmentation fault|\bCUDA error\b|\bcuda\w*Error\w*"
+)
+# A command line the program refused: argparse's usage errors, a missing module or script.
+_ARGV_TYPO = re.compile(
+    r"error: (?:unrecognized arguments|argument [^:]+: invalid choice|the following arguments are required|"
+    r"argument [^:]+: expected)|^\S*python[\d.]*: (?:No module named \S+|can't open file)"
+)
 
 
 def user_patterns(raw: Iterable[dict[str, str]]) -> tuple[FailurePattern, ...]:
@@ -137,10 +159,35 @@ def explain_failure(
     found = known_reason(log_text, patterns)
     if found is not None:
         return found
+    cause = last_exception_line(log_text)
     by_signal = signal_reason(returncode)
     if by_signal is not None:
-        return FailureReason(by_signal, _last_error_line(log_text))
-    return FailureReason(fallback, _last_error_line(log_text))
+        return FailureReason(by_signal, cause or _last_error_line(log_text), cause)
+    return FailureReason(fallback, cause or _last_error_line(log_text), cause)
+
+
+def last_exception_line(log_text: str) -> str | None:
+    """The last line of ``log_text`` that states an exception (see _EXCEPTION_LINE), clipped."""
+    for line in reversed(log_text.splitlines()):
+        if _EXCEPTION_LINE.search(line):
+            return _clip(line.strip())
+    return None
+
+
+def setup_problem(log_text: str, returncode: int | None) -> FailureReason | None:
+    """The setup error, when a server that exited before becoming ready never ran as
+    configured: its shell found no such program (127) or could not execute it (126), or
+    the program refused its command line (a usage error, a missing module or script)."""
+    if returncode == 127:
+        return FailureReason("the server's program was not found (exit code 127)", _last_error_line(log_text), setup=True)
+    if returncode == 126:
+        return FailureReason("the server's program is not executable (exit code 126)", _last_error_line(log_text), setup=True)
+    for line in log_text.splitlines():
+        if _ARGV_TYPO.search(line.strip()):
+            return FailureReason(
+                f"the server's command line was refused: {_clip(line.strip())}", _clip(line), setup=True
+            )
+    return None
 
 
 def _reason_text(template: str, found: re.Match[str]) -> str:

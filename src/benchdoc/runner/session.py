@@ -10,7 +10,7 @@ from benchdoc.ledger.metadata import ServerLaunch, ServerStop
 from benchdoc.redact import redact_argv, redact_env
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import ServerReady, ServerStarting, WaitingForServer
-from benchdoc.runner.failures import FailureReason, explain_failure, known_reason, read_log_tail
+from benchdoc.runner.failures import FailureReason, explain_failure, known_reason, read_log_tail, setup_problem
 from benchdoc.runner.plan import ExperimentSetup, Launch, plan_launch
 from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_ready
 from benchdoc.runner.survivors import ServerRecords
@@ -53,9 +53,9 @@ class ServerSession:
         )
         try:
             process.start()
-        except OSError as err:
+        except OSError as err:  # not found, not executable: the setup is wrong, nothing was measured
             what = err.strerror or str(err)
-            return FailureReason(f"cannot start the server: {what}: {err.filename or launch.argv[0]}")
+            return FailureReason(f"cannot start the server: {what}: {err.filename or launch.argv[0]}", setup=True)
         self.process = process
         self.pids.append(process.pid)
         self.warmed = False
@@ -69,6 +69,9 @@ class ServerSession:
             context.emit(ServerReady(self.name, readiness.waited_s, process.pid))
             return None
         if readiness.exited:
+            setup = setup_problem(read_log_tail(log), readiness.returncode)
+            if setup is not None:
+                return setup
             fallback = f"server exited with code {readiness.returncode} before becoming ready"
         else:
             answer = f"; {launch.ready_url} last answered: {readiness.last_answer}" if readiness.last_answer else ""
