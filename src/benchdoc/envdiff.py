@@ -6,7 +6,8 @@ A snapshot is the JSON-able dict recorded with each run::
      "gpu": {"count", "models", "driver", "cuda"} or None,
      "packages": {"torch": "2.5.1", ...},
      "env_vars": {"NCCL_ALGO": "Tree", ...},
-     "git": {"commit", "dirty"}}
+     "git": {"commit", "dirty"},
+     "load": {"state": "busy" or "quiet", "figures": {...}}}
 
 Every part may be missing. Nested keys are compared as dotted paths ("gpu.cuda"); a
 missing key and a null value both count as absent; lists are compared whole.
@@ -39,6 +40,7 @@ IMPORTANT_KEYS: tuple[str, ...] = (
     "git.commit",
     "git.dirty",
     "host.hostname",
+    "load.state",
 )
 
 _LABELS: dict[str, str] = {
@@ -55,6 +57,7 @@ _LABELS: dict[str, str] = {
     "host.cpu_model": "CPU",
     "host.cpu_count": "CPU count",
     "host.memory_gb": "memory (GB)",
+    "load.state": "machine load",
 }
 _LABELLED_PREFIXES: tuple[str, ...] = ("packages.", "env_vars.")
 _SHORT_COMMIT = 12

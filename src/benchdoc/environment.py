@@ -36,6 +36,9 @@
              directory (see git_info), or None outside a repository
     }
 
+A run adds "load" once it has measured: the machine's load during its measurements
+(benchdoc.machineload.environment_entry), "state" busy or quiet and the "figures".
+
 External programs run as argument lists (never through a shell), in their own process
 group, with a timeout: a hung nvidia-smi or git is killed and reported as absent, never
 as an error. Without a GPU the capture takes a few milliseconds.

@@ -308,9 +308,12 @@ def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[R
     """What differs from the baseline's latest pooled run to the candidate's, important keys first."""
     from benchdoc.envdiff import environment_diff
 
-    # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result.
+    # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result;
+    # the machine's load is compared by its state (busy or quiet), not by its raw figures.
     return environment_diff(
-        baseline[0].environment, candidate[0].environment, ignore=("host.memory_gb", "host.kernel", "git.branch")
+        baseline[0].environment,
+        candidate[0].environment,
+        ignore=("host.memory_gb", "host.kernel", "git.branch", "load.figures.*"),
     )
 
 

@@ -119,3 +119,26 @@ def test_streams_cut_short_are_said_in_the_summary_json_and_ledger(project: Proj
     assert data["metrics"]["error_rate"] == pytest.approx(5 / 6)
     (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
     assert run["metadata"]["cut_short"] == 5
+
+
+@pytest.mark.timeout(60)
+def test_a_busy_machine_is_said_in_the_summary_json_and_ledger(project: Project, sim_url: str) -> None:
+    import subprocess
+    import sys
+    import time
+
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    try:
+        time.sleep(0.2)
+        args = ("bench", "--url", sim_url, "--requests", "40", "--output-tokens", "16", "--concurrency", "2")
+        text = project.run(*args, "--record", "eagle3")
+        data = json.loads(project.run(*args, "--json").stdout)
+    finally:
+        burner.kill()
+        burner.wait()
+    assert text.returncode == 0, text.stderr
+    assert "warning: the machine was busy (other processes kept up to" in " ".join(text.stdout.split())
+    assert data["load"]["busy"] is True and data["load"]["others_cores"] > 0.1
+    (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
+    load = run["environment"]["load"]
+    assert load["state"] == "busy" and load["figures"]["max_others_cores"] > 0.1

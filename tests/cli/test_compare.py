@@ -56,3 +56,31 @@ def test_show_has_status_and_comparison_columns(project: Project) -> None:
         "baseline": "Reference", "eagle3": "Untested", "eagle3-cuda13": "Works",
         "nccl-tree": "Failed", "nccl-fewer-channels": "Untested",
     }
+
+
+def test_compare_lists_a_machine_load_difference(project: Project) -> None:
+    from benchdoc.ledger import NewRun
+    from benchdoc.ledger.models import Sample
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.machineload import LoadFigures, environment_entry
+
+    def figures(others: float, busy: bool) -> LoadFigures:
+        reasons = (f"other processes kept {others:.2f} of 8 CPUs busy",) if busy else ()
+        return LoadFigures(2.0, 8, 0.4, 0.5, others, 0.6, 1.0, busy, reasons)
+
+    host = {"hostname": "gpu-01"}
+    with Ledger.open(project.ledger_url) as ledger:
+        for name, values, entry in (
+            ("baseline", BASE, environment_entry([figures(0.02, False), figures(0.03, False)])),
+            ("eagle3-cuda13", NEW, environment_entry([figures(1.7, True), figures(0.01, False)])),
+        ):
+            ledger.record_run(NewRun(
+                experiment=name, samples=[Sample("output_tok_s", v, i) for i, v in enumerate(values)],
+                environment={"host": host, "load": entry}, source="run",
+            ))
+    text = project.run("compare", "eagle3-cuda13", "baseline")
+    assert text.returncode == 0, text.stderr
+    assert "environment: machine load quiet -> busy" in text.stdout
+    data = json.loads(project.run("compare", "eagle3-cuda13", "--json").stdout)
+    # The raw figures differ too, but only the state is compared.
+    assert data["environment_diff"] == ["machine load quiet -> busy"]

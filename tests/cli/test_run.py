@@ -334,3 +334,31 @@ def test_the_next_run_stops_a_server_that_survived(project) -> None:  # type: ig
     assert "experiment long-one" in result.stderr
     assert _gone_within(servers, 10)
     assert not list((project.root / ".benchdoc" / "servers").glob("*.json"))
+
+
+def test_a_busy_machine_is_warned_about_and_kept_in_the_environment(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + """
+[workloads.medium]
+requests = 150
+concurrency = 2
+input_tokens = 8
+output_tokens = 16
+
+[experiments.busy]
+server = "sim"
+workload = "medium"
+""")
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    try:
+        time.sleep(0.2)
+        result = project.run("run", "busy", "-n", "2", "--quiet")
+    finally:
+        burner.kill()
+        burner.wait()
+    assert result.returncode == 0, result.stderr
+    assert "busy: warning: the machine was busy in 2 of 2 repetitions" in result.stdout
+    load = runs_in(project)["busy"].environment["load"]  # type: ignore[attr-defined]
+    assert load["state"] == "busy" and load["figures"]["measurements"] == 2
+    for each in load["figures"]["each"]:
+        assert each["busy"] and each["others_cores"] > 0.1
+        assert each["server_cores"] > 0  # the simulator's own CPU is the server's, not "other"

@@ -234,6 +234,12 @@ def _record(config: Any, experiment: str, result: WorkloadResult, note: str | No
             ),
         )
     )
+    if result.load is not None:
+        from dataclasses import replace
+
+        from benchdoc.machineload import environment_entry
+
+        new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry([result.load])})
     with open_ledger(config) as ledger:
         return ledger.record_run(new_run)
 
@@ -302,6 +308,12 @@ def _print_summary(result: WorkloadResult) -> None:
     out.print(f"output tokens counted from: {counts}")
     if provenance.get("accept_length"):
         out.print(f"accept length from: {provenance['accept_length']}")
+    if result.load is not None:
+        from benchdoc.machineload import busy_warning, environment_entry
+
+        warning = busy_warning(environment_entry([result.load]))
+        if warning:
+            out.print(f"[bold]warning:[/bold] {warning}")
     reasons = result.failure_reasons()
     if reasons:
         out.print("[bold]failures[/bold]")

@@ -375,17 +375,24 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
         if outcome.failure_log_line:
             print(f"{outcome.experiment}: log line: {outcome.failure_log_line}")
         if outcome.run_id is not None:
-            for line in _run_notes(ledger.run(outcome.run_id).metadata):
+            run = ledger.run(outcome.run_id)
+            for line in _run_notes(run.metadata, run.environment):
                 print(f"{outcome.experiment}: {line}")
 
 
-def _run_notes(metadata: RunMetadata) -> list[str]:
-    """What the summary table cannot hold: requests cut short over the repetitions."""
+def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
+    """What the summary table cannot hold: requests cut short, a busy machine."""
+    from benchdoc.machineload import busy_warning
+
+    notes = []
     cut = sum(r.cut_short_requests or 0 for r in metadata.per_repetition)
-    if not cut:
-        return []
-    requests = sum(r.requests or 0 for r in metadata.per_repetition)
-    return [
-        f"{cut} of {requests} requests were cut short (the stream ended before the request was complete); "
-        "they count as failed, outside every latency and throughput figure"
-    ]
+    if cut:
+        requests = sum(r.requests or 0 for r in metadata.per_repetition)
+        notes.append(
+            f"{cut} of {requests} requests were cut short (the stream ended before the request was complete); "
+            "they count as failed, outside every latency and throughput figure"
+        )
+    warning = busy_warning(environment.get("load"))
+    if warning:
+        notes.append(f"warning: {warning}")
+    return notes

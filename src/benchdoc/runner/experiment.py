@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import re
 import traceback
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.machineload import LoadFigures, LoadMeter, environment_entry
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.deciding import UntilDecided
 from benchdoc.runner.events import (
@@ -49,6 +51,7 @@ class ExperimentRun:
         self.error: FailureReason | None = None
         self.error_traceback: str | None = None
         self.per_repetition: list[RepetitionRecord] = []
+        self.loads: list[LoadFigures] = []  # the machine's load over each repetition
         self.workload_logs: list[Path] = []
         self.workload_settings: dict[str, Any] | None = None
         self.simulator = False  # the load generator saw benchdoc's simulator answer
@@ -97,10 +100,13 @@ class ExperimentRun:
         requests = workload.settings.get("requests") if isinstance(workload, LoadgenWorkload) else None
         target = self.planned if self.completed < self.planned or self.deciding is None else self.deciding.max_repetitions
         self.context.emit(RepetitionStarted(self.name, index, target, requests))
+        process = self.server.process
+        meter = LoadMeter([process.pgid] if process is not None else []).start()
         if isinstance(workload, LoadgenWorkload):
             result = loadgen_repetition(self.context, self.server, workload, index)
         else:
             result = command_repetition(self.context, self.server, workload, index)
+        self.loads.append(meter.stop())
         metrics = self._keep(result)
         if metrics is None:
             return
@@ -145,6 +151,8 @@ class ExperimentRun:
         )
         if self.provenance is not None:
             run = self.provenance.stamp(run)
+        if self.loads:
+            run = replace(run, environment={**run.environment, "load": environment_entry(self.loads)})
         run_id = self.context.ledger.record_run(run)
         result = ExperimentOutcome(
             experiment=self.name,

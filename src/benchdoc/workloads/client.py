@@ -22,6 +22,7 @@ from typing import Any
 import aiohttp
 
 from benchdoc.errors import RunError
+from benchdoc.machineload import LoadMeter, local_server_pgids
 from benchdoc.workloads import records as rec
 from benchdoc.workloads.aggregate import accept_length_from_meta_info
 from benchdoc.workloads.arrivals import arrival_times
@@ -529,6 +530,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
                 if progress is not None:
                     progress(completed, total)
 
+            meter = LoadMeter(local_server_pgids(spec.base_url)).start()
             start = perf_counter()
             phase = _Phase("measured", start, start)
             if spec.open_loop:
@@ -539,6 +541,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
                     phase, spec.concurrency, spec.requests, spec.duration_s, False, done
                 )
             duration = max(0.0, phase.last_end - phase.start)
+            load = meter.stop()
             after = await engine.scrape_counters()
         finally:
             watchdog.cancel()
@@ -572,6 +575,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
         accept_length=accept_length,
         aborted=engine.abort_reason,
         percentiles=tuple(spec.percentiles),
+        load=load,
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdoc.ledger.models import Sample
+from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import RequestRecord
 
@@ -33,6 +34,7 @@ class WorkloadResult:
     accept_length: float | None = None
     aborted: str | None = None
     percentiles: tuple[float, ...] = ()
+    load: LoadFigures | None = None  # the machine's load over the measured phase
 
     @property
     def metrics(self) -> dict[str, float]:
@@ -88,6 +90,7 @@ class WorkloadResult:
             "warmup_failed": sum(1 for r in self.warmup_records if not r.ok),
             "aborted": self.aborted,
             "metrics": self.metrics,
+            "load": self.load.to_dict() if self.load is not None else None,
         }
         if include_requests:
             data["request_records"] = [r.to_dict() for r in self.records]

@@ -1,0 +1,131 @@
+"""The machine's load over a measurement: real CPU burned by processes the test starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from benchdoc.machineload import (
+    LoadFigures,
+    LoadMeter,
+    Snapshot,
+    busy_reasons,
+    busy_warning,
+    environment_entry,
+    figures_between,
+    listener_pgids,
+    local_server_pgids,
+)
+
+BURN = [sys.executable, "-c", "while True: pass"]
+
+
+@pytest.fixture
+def burner() -> Iterator[subprocess.Popen[bytes]]:
+    """A CPU-burning child in its own process group."""
+    process = subprocess.Popen(BURN, start_new_session=True)
+    time.sleep(0.2)
+    yield process
+    process.kill()
+    process.wait()
+
+
+def burn_here(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="CPU accounting reads /proc")
+def test_a_cpu_burning_process_makes_the_machine_busy(burner: subprocess.Popen[bytes]) -> None:
+    meter = LoadMeter().start()
+    time.sleep(1.0)
+    figures = meter.stop()
+    assert figures.others_cores is not None and figures.others_cores > 0.1
+    assert figures.busy and any("other processes kept" in r for r in figures.reasons)
+    assert figures.seconds == pytest.approx(1.0, abs=0.5)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="CPU accounting reads /proc")
+def test_the_server_under_test_and_benchdoc_itself_are_not_other_processes(
+    burner: subprocess.Popen[bytes],
+) -> None:
+    # The burner is the server under test here: its CPU is the server's.
+    meter = LoadMeter([burner.pid]).start()
+    time.sleep(0.3)
+    burn_here(0.3)
+    figures = meter.stop()
+    assert figures.server_cores > 0.05
+    assert figures.own_cores > 0.05
+    # What the server and this process burned was not counted twice as other processes'.
+    assert figures.others_cores is not None
+    assert figures.others_cores + figures.server_cores + figures.own_cores <= figures.cpus + 0.5
+
+
+def test_busy_rules() -> None:
+    assert busy_reasons(0.05, 0.5, 1.0, 4) == []
+    assert busy_reasons(0.2, 0.5, 1.0, 4) == ["other processes kept 0.20 of 4 CPUs busy"]
+    # Load beyond what benchdoc and its server account for, above the cores they left idle.
+    assert busy_reasons(0.0, 3.5, 1.0, 3) == ["load average 3.50 on 3 CPUs"]
+    assert busy_reasons(0.0, 2.9, 1.0, 3) == []
+    assert busy_reasons(None, None, 1.0, 2) == []
+
+
+def test_figures_between_two_snapshots() -> None:
+    before = Snapshot(wall=10.0, machine_busy_s=100.0, own_s=5.0, server_s={7: 1.0}, load1=0.5)
+    after = Snapshot(wall=12.0, machine_busy_s=104.0, own_s=6.0, server_s={7: 3.0, 8: 0.4}, load1=1.0)
+    figures = figures_between(before, after, cpus=8)
+    assert figures.own_cores == pytest.approx(0.5)
+    assert figures.server_cores == pytest.approx(1.2)  # 2.0 from pid 7, 0.4 from the new pid 8
+    assert figures.others_cores == pytest.approx(0.3)  # 2.0 cores in all, less 0.5 and 1.2
+    assert figures.busy and figures.load_before == 0.5 and figures.load_after == 1.0
+
+
+def quiet(cpus: int = 8) -> LoadFigures:
+    return LoadFigures(1.0, cpus, 0.2, 0.3, 0.01, 0.5, 0.5, False, ())
+
+
+def test_environment_entry_and_warning() -> None:
+    busy = LoadFigures(1.0, 8, 9.0, 9.5, 1.5, 0.5, 0.5, True, ("other processes kept 1.50 of 8 CPUs busy",))
+    entry = environment_entry([quiet(), busy])
+    assert entry["state"] == "busy"
+    assert entry["figures"]["max_others_cores"] == 1.5 and entry["figures"]["max_load"] == 9.5
+    assert len(entry["figures"]["each"]) == 2
+    warning = busy_warning(entry)
+    assert warning is not None and warning.startswith("the machine was busy in 1 of 2 repetitions")
+    assert "other processes kept up to 1.50 CPUs busy" in warning
+    assert busy_warning(environment_entry([quiet()])) is None
+    assert busy_warning(None) is None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="listeners are read from /proc")
+def test_the_local_server_is_found_by_its_listening_port(sim_process_url: tuple[int, str]) -> None:
+    pgid, url = sim_process_url
+    port = int(url.rsplit(":", 1)[1])
+    assert listener_pgids(port) == [pgid]
+    assert local_server_pgids(url) == [pgid]
+    assert local_server_pgids(f"http://example.invalid:{port}") == []
+
+
+@pytest.fixture
+def sim_process_url() -> Iterator[tuple[int, str]]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "benchdoc", "sim", "--port", "0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if "listening on " in line:
+                yield process.pid, line.split("listening on ", 1)[1].strip()
+                break
+        else:
+            raise AssertionError("the simulator did not start")
+    finally:
+        process.kill()
+        process.wait()
