@@ -169,7 +169,7 @@ def test_redact_obj_leaves_no_secret_in_json() -> None:
         assert secret not in dumped
     assert redacted["env"]["NCCL_ALGO"] == "Tree"
     assert redacted["headers"] == {"Authorization": "***", "Content-Type": "application/json"}
-    assert redacted["credentials"] == {"user": "***", "password": "***", "ids": ["***", "***"], "enabled": True}
+    assert redacted["credentials"] == {"user": "***", "password": "***", "ids": [1, 2], "enabled": True}
     assert redacted["runs"] == [{"samples": [96.1, 95.8], "max_tokens": 128, "note": "used hf_***"}]
     assert redacted["pair"] == ["--token", "***"]
     assert data["env"]["HF_TOKEN"] == HF_TOKEN  # the input is not modified
@@ -182,3 +182,15 @@ def test_long_pathological_text_takes_linear_time(unit: str) -> None:
     redact_text(text)
     # Backtracking once made 400 kB of "a-a-a-..." take over a minute; linear is milliseconds.
     assert time.monotonic() - started < 3.0
+
+
+def test_numbers_under_a_secret_looking_name_are_data_not_secrets() -> None:
+    # llmperf's statistics: "token" in the name, a number in the value.
+    stats = {"results_inter_token_latency_s_stddev": 0.001626, "results_request_output_throughput_token_per_s_stddev": 16.9,
+             "api_key": "plainclikey77", "token": {"value": "abc", "n": 3}}
+    assert redact_obj(stats) == {
+        "results_inter_token_latency_s_stddev": 0.001626,
+        "results_request_output_throughput_token_per_s_stddev": 16.9,
+        "api_key": "***",
+        "token": {"value": "***", "n": 3},
+    }

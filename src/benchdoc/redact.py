@@ -318,15 +318,19 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def _redact_everything(obj: Any) -> Any:
-    """Every scalar leaf of ``obj`` replaced: it sits under a secret name."""
+    """Every string leaf of ``obj`` replaced: it sits under a secret name.
+
+    Numbers stay: a count or a statistic whose name happens to hold a secret word
+    (``results_inter_token_latency_s_stddev``) is data, and credentials are strings.
+    """
     if isinstance(obj, Mapping):
         return {(redact_text(key) if isinstance(key, str) else key): _redact_everything(value) for key, value in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_redact_everything(item) for item in obj]
-    if obj is None or isinstance(obj, bool):
-        return obj
     if isinstance(obj, str):
         return _masked(obj)
+    if obj is None or isinstance(obj, (bool, int, float)):
+        return obj
     return MARKER
 
 
@@ -334,8 +338,9 @@ def redact_obj(obj: Any) -> Any:
     """A redacted copy of JSON-like data (dicts, lists, tuples, strings, numbers).
 
     Under a key whose name looks secret (``api_key``, ``Authorization``, ``credentials``)
-    every value is replaced by ``***``, including all leaves of a nested dict or list
-    (``None`` and booleans stay: they reveal nothing). A list made only of strings is
+    every string is replaced by ``***``, including the leaves of a nested dict or list
+    (``None``, booleans and numbers stay: they are not credentials, and a statistic such as
+    ``inter_token_latency_stddev`` must keep its value). A list made only of strings is
     treated as a command line (:func:`redact_argv`); every other string passes through
     :func:`redact_text`, dict keys included. Other values are returned unchanged.
     Tuples come back as lists.

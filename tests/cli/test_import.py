@@ -119,3 +119,23 @@ def test_an_experiment_is_required_to_record(project: Project) -> None:
     assert result.returncode == 2 and "--experiment NAME" in result.stderr
     wrong = project.run("import", str(DATA / "llmperf_summary.json"), "-e", "baseline", "-f", "hyperfin")
     assert wrong.returncode == 2 and "did you mean 'hyperfine'" in wrong.stderr
+
+
+def test_llmperf_statistics_are_kept_as_numbers_not_redacted(project: Project) -> None:
+    res = project.run("import", str(DATA / "llmperf_summary.json"), "-e", "baseline")
+    assert res.returncode == 0, res.stderr
+    (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
+    text = json.dumps(run)
+    # Their names hold the word "token"; their values are statistics, not credentials.
+    assert '"results_inter_token_latency_s_stddev": 0.001626' in text
+    assert '"results_request_output_throughput_token_per_s_stddev": 16.9' in text
+
+
+def test_an_aiperf_file_imported_as_genai_perf_is_refused_in_one_line(project: Project) -> None:
+    res = project.run("import", str(DATA / "aiperf-0.13.0-rate.json"), "-f", "genai-perf", "-e", "baseline")
+    assert res.returncode != 0
+    (line,) = res.stderr.strip().splitlines()
+    assert "written by AIPerf 0.13.0, not genai-perf" in line and "looks like 'aiperf' output" in line
+    assert project.run("import", str(DATA / "aiperf-0.13.0-rate.json"), "-e", "baseline").returncode == 0
+    again = project.run("import", str(DATA / "aiperf-0.13.0-rate.json"), "-f", "aiperf", "-e", "baseline")
+    assert again.returncode == 0 and "every run was imported before" in again.stdout

@@ -117,7 +117,7 @@ def detect_format(path: str | Path) -> str:
         if FORMATS[name].looks_like(first):
             return name
     if FORMATS["aiperf"].looks_like(first):
-        return "aiperf" if isinstance(first, dict) and ("aiperf_version" in first or "schema_version" in first) else "genai-perf"
+        return "aiperf" if genai_perf.is_aiperf(first) else "genai-perf"
     raise ImportFormatError(
         f"cannot tell the format from its content; give it with --format ({', '.join(FORMATS)})", path
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
@@ -49,7 +49,7 @@ class ImportedRun:
     line: int | None
     label: str
     samples: tuple[Sample, ...]
-    fingerprint: str  # stable digest of the entry, to notice a file imported twice
+    fingerprint: str  # stable digest of the entry's content, to notice a file imported twice
     outcome: Outcome = "ok"
     failure_reason: str | None = None
     started_at: datetime | None = None
@@ -59,6 +59,9 @@ class ImportedRun:
     git_dirty: bool | None = None
     environment: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # The digest earlier versions recorded (salted with the format's name), so that a run
+    # imported by one of them is still seen as imported.
+    former_fingerprint: str | None = None
 
     @property
     def location(self) -> str:
@@ -118,12 +121,27 @@ class Importer:
 
 
 def fingerprint(fmt: str, *parts: Any) -> str:
-    """A digest of an entry's content (key order ignored), short enough to store."""
+    """A digest of an entry's content (key order ignored), short enough to store.
+
+    ``fmt`` salts the digest when given; :func:`fingerprints` leaves it out, so that the
+    same content is the same run whatever format it was imported as.
+    """
     digest = hashlib.sha256(fmt.encode())
     for part in parts:
         digest.update(b"\0")
         digest.update(json.dumps(part, sort_keys=True, default=str).encode())
     return digest.hexdigest()[:32]
+
+
+class Fingerprints(TypedDict):
+    fingerprint: str
+    former_fingerprint: str
+
+
+def fingerprints(fmt: str, *parts: Any) -> Fingerprints:
+    """An entry's fingerprint (its content alone) and the one earlier versions recorded
+    (salted with ``fmt``), as ImportedRun keyword arguments."""
+    return Fingerprints(fingerprint=fingerprint("content", *parts), former_fingerprint=fingerprint(fmt, *parts))
 
 
 def scaled(value: float, scale: float) -> float:

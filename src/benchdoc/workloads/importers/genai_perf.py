@@ -15,7 +15,14 @@ Where their definitions differ from benchdoc's (see docs/importers.md):
 - ``output_token_throughput_per_user`` is each request's own rate: ``user_output_tok_s``.
 - AIPerf's ``error_rate`` is derived: errors / (requests + errors), where
   ``request_count`` counts the successful requests; genai-perf reports no errors.
-- ``input_tok_s`` is derived from AIPerf's ``total_isl / benchmark_duration``.
+- ``input_tok_s`` is AIPerf's ``input_token_throughput``; only a file without it (older
+  AIPerf, genai-perf) has it derived from ``total_isl / benchmark_duration``, which
+  differs when requests failed. ``total_token_throughput`` is ``total_tok_s``.
+- AIPerf 0.13 keeps its settings in ``input_config.models.items[].name`` and
+  ``input_config.phases`` (the profiling phase's ``concurrency`` or ``rate``); earlier
+  layouts (``model_names``, ``loadgen``) are read too.
+- genai-perf and AIPerf files look alike; each format refuses the other's file (AIPerf's
+  carry ``aiperf_version`` or ``schema_version``).
 
 Units are read from each metric's ``unit`` and converted (s, ms, us, ns to ms).
 """
@@ -25,8 +32,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchdoc.errors import ImportFormatError
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import ImportedRun, fingerprint, scaled
+from benchdoc.workloads.importers.base import ImportedRun, fingerprints, scaled
 from benchdoc.workloads.importers.reading import (
     Where,
     as_object,
@@ -38,6 +46,10 @@ from benchdoc.workloads.importers.reading import (
 from benchdoc.workloads.metrics import percentile_suffix
 
 EXPECTED = "a genai-perf or AIPerf JSON export (metric objects with unit, avg and percentiles)"
+WRITTEN_BY = {
+    "genai-perf": "a genai-perf *_genai_perf.json export",
+    "aiperf": "an AIPerf profile_export_aiperf.json, with aiperf_version",
+}
 
 # Per-request distributions -> (benchdoc metric, kind of unit); avg -> _mean, pNN -> _pNN.
 DISTRIBUTIONS: dict[str, tuple[str, str]] = {
@@ -51,6 +63,8 @@ DISTRIBUTIONS: dict[str, tuple[str, str]] = {
 # Run-level values (their "avg") -> (benchdoc metric, kind of unit).
 RUN_VALUES: dict[str, tuple[str, str]] = {
     "output_token_throughput": ("output_tok_s", "rate"),
+    "input_token_throughput": ("input_tok_s", "rate"),
+    "total_token_throughput": ("total_tok_s", "rate"),
     "request_throughput": ("request_s", "rate"),
     "spec_decode_acceptance_length": ("accept_length", "count"),
 }
@@ -75,6 +89,11 @@ def parse_aiperf(path: Path) -> list[ImportedRun]:
     return [_run(path, "aiperf")]
 
 
+def is_aiperf(obj: dict[str, Any]) -> bool:
+    """AIPerf writes its version (and a schema version); genai-perf writes neither."""
+    return "aiperf_version" in obj or "schema_version" in obj
+
+
 def _run(path: Path, fmt: str) -> ImportedRun:
     document = load_json_document(path, EXPECTED)
     where = Where(path, None, "", EXPECTED)
@@ -82,6 +101,10 @@ def _run(path: Path, fmt: str) -> ImportedRun:
     for key in REQUIRED:
         if key not in obj:
             raise where.error(f"missing metric '{key}'")
+    tool = "aiperf" if is_aiperf(obj) else "genai-perf"
+    if tool != fmt:
+        writer = f"AIPerf {obj.get('aiperf_version') or ''}".strip() if tool == "aiperf" else "genai-perf"
+        raise ImportFormatError(f"written by {writer}, not {fmt} (expected {WRITTEN_BY[fmt]})", path)
     samples: list[Sample] = []
     for source, (metric, kind) in DISTRIBUTIONS.items():
         if obj.get(source) is None:
@@ -100,10 +123,9 @@ def _run(path: Path, fmt: str) -> ImportedRun:
         if value is not None:
             samples.append(Sample(metric, scaled(value, _factor(obj[source], kind, where.child(source))), 0))
     isl, duration = _avg(obj, "total_isl", where), _avg(obj, "benchmark_duration", where)
-    if isl is not None and duration:
+    if isl is not None and duration and not any(s.metric == "input_tok_s" for s in samples):
         duration_ms = duration * _factor(obj["benchmark_duration"], "time", where.child("benchmark_duration"))
         samples.append(Sample("input_tok_s", isl / (duration_ms / 1000.0), 0))
-    tool = "aiperf" if ("aiperf_version" in obj or "schema_version" in obj) else "genai-perf"
     if tool == "aiperf":
         error_rate = _error_rate(obj, where)
         if error_rate is not None:
@@ -138,7 +160,7 @@ def _run(path: Path, fmt: str) -> ImportedRun:
         line=None,
         label=_label(tool, obj.get("input_config")),
         samples=tuple(samples),
-        fingerprint=fingerprint(fmt, obj),
+        **fingerprints(fmt, obj),
         started_at=utc_from_text(obj.get("start_time"), where, "start_time"),
         finished_at=utc_from_text(obj.get("end_time"), where, "end_time"),
         environment=environment,
@@ -184,6 +206,11 @@ def _error_rate(obj: dict[str, Any], where: Where) -> float | None:
 
 
 def _model(config: Any) -> str | None:
+    items = walk(config, "models", "items")  # AIPerf 0.13
+    if isinstance(items, list):
+        names = [str(i["name"]) for i in items if isinstance(i, dict) and i.get("name")]
+        if names:
+            return ", ".join(names)
     for keys in (("model_names",), ("endpoint", "model_names"), ("model",)):
         value = walk(config, *keys)
         if isinstance(value, list) and value:
@@ -193,8 +220,27 @@ def _model(config: Any) -> str | None:
     return None
 
 
+def _profiling_phase(config: Any) -> dict[str, Any] | None:
+    """AIPerf 0.13's measured phase: ``input_config.phases[]`` of kind ``profiling``."""
+    phases = walk(config, "phases")
+    if not isinstance(phases, list):
+        return None
+    for phase in phases:
+        if isinstance(phase, dict) and phase.get("kind", "profiling") == "profiling":
+            return phase
+    return None
+
+
 def _label(tool: str, config: Any) -> str:
     parts = [tool]
+    phase = _profiling_phase(config)
+    if phase is not None:
+        if phase.get("concurrency") is not None:
+            parts.append(f"concurrency={phase['concurrency']}")
+        if phase.get("rate") is not None:
+            parts.append(f"request_rate={phase['rate']}")
+        if len(parts) > 1:
+            return " ".join(parts)
     for name, paths in (
         ("concurrency", (("loadgen", "concurrency"), ("concurrency",), ("perf_analyzer", "stimulus", "concurrency"))),
         ("request_rate", (("loadgen", "request_rate"), ("request_rate",), ("perf_analyzer", "stimulus", "request_rate"))),

@@ -13,10 +13,17 @@ Where guidellm's definitions differ from benchdoc's (see docs/importers.md):
   / output tokens. It is recorded as ``e2e_per_token_ms``, not ``tpot_ms``.
 - ``request_latency`` is in seconds (converted to ``e2e_ms``) and measured with the wall
   clock (``time.time()``).
-- ``output_tokens_per_second`` and ``requests_per_second`` are distributions of rates
-  over time; their ``successful.mean`` (what guidellm's own report shows) is taken as
-  ``output_tok_s`` and ``request_s``. ``input_tok_s`` is derived: the successful
-  requests' prompt tokens / the benchmark's duration.
+- ``requests_per_second``, ``output_tokens_per_second``, ``prompt_tokens_per_second``
+  and ``tokens_per_second`` are distributions of rates over time, split by request
+  status. guidellm's own report ("Server Throughput Statistics (All Requests)") shows
+  the ``total`` mean, over all requests, failed ones included: that is what
+  ``request_s``, ``output_tok_s``, ``input_tok_s`` and ``total_tok_s`` record. The
+  successful requests' mean is kept beside each as ``request_s_successful``,
+  ``output_tok_s_successful``, ``input_tok_s_successful`` and ``total_tok_s_successful``;
+  the two differ when requests failed. A report without ``prompt_tokens_per_second``
+  has ``input_tok_s`` derived: the successful requests' prompt tokens / the duration.
+- Latency distributions are the successful requests', as the report's latency table
+  ("Completed Requests") shows them.
 - ``error_rate`` is derived from ``request_totals``: errored / (successful + errored);
   incomplete requests (cut off at the end) are left out.
 - Token counts come from the server's usage when it sends one.
@@ -28,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint, scaled
+from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
 from benchdoc.workloads.importers.reading import (
     Where,
     as_object,
@@ -51,12 +58,15 @@ DISTRIBUTIONS: tuple[Field, ...] = (
     Field("request_latency", "e2e_ms", MS_PER_S),
 )
 
-# Run-level rates: guidellm metric (successful.mean) -> benchdoc metric.
+# Run-level rates: guidellm metric -> benchdoc metric, from its total.mean (what the
+# report shows); the successful.mean goes to the same name + SUCCESSFUL_SUFFIX.
 RATES: tuple[Field, ...] = (
     Field("output_tokens_per_second", "output_tok_s"),
     Field("requests_per_second", "request_s"),
     Field("tokens_per_second", "total_tok_s"),
+    Field("prompt_tokens_per_second", "input_tok_s"),
 )
+SUCCESSFUL_SUFFIX = "_successful"
 
 # guidellm percentile key -> benchdoc aggregate suffix.
 PERCENTILES: dict[str, str] = {
@@ -115,11 +125,7 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
             continue
         samples.extend(_distribution_samples(successful, row, metrics_where.child(row.source).child("successful")))
     for row in RATES:
-        successful = _successful(metrics, row.source, metrics_where)
-        if successful is not None:
-            value = number(successful, "mean", metrics_where.child(row.source).child("successful"))
-            if value is not None:
-                samples.append(Sample(row.metric, scaled(value, row.scale), 0))
+        samples.extend(_rate_samples(metrics, row, metrics_where))
 
     start = _epoch(bench, ("start_time",), ("run_stats", "start_time"), ("scheduler_metrics", "measure_start_time"))
     end = _epoch(bench, ("end_time",), ("run_stats", "end_time"), ("scheduler_metrics", "measure_end_time"))
@@ -128,7 +134,7 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
         duration = end - start
     prompt = _successful(metrics, "prompt_token_count", metrics_where)
     prompt_total = number(prompt, "total_sum", metrics_where.child("prompt_token_count")) if prompt else None
-    if prompt_total is not None and duration:
+    if prompt_total is not None and duration and not any(s.metric == "input_tok_s" for s in samples):
         samples.append(Sample("input_tok_s", prompt_total / duration, 0))
     totals = metrics.get("request_totals")
     if isinstance(totals, dict):
@@ -166,12 +172,26 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
         line=None,
         label=_label(strategy) or f"benchmark {index}",
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, {k: v for k, v in bench.items() if k != "requests"}),
+        **fingerprints(FORMAT, {k: v for k, v in bench.items() if k != "requests"}),
         started_at=utc_from_epoch(start),
         finished_at=utc_from_epoch(end),
         environment=environment,
         metadata=metadata,
     )
+
+
+def _rate_samples(metrics: dict[str, Any], row: Field, where: Where) -> list[Sample]:
+    """The rate over all requests (the report's figure) and over the successful ones."""
+    summary = sub_object(metrics, row.source, where)
+    if summary is None:
+        return []
+    samples = []
+    for status, name in (("total", row.metric), ("successful", row.metric + SUCCESSFUL_SUFFIX)):
+        part = sub_object(summary, status, where.child(row.source))
+        value = number(part, "mean", where.child(row.source).child(status)) if part is not None else None
+        if value is not None:
+            samples.append(Sample(name, scaled(value, row.scale), 0))
+    return samples
 
 
 def _successful(metrics: dict[str, Any], key: str, where: Where) -> dict[str, Any] | None:

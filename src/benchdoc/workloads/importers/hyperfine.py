@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint, scaled
+from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
 from benchdoc.workloads.importers.reading import Where, as_object, list_or_empty, load_json_document, number, number_list
 
 FORMAT = "hyperfine"
@@ -88,7 +88,7 @@ def _run(path: Path, index: int, entry: dict[str, Any], top: Where) -> ImportedR
         line=None,
         label=label,
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, entry),
+        **fingerprints(FORMAT, entry),
         outcome="failed" if failures else "ok",
         failure_reason=(
             f"the command exited with status {failures[0]} in {len(failures)} of {len(exit_codes)} timed runs"

@@ -10,6 +10,9 @@ Where llmperf's definitions differ from benchdoc's (see docs/importers.md):
   TTFT in. It is neither benchdoc's ``tpot_ms`` nor its ``itl_ms`` and is recorded as
   ``e2e_per_token_ms``.
 - TTFT is the first chunk with ``delta.content``.
+- Its inter-token latency is per SSE chunk, not per token: llmperf counts every event of
+  the stream, the chat stream's empty role chunk included, as one token, so a server
+  that sends several tokens per chunk (speculative decoding) gets a larger value.
 - Output tokens are re-counted with one fixed Llama tokenizer whatever the model, so
   token counts and rates differ from the server's own counts.
 - ``request_output_throughput_token_per_s`` is each request's own rate:
@@ -28,7 +31,7 @@ from benchdoc.workloads.importers.base import (
     MS_PER_S,
     Field,
     ImportedRun,
-    fingerprint,
+    fingerprints,
     label_from,
     mapped_keys,
     samples_from_table,
@@ -102,7 +105,7 @@ def parse(path: Path) -> list[ImportedRun]:
             line=None,
             label=label_from(obj, LABEL_KEYS),
             samples=tuple(samples),
-            fingerprint=fingerprint(FORMAT, obj),
+            **fingerprints(FORMAT, obj),
             finished_at=utc_from_epoch(number(obj, "timestamp", where)),
             environment=environment,
             metadata=metadata,

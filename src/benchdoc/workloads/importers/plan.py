@@ -81,8 +81,13 @@ def plan_import(
     fresh: list[ImportedRun] = []
     duplicates: list[Duplicate] = []
     for run in chosen:
-        if recorded is not None and run.fingerprint in recorded:
-            duplicates.append(Duplicate(run, recorded[run.fingerprint]))
+        known = None
+        if recorded is not None:
+            known = recorded.get(run.fingerprint)
+            if known is None and run.former_fingerprint is not None:
+                known = recorded.get(run.former_fingerprint)
+        if known is not None:
+            duplicates.append(Duplicate(run, known))
         else:
             fresh.append(run)
     return ImportPlan(experiment, tuple(fresh), tuple(duplicates))

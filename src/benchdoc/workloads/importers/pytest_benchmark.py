@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprint, samples_from_table, scaled
+from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, samples_from_table, scaled
 from benchdoc.workloads.importers.reading import (
     Where,
     as_object,
@@ -111,11 +111,20 @@ def _run(
         line=None,
         label=name,
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, bench, machine, commit),
+        **fingerprints(FORMAT, bench, machine, commit),
         finished_at=finished_at,
         host=machine.get("node") if isinstance(machine.get("node"), str) else None,
-        git_commit=commit.get("id") if isinstance(commit.get("id"), str) else None,
-        git_dirty=dirty if isinstance(dirty, bool) else None,
+        git_commit=_commit_id(commit),
+        git_dirty=dirty if isinstance(dirty, bool) and _commit_id(commit) is not None else None,
         environment=environment,
         metadata=metadata,
     )
+
+
+def _commit_id(commit: dict[str, Any]) -> str | None:
+    """The git commit of the benchmarked code; outside a repository pytest-benchmark
+    writes ``unversioned``, which is no commit."""
+    value = commit.get("id")
+    if not isinstance(value, str) or not value or value == "unversioned":
+        return None
+    return value

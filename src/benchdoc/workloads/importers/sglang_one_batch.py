@@ -27,7 +27,7 @@ from benchdoc.workloads.importers.base import (
     MS_PER_S,
     Field,
     ImportedRun,
-    fingerprint,
+    fingerprints,
     label_from,
     mapped_keys,
     samples_from_table,
@@ -97,7 +97,7 @@ def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
         line=where.line,
         label=label_from(obj, LABEL_KEYS),
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, obj),
+        **fingerprints(FORMAT, obj),
         environment={"tool": tool},
         metadata=scalars(obj, skip=mapped_keys(table)),
     )

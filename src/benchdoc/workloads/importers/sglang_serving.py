@@ -26,7 +26,7 @@ from benchdoc.ledger.models import Sample
 from benchdoc.workloads.importers.base import (
     Field,
     ImportedRun,
-    fingerprint,
+    fingerprints,
     label_from,
     mapped_keys,
     samples_from_table,
@@ -121,7 +121,7 @@ def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
         line=where.line,
         label=label_from(obj, LABEL_KEYS),
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, obj),
+        **fingerprints(FORMAT, obj),
         environment=environment,
         metadata=metadata,
     )

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import Field, ImportedRun, fingerprint, label_from, samples_from_table
+from benchdoc.workloads.importers.base import Field, ImportedRun, fingerprints, label_from, samples_from_table
 from benchdoc.workloads.importers.reading import (
     Where,
     iter_objects,
@@ -142,7 +142,7 @@ def _run(path: Path, where: Where, obj: dict[str, Any]) -> ImportedRun:
         line=where.line,
         label=label_from(obj, LABEL_KEYS),
         samples=tuple(samples),
-        fingerprint=fingerprint(FORMAT, obj),
+        **fingerprints(FORMAT, obj),
         started_at=started_at,
         finished_at=finished_at,
         environment=environment,
