@@ -86,6 +86,8 @@ class ExperimentResult:
     superseded_by: str | None = None
     environment_diff: tuple[EnvDifference, ...] = ()  # against compare_to's pooled runs
     warnings: tuple[str, ...] = ()
+    # Its latest (or a pooled) run ran another configuration than benchdoc.toml now gives.
+    config_changed: bool = False
 
     @property
     def label(self) -> str:
@@ -239,6 +241,7 @@ def compute_results(
             comparisons.setdefault(name, {})[metric] = comparison
 
     superseded_by = {e.supersedes: e.name for e in experiments.values() if e.supersedes}
+    changed = _config_changed(config, by_experiment, pooled)
     results: dict[str, ExperimentResult] = {}
     for name, exp in experiments.items():
         all_runs = by_experiment.get(name, [])
@@ -270,8 +273,25 @@ def compute_results(
             superseded_by=superseded_by.get(name),
             environment_diff=env_diff,
             warnings=tuple(warnings),
+            config_changed=name in changed,
         )
     return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
+
+
+def _config_changed(
+    config: Config, by_experiment: dict[str, list[RunRecord]], pooled: dict[str, list[RunRecord]]
+) -> set[str]:
+    """Experiments whose latest or pooled runs ran another configuration than the current one."""
+    # The fingerprint is the runner's view of a configuration (the argv it would launch).
+    from benchdoc.runner.fingerprint import config_fingerprints, ran_current_config
+
+    recorded = [name for name, runs in by_experiment.items() if runs and name in config.experiments]
+    current = config_fingerprints(config, [n for n in recorded if config.experiments[n].server])
+    return {
+        name
+        for name, fingerprint in current.items()
+        if any(not ran_current_config(run, fingerprint) for run in [by_experiment[name][0], *pooled.get(name, [])])
+    }
 
 
 def _status(

@@ -68,4 +68,5 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
         "changes": {m: change_to_dict(c) for m, c in result.changes.items()},
         "environment_diff": [{"key": d.key, "a": d.a, "b": d.b, "text": d.text()} for d in result.environment_diff],
         "warnings": list(result.warnings),
+        "config_changed": result.config_changed,
     }

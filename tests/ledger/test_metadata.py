@@ -38,6 +38,7 @@ FULL = RunMetadata(
     imported={"format": "vllm-serve", "fingerprint": "abc"},
     figures={"ratio": 2.0},
     tool={"backend": "vllm"},
+    config_fingerprint="sha256:0123456789abcdef",
 )
 
 

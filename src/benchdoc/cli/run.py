@@ -40,6 +40,7 @@ examples:
   benchdoc run eagle3 --until-decided   repeat until the comparison is decided
   benchdoc run --interleave a b         A B A B ...: drift hits both alike
   benchdoc run --dry-run                print what would run (and what each sweep expanded into)
+  benchdoc run 'eagle3-s*' --missing    only those without a successful run of their current config
 
 exit codes:
   0    everything ran and was recorded (failed configurations included)
@@ -69,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="with --until-decided: the most repetitions to run (default 20)")
     parser.add_argument("--interleave", action="store_true",
                         help="alternate experiments repetition by repetition, restarting each server every time")
+    parser.add_argument("--missing", action="store_true",
+                        help="only the selected experiments without a successful run of their current configuration "
+                        "(resume a half-failed sweep; rerun what benchdoc.toml changed)")
     parser.add_argument("--dry-run", action="store_true", help="print exactly what would run, and run nothing")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress, only the final summary (for CI)")
     parser.set_defaults(func=run)
@@ -79,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_project(args)
     names = select_experiments(config, args.experiments)
+    if args.missing:
+        names = missing_only(config, names)
+        if not names:
+            print("nothing to run: every selected experiment has a successful run of its current configuration")
+            return EXIT_OK
     options = RunOptions(
         repetitions=args.repetitions,
         until_decided=args.until_decided,
@@ -107,6 +116,14 @@ def _stop_survivors(root: Path) -> None:
 
     for survivor in ServerRecords.of_project(root).stop_survivors():
         print(f"benchdoc: {survivor.describe()}", file=sys.stderr)
+
+
+def missing_only(config: Config, names: list[str]) -> list[str]:
+    """``names`` less those with a successful run of their current configuration."""
+    from benchdoc.runner.fingerprint import missing_experiments
+
+    with open_ledger(config) as ledger:
+        return missing_experiments(config, names, ledger.runs(names, with_samples=False))
 
 
 @contextmanager

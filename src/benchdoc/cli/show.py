@@ -88,6 +88,8 @@ def present(results: Any, chosen: list[Any], metrics: list[str] | None) -> None:
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
         status = result.status + (f" ({result.reason})" if result.reason else "")
+        if result.config_changed:
+            status += " (config changed since)"
         n = f"{len(result.pooled)}/{len(result.runs)}" if result.runs else "0"
         table.add_row(result.label, status, n, *cells, vs, format_when(result.measured_at))
     out.print(table)
@@ -95,6 +97,9 @@ def present(results: Any, chosen: list[Any], metrics: list[str] | None) -> None:
     if primary and results.correction_note(primary):
         notes.append(f"p-values use the {results.correction_note(primary)}")
     notes.append("runs = pooled/recorded; ± is the half-width of the 95% interval of the median")
+    if any(r.config_changed for r in chosen):
+        notes.append("config changed since: benchdoc.toml now runs these differently than their latest run did; "
+                     "rerun them with: benchdoc run --missing")
     for result in chosen:
         notes.extend(result.warnings)
     for note in notes:

@@ -241,6 +241,8 @@ class Renderer:
             parts.append(result.reason)
         if result.config.notes and result.config.notes not in parts:
             parts.append(result.config.notes)
+        if result.config_changed:
+            parts.append("config changed since this result")
         return "; ".join(parts)
 
     # -- region kinds ------------------------------------------------------------------

@@ -51,6 +51,7 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("import", "object", "where an imported run came from: format, file, entry, label, fingerprint"),
     MetadataKey("figures", "object", "every figure a project benchmark script printed"),
     MetadataKey("tool", "object", "fields of another tool's results file, kept as found"),
+    MetadataKey("config_fingerprint", "str", "hash of the configuration `run` ran (argv, env, cwd, workload settings)"),
 )
 
 
@@ -202,6 +203,7 @@ class RunMetadata:
     imported: dict[str, Any] | None = None  # JSON key "import"
     figures: dict[str, Any] | None = None
     tool: dict[str, Any] = field(default_factory=dict)
+    config_fingerprint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -220,6 +222,7 @@ class RunMetadata:
             "failures": dict(self.failures), "until_decided": self.until_decided,
             "simulator": self.simulator, "traceback": self.traceback,
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
+            "config_fingerprint": self.config_fingerprint,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -258,6 +261,7 @@ class RunMetadata:
             imported=_dict(data.get("import")),
             figures=_dict(data.get("figures")),
             tool=_dict(data.get("tool")) or {},
+            config_fingerprint=_opt(data.get("config_fingerprint"), str),
         )
 
 

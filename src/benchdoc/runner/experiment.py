@@ -25,6 +25,7 @@ from benchdoc.runner.events import (
     RepetitionStarted,
 )
 from benchdoc.runner.failures import FailureReason
+from benchdoc.runner.fingerprint import experiment_fingerprint
 from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, plan_launch
 from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
 from benchdoc.runner.session import ServerSession
@@ -203,6 +204,7 @@ class ExperimentRun:
             # Reports and charts label these numbers as simulated, never as hardware measurements.
             simulator=self.simulator,
             traceback=self.error_traceback,
+            config_fingerprint=experiment_fingerprint(self.config, self.name),
         )
 
     def _workload(self, launch: Launch) -> dict[str, Any]:

@@ -1,0 +1,81 @@
+"""Which results are current: a fingerprint of each experiment's effective configuration.
+
+The fingerprint hashes what a run actually does: the server's argv after every
+placeholder is filled (the port left as ``{port}``: it is picked at start), the
+environment benchdoc adds, the working directory relative to the project, and the
+workload's settings. A run records the fingerprint of the configuration it ran; when
+benchdoc.toml changes what an experiment does, its older runs no longer match and are
+shown as "config changed since", and ``--missing`` selects the experiment again.
+
+Labels, notes, timeouts and the repetition count do not change what is measured, so
+they are not part of it. Runs recorded without a fingerprint (``record``, ``import``, or
+by an older benchdoc) cannot be told apart and count as current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from benchdoc.config import Config
+from benchdoc.errors import BenchdocError
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.models import RunRecord
+
+
+def experiment_fingerprint(config: Config, name: str) -> str | None:
+    """The fingerprint of ``name``'s current configuration; None when it has no server or
+    its configuration does not validate (nothing can run it as it is)."""
+    from benchdoc.redact import redact_argv, redact_env
+    from benchdoc.runner.plan import check_setups, describe_workload, plan_launch
+
+    exp = config.experiments.get(name)
+    if exp is None or not exp.server:
+        return None
+    # The API key's value is not configuration: any value stands in for it.
+    keys = {table["api_key_env"]: "set" for table in config.workloads.values() if isinstance(table.get("api_key_env"), str)}
+    try:
+        (setup,) = check_setups(config, [name])
+        launch = plan_launch(config, setup, setup.server.port)
+        described = describe_workload(config, setup, launch, environ=keys)
+    except BenchdocError:
+        return None
+    workload = {key: value for key, value in described.items() if key != "name"}
+    try:
+        cwd = str(launch.cwd.relative_to(config.root))
+    except ValueError:
+        cwd = str(launch.cwd)
+    argv, env = list(redact_argv(launch.argv)), redact_env(launch.env)
+    effective = {"argv": argv, "env": env, "cwd": cwd, "workload": workload}
+    digest = hashlib.sha256(json.dumps(effective, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return f"sha256:{digest[:16]}"
+
+
+def config_fingerprints(config: Config, names: Iterable[str] | None = None) -> dict[str, str]:
+    """The current fingerprint of every runnable experiment (of ``names``, when given)."""
+    chosen = config.experiments if names is None else names
+    found = {name: experiment_fingerprint(config, name) for name in chosen}
+    return {name: fingerprint for name, fingerprint in found.items() if fingerprint is not None}
+
+
+def recorded_fingerprint(run: RunRecord) -> str | None:
+    return run.metadata.config_fingerprint
+
+
+def ran_current_config(run: RunRecord, current: str | None) -> bool:
+    """Whether ``run`` ran the configuration whose fingerprint is ``current``."""
+    recorded = recorded_fingerprint(run)
+    return current is None or recorded is None or recorded == current
+
+
+def missing_experiments(config: Config, names: Sequence[str], runs: Iterable[RunRecord]) -> list[str]:
+    """Those of ``names`` without a successful run of their current configuration: what
+    is left to do of a half-failed sweep (or one whose configuration changed)."""
+    current = config_fingerprints(config, names)
+    done = {
+        run.experiment for run in runs if run.outcome == "ok" and ran_current_config(run, current.get(run.experiment))
+    }
+    return [name for name in names if name not in done]
