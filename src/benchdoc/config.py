@@ -94,6 +94,7 @@ class Config:
     workloads: dict[str, dict[str, Any]] = field(default_factory=dict)
     failure_patterns: tuple[dict[str, str], ...] = ()
     sweeps: dict[str, SweepConfig] = field(default_factory=dict)
+    slurm: dict[str, Any] = field(default_factory=dict)  # [slurm]: submission settings (benchdoc.cluster)
     key_lines: dict[tuple[str, ...], int] = field(default_factory=dict, repr=False, compare=False)
 
     def line_of(self, *key_path: str) -> int | None:
@@ -232,7 +233,9 @@ class _LineLocator:
 
 
 class _Validator:
-    TOP_KEYS = ("ledger", "metrics", "experiments", "sweeps", "documents", "stats", "servers", "workloads", "failures")
+    TOP_KEYS = (
+        "ledger", "metrics", "experiments", "sweeps", "documents", "stats", "servers", "workloads", "failures", "slurm",
+    )
     METRIC_KEYS = ("label", "unit", "direction", "digits", "equivalence_margin", "better_word", "worse_word", "primary")
     EXPERIMENT_KEYS = (
         "label", "aliases", "role", "compare_to", "supersedes", "notes",
@@ -300,6 +303,7 @@ class _Validator:
             workloads=self.raw_tables("workloads"),
             failure_patterns=self.failure_patterns(),
             sweeps=sweeps,
+            slurm=dict(self.check_keys(self.data.get("slurm", {}), tuple(self.data.get("slurm", {})), "slurm")),
             key_lines=self.key_lines,
         )
 

@@ -39,6 +39,8 @@ FULL = RunMetadata(
     figures={"ratio": 2.0},
     tool={"backend": "vllm"},
     config_fingerprint="sha256:0123456789abcdef",
+    record_id="slurm:12_3",
+    slurm={"job": "12", "task": 3, "node": "gpu7"},
 )
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="only the selected experiments without a successful run of their current configuration "
                         "(resume a half-failed sweep; rerun what benchdoc.toml changed)")
     parser.add_argument("--dry-run", action="store_true", help="print exactly what would run, and run nothing")
+    # Set by the job script of `benchdoc submit --slurm`: tag runs with the task, record Slurm's end.
+    parser.add_argument("--slurm-task", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress, only the final summary (for CI)")
     parser.set_defaults(func=run)
 
@@ -93,18 +97,22 @@ def run(args: argparse.Namespace) -> int:
         until_decided=args.until_decided,
         max_repetitions=args.max_repetitions,
         interleave=args.interleave,
+        tags=_slurm_tags() if args.slurm_task else None,
     )
     if args.dry_run:
         print_plan(plan_runs(config, names, options), config)
         return EXIT_OK
     _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
+    started = datetime.now(timezone.utc)
     with open_ledger(config) as ledger:
         try:
             with _signals_interrupt(), display:
                 report = run_experiments(config, ledger, names, options, on_event=display.handle)
         except KeyboardInterrupt:
             display.interrupted()
+            if options.tags:  # Slurm is ending this task: its servers are stopped; say why it failed
+                _record_slurm_end(config, ledger, [n for n in names if n not in display.finished], options.tags, started)
             return EXIT_INTERRUPTED
         print_summary(config, ledger, report)
     return EXIT_FAILED if report.errors else EXIT_OK
@@ -116,6 +124,30 @@ def _stop_survivors(root: Path) -> None:
 
     for survivor in ServerRecords.of_project(root).stop_survivors():
         print(f"benchdoc: {survivor.describe()}", file=sys.stderr)
+
+
+def _slurm_tags() -> dict[str, Any]:
+    from benchdoc.cluster import task_tags
+    from benchdoc.errors import UsageError
+
+    tags = task_tags(os.environ)
+    if not tags:
+        raise UsageError("--slurm-task is for the tasks of a job array (SLURM_ARRAY_JOB_ID is not set)")
+    return tags
+
+
+def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mapping[str, Any], started: datetime) -> None:
+    """The failed run of an array task Slurm ended (time limit, scancel, preemption), once."""
+    from benchdoc.cluster import record_termination, termination_reason
+    from benchdoc.cluster.slurm import time_limit
+
+    log = os.environ.get("BENCHDOC_TASK_LOG")
+    job_id = os.environ.get("SLURM_JOB_ID", "")
+    reason = termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None)
+    for name in names:
+        run_id = record_termination(config, ledger, name, reason, tags, started)
+        if run_id is not None:
+            print(f"benchdoc: {name}: recorded as failed: {reason} (run {run_id})", file=sys.stderr)
 
 
 def missing_only(config: Config, names: list[str]) -> list[str]:

@@ -52,6 +52,8 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("figures", "object", "every figure a project benchmark script printed"),
     MetadataKey("tool", "object", "fields of another tool's results file, kept as found"),
     MetadataKey("config_fingerprint", "str", "hash of the configuration `run` ran (argv, env, cwd, workload settings)"),
+    MetadataKey("record_id", "str", "the one event this run records (`slurm:JOB_TASK`): recorded once, whoever records it"),
+    MetadataKey("slurm", "object", "the Slurm array task that ran it: job, task, node; state and ended_by when Slurm ended it"),
 )
 
 
@@ -204,6 +206,8 @@ class RunMetadata:
     figures: dict[str, Any] | None = None
     tool: dict[str, Any] = field(default_factory=dict)
     config_fingerprint: str | None = None
+    record_id: str | None = None
+    slurm: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -222,7 +226,7 @@ class RunMetadata:
             "failures": dict(self.failures), "until_decided": self.until_decided,
             "simulator": self.simulator, "traceback": self.traceback,
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
-            "config_fingerprint": self.config_fingerprint,
+            "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -262,6 +266,8 @@ class RunMetadata:
             figures=_dict(data.get("figures")),
             tool=_dict(data.get("tool")) or {},
             config_fingerprint=_opt(data.get("config_fingerprint"), str),
+            record_id=_opt(data.get("record_id"), str),
+            slurm=_dict(data.get("slurm")),
         )
 
 

@@ -31,6 +31,8 @@ from benchdoc.ledger.schema import (
 )
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
+# A run's metadata key naming the event it records, for record_run_once.
+RECORD_KEY = "record_id"
 
 
 def display_url(url: str) -> str:
@@ -207,6 +209,28 @@ class Ledger:
         with self._write() as conn, conn.begin():
             append_retraction(conn, run_id, retracted=False, reason=None, at=_utc(None))
         return run.retraction
+
+    def record_run_once(self, run: NewRun) -> int | None:
+        """Record ``run`` unless a run of its experiment already has the same
+        ``metadata["record_id"]``; its id, or None when one had. Check and insert share
+        one transaction (on PostgreSQL under a lock), so two recorders racing to record
+        the same event (a job's end seen by its task and by a status check) record it once."""
+        key = run.metadata.record_id
+        if not key:
+            raise LedgerError("record_run_once needs the run's metadata.record_id")
+        _validate(run)
+        try:
+            with self._write() as conn, conn.begin():
+                if not self.is_sqlite:
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(4242002)"))
+                rows = conn.execute(
+                    sa.select(runs_table.c.run_metadata).where(runs_table.c.experiment == run.experiment)
+                ).scalars()
+                if any(isinstance(meta, dict) and meta.get(RECORD_KEY) == key for meta in rows):
+                    return None
+                return _insert_run(conn, run)
+        except sa.exc.SQLAlchemyError as exc:
+            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
 
     # -- reading ---------------------------------------------------------------------
 

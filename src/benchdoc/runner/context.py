@@ -3,10 +3,10 @@ events go, the environment servers inherit, the failure patterns and the logs fo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchdoc.config import Config
 from benchdoc.errors import UsageError
@@ -30,6 +30,8 @@ class RunOptions:
     until_decided: bool = False
     max_repetitions: int | None = None  # with until_decided (default DEFAULT_MAX_REPETITIONS)
     interleave: bool = False
+    # Fields of every run's metadata set from outside the run: a Slurm task's job, task and record id.
+    tags: Mapping[str, Any] | None = None
 
     def check(self) -> None:
         if self.repetitions is not None and self.repetitions < 1:

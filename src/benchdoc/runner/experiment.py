@@ -190,7 +190,7 @@ class ExperimentRun:
         root = self.config.root
         logs = self.server.logs
         launch = self.server.launch
-        return RunMetadata(
+        metadata = RunMetadata(
             log_path=relative(logs[0], root) if logs else None,
             server_logs=tuple(relative(p, root) for p in logs),
             workload_logs=tuple(relative(p, root) for p in self.workload_logs if p.exists()),
@@ -206,6 +206,7 @@ class ExperimentRun:
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
         )
+        return replace(metadata, **(self.context.options.tags or {}))
 
     def _workload(self, launch: Launch) -> dict[str, Any]:
         try:

@@ -1,0 +1,103 @@
+"""How a sweep is submitted to Slurm: the ``[slurm]`` table of benchdoc.toml, overridden
+by the command line, validated before anything is written or submitted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from benchdoc.config import Config
+from benchdoc.errors import UsageError
+
+SLURM_KEYS = (
+    "partition", "gres", "time", "account", "qos", "exclusive", "max_parallel", "sbatch_args", "setup",
+)
+# Slurm's time formats: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+_TIME = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+(:\d{1,2}){0,2}")
+# Values go into "#SBATCH --key=value" lines: no line breaks, nothing a shell would read.
+_SAFE = re.compile(r"[A-Za-z0-9_.:,=+%@/-]+")
+
+
+@dataclass(frozen=True)
+class SlurmOptions:
+    """sbatch settings of one submission. ``exclusive`` is on by default: a benchmark
+    needs the node to itself. ``setup`` lines run before benchdoc in every task
+    (``module load cuda``, activating an environment)."""
+
+    partition: str | None = None
+    gres: str | None = None
+    time: str | None = None
+    account: str | None = None
+    qos: str | None = None
+    exclusive: bool = True
+    max_parallel: int | None = None
+    sbatch_args: tuple[str, ...] = ()
+    setup: tuple[str, ...] = field(default=())
+
+    def directives(self) -> list[str]:
+        """The ``--key=value`` options of the sbatch script, in a fixed order."""
+        found = []
+        for key in ("partition", "gres", "time", "account", "qos"):
+            value = getattr(self, key)
+            if value:
+                found.append(f"--{key}={value}")
+        if self.exclusive:
+            found.append("--exclusive")
+        found.extend(self.sbatch_args)
+        return found
+
+
+def slurm_options(config: Config, overrides: Mapping[str, Any]) -> SlurmOptions:
+    """The project's ``[slurm]`` table with the command line's ``overrides`` (None = not
+    given) on top. A bad value in the file is a ConfigError at its key; on the command
+    line, a UsageError."""
+    table = config.slurm
+    for key in table:
+        if key not in SLURM_KEYS:
+            from benchdoc.config import did_you_mean
+
+            raise config.error(f"unknown key '{key}'{did_you_mean(key, SLURM_KEYS)}", "slurm", key)
+    options = SlurmOptions()
+    for key in SLURM_KEYS:
+        if key in table:
+            options = _set(options, key, table[key], lambda message, k=key: config.error(message, "slurm", k))
+    for key, value in overrides.items():
+        if value is None or (key == "sbatch_args" and not value):
+            continue
+        if key == "sbatch_args":
+            value = (*options.sbatch_args, *value)
+        options = _set(options, key, value, lambda message, k=key: UsageError(f"--{k.replace('_', '-')}: {message}"))
+    return options
+
+
+def _set(options: SlurmOptions, key: str, value: Any, error: Any) -> SlurmOptions:
+    if key == "exclusive":
+        if not isinstance(value, bool):
+            raise error(f"expected true or false, got {value!r}")
+        return replace(options, exclusive=value)
+    if key == "max_parallel":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise error(f"expected a whole number of at least 1, got {value!r}")
+        return replace(options, max_parallel=value)
+    if key in ("sbatch_args", "setup"):
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
+            raise error("expected a list of strings")
+        if any("\n" in v or "\r" in v for v in items):
+            raise error("a line break cannot go into the job script")
+        if key == "sbatch_args":
+            for item in items:
+                if not item.startswith("-") or not _SAFE.fullmatch(item.replace(" ", "")):
+                    raise error(f"expected sbatch options like --mem=64G, got {item!r}")
+        changes: dict[str, Any] = {key: tuple(items)}
+        return replace(options, **changes)
+    if not isinstance(value, str) or not value:
+        raise error(f"expected a string, got {value!r}")
+    if not _SAFE.fullmatch(value):
+        raise error(f"{value!r} holds characters sbatch options cannot hold")
+    if key == "time" and not _TIME.fullmatch(value):
+        raise error(f"expected a Slurm time like 30, 02:00:00 or 1-00:00:00, got {value!r}")
+    setting: dict[str, Any] = {key: value}
+    return replace(options, **setting)

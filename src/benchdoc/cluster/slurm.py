@@ -1,0 +1,182 @@
+"""Talking to Slurm through its own commands: sbatch, squeue, sacct, scontrol.
+
+Every command runs as an argv list with a timeout. What a task's state is comes from
+``squeue`` while the task is pending or running and from ``sacct`` afterwards; where
+accounting is not set up (``sacct`` says so), from ``scontrol show job``, which
+remembers finished jobs for the cluster's MinJobAge (but not a pending task removed by
+``scancel``: a task of a job it still knows that is neither queued nor finished was
+cancelled before it started).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchdoc.errors import BenchdocError, UsageError
+
+COMMAND_TIMEOUT_S = 60.0
+ACTIVE = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING", "STOPPED")
+
+
+class SlurmError(BenchdocError):
+    """Slurm refused or failed a request (an unknown partition, a QOS limit, a dead controller)."""
+
+
+@dataclass(frozen=True)
+class TaskState:
+    """One array task as Slurm sees it."""
+
+    task: int
+    state: str  # PENDING, RUNNING, COMPLETED, TIMEOUT, CANCELLED, NODE_FAIL, OUT_OF_MEMORY, FAILED, ...
+    time_limit: str = ""
+    exit_code: str = ""
+    cancelled_by: str | None = None  # the uid sacct names ("CANCELLED by 1000"), or how we know
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE
+
+    def failure_reason(self) -> str | None:
+        """The reason a task that ended without recording its run failed, in Slurm's words;
+        None for a task still pending or running."""
+        if self.active:
+            return None
+        if self.state == "TIMEOUT":
+            return f"TIMEOUT after {_clock(self.time_limit)}" if self.time_limit else "TIMEOUT"
+        if self.state == "CANCELLED":
+            by = self.cancelled_by
+            return "CANCELLED" if not by else (f"CANCELLED by {by}" if by.isdigit() else f"CANCELLED ({by})")
+        if self.state == "FAILED":
+            return f"FAILED (exit code {self.exit_code.split(':')[0]})" if self.exit_code else "FAILED"
+        if self.state == "COMPLETED":
+            return "the task finished without recording a run (see its log)"
+        return self.state  # NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL, DEADLINE
+
+
+def run_command(argv: list[str], env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a Slurm client command; a missing program is one clear line."""
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S,
+                              env=dict(env) if env is not None else None)
+    except FileNotFoundError:
+        raise UsageError(
+            f"{argv[0]} not found on PATH: run this on a Slurm login node (Debian's package: slurm-client)"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise SlurmError(f"{argv[0]} did not answer within {COMMAND_TIMEOUT_S:g} s: is slurmctld up?") from None
+
+
+def first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def sbatch(script: Path, env: Mapping[str, str] | None = None) -> str:
+    """Submit ``script`` with ``sbatch --parsable``; the job id (SlurmError when refused)."""
+    done = run_command(["sbatch", "--parsable", str(script)], env)
+    if done.returncode != 0:
+        raise SlurmError(f"the cluster refused the job: {first_line(done.stderr or done.stdout) or 'sbatch failed'}")
+    job_id = done.stdout.strip().split(";")[0]
+    if not job_id.isdigit():
+        raise SlurmError(f"sbatch answered {done.stdout.strip()!r}, not a job id")
+    return job_id
+
+
+def task_states(job_id: str, tasks: int, env: Mapping[str, str] | None = None) -> dict[int, TaskState]:
+    """Every array task (of ``tasks``) of ``job_id`` Slurm still knows of."""
+    states = _finished(job_id, tasks, env)
+    states.update(_queued(job_id, env))
+    return states
+
+
+def time_limit(job_id: str, env: Mapping[str, str] | None = None) -> str | None:
+    """A running job's time limit as HH:MM:SS (None when Slurm does not say)."""
+    try:
+        done = run_command(["squeue", "-h", "-j", job_id, "-o", "%l"], env)
+    except BenchdocError:
+        return None
+    limit = done.stdout.strip()
+    return _clock(limit) if done.returncode == 0 and limit and limit != "UNLIMITED" else None
+
+
+def _queued(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
+    done = run_command(["squeue", "-h", "-r", "-j", job_id, "-o", "%K|%T|%l"], env)
+    if done.returncode != 0:
+        if "Invalid job id" in done.stderr:
+            return {}
+        raise SlurmError(f"squeue failed: {first_line(done.stderr)}")
+    found: dict[int, TaskState] = {}
+    for line in done.stdout.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) == 3:
+            for task in _task_ids(parts[0]):
+                found[task] = TaskState(task, parts[1], parts[2])
+    return found
+
+
+def _finished(job_id: str, tasks: int, env: Mapping[str, str] | None) -> dict[int, TaskState]:
+    done = run_command(
+        ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode"], env
+    )
+    if done.returncode == 0:
+        found: dict[int, TaskState] = {}
+        for line in done.stdout.splitlines():
+            parts = line.strip().split("|")
+            if len(parts) != 4 or "_" not in parts[0]:
+                continue
+            state, _, by = parts[1].partition(" by ")
+            for task in _task_ids(parts[0].split("_", 1)[1]):
+                found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
+        return found
+    if "accounting storage is disabled" not in (done.stderr + done.stdout).lower():
+        raise SlurmError(f"sacct failed: {first_line(done.stderr)}")
+    found = _from_scontrol(job_id, env)
+    if found:
+        # Without accounting, a pending task removed by scancel leaves no trace: of a job
+        # Slurm still knows, a task neither queued nor finished was cancelled before it ran.
+        for task in range(tasks):
+            found.setdefault(task, TaskState(task, "CANCELLED", cancelled_by="before it started"))
+    return found
+
+
+def _from_scontrol(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
+    done = run_command(["scontrol", "-o", "show", "job", job_id], env)
+    if done.returncode != 0:
+        if "Invalid job id" in done.stderr:
+            return {}
+        raise SlurmError(f"scontrol failed: {first_line(done.stderr)}")
+    found: dict[int, TaskState] = {}
+    for line in done.stdout.splitlines():
+        fields = dict(re.findall(r"(\w+)=(\S*)", line))
+        if "ArrayTaskId" not in fields:
+            continue
+        for task in _task_ids(fields["ArrayTaskId"]):
+            found[task] = TaskState(task, fields.get("JobState", ""), fields.get("TimeLimit", ""), fields.get("ExitCode", ""))
+    return found
+
+
+def _task_ids(text: str) -> list[int]:
+    """'3' -> [3]; '[2-4%1]' or '2-4' -> [2, 3, 4]; '1,5' -> [1, 5]."""
+    text = text.strip("[]").split("%")[0]
+    ids: list[int] = []
+    for part in text.split(","):
+        start, _, end = part.partition("-")
+        if start.isdigit() and (not end or end.isdigit()):
+            ids.extend(range(int(start), int(end or start) + 1))
+    return ids
+
+
+def _clock(limit: str) -> str:
+    """Slurm's limit as HH:MM:SS: '1:00' (squeue's minutes:seconds) -> '00:01:00'."""
+    days, _, rest = limit.rpartition("-")
+    parts = rest.split(":")
+    if len(parts) == 2:
+        parts = ["0", *parts]
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return limit
+    hours = int(parts[0]) + 24 * int(days or 0)
+    return f"{hours:02d}:{int(parts[1]):02d}:{int(parts[2]):02d}"

@@ -1,0 +1,126 @@
+"""Where a submitted sweep stands, per experiment, from Slurm and the ledger; and the
+reconciliation of tasks that ended without recording their run.
+
+A task's run in the ledger is the truth once it exists. Until then Slurm's view says
+pending or running. A task Slurm has finished that left no run — killed at its time
+limit before it could record, cancelled while pending, lost with its node, killed by
+the kernel's OOM killer — gets a failed run with Slurm's reason ("TIMEOUT after
+02:00:00", "NODE_FAIL", "CANCELLED by 0", "OUT_OF_MEMORY"), recorded once whoever
+checks first.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Literal
+
+from benchdoc.cluster.slurm import TaskState, task_states
+from benchdoc.cluster.submit import Submission
+from benchdoc.cluster.task import record_key
+from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.models import NewRun, RunRecord
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.ledger.store import Ledger
+
+State = Literal["pending", "running", "done", "failed", "unknown"]
+
+
+@dataclass(frozen=True)
+class ExperimentState:
+    """One experiment of a submission: its task, where it stands and why."""
+
+    experiment: str
+    task: int
+    state: State
+    detail: str = ""  # the failure's reason, Slurm's pending reason, or the run's id
+    run_id: int | None = None
+    reconciled: bool = False  # this check recorded its failed run
+
+
+@dataclass(frozen=True)
+class SweepStatus:
+    submission: Submission
+    experiments: tuple[ExperimentState, ...]
+
+    def count(self, state: State) -> int:
+        return sum(1 for e in self.experiments if e.state == state)
+
+    @property
+    def finished(self) -> int:
+        return self.count("done") + self.count("failed")
+
+    @property
+    def complete(self) -> bool:
+        return self.finished + self.count("unknown") == len(self.experiments)
+
+
+def sweep_status(
+    config: Config, ledger: Ledger, submission: Submission, env: Mapping[str, str] | None = None
+) -> SweepStatus:
+    """Every experiment of ``submission``: its state, reconciling finished tasks that left
+    no run (a failed run with Slurm's reason, recorded once)."""
+    assert submission.job_id is not None
+    slurm = task_states(submission.job_id, len(submission.experiments), env)
+    recorded: dict[str, RunRecord] = {}
+    for run in ledger.runs(list(set(submission.experiments)), with_samples=False):  # newest first
+        if run.metadata.record_id:
+            recorded.setdefault(run.metadata.record_id, run)
+    states = []
+    for task, name in enumerate(submission.experiments):
+        key = record_key(submission.job_id, task)
+        states.append(_state(config, ledger, submission, task, name, recorded.get(key), slurm.get(task)))
+    return SweepStatus(submission, tuple(states))
+
+
+def _state(
+    config: Config, ledger: Ledger, submission: Submission, task: int, name: str,
+    run: RunRecord | None, slurm: TaskState | None,
+) -> ExperimentState:
+    if run is not None:
+        if run.outcome == "ok":
+            return ExperimentState(name, task, "done", f"run {run.id}", run.id)
+        return ExperimentState(name, task, "failed", run.failure_reason or run.outcome, run.id)
+    if slurm is None:
+        return ExperimentState(name, task, "unknown", "Slurm no longer knows this task and it recorded no run")
+    if slurm.active:
+        state: State = "pending" if slurm.state == "PENDING" else "running"
+        return ExperimentState(name, task, state, slurm.state.lower())
+    reason = slurm.failure_reason() or slurm.state
+    run_id = ledger.record_run_once(_reconciled_run(config, submission, task, name, slurm, reason))
+    return ExperimentState(name, task, "failed", reason, run_id, reconciled=run_id is not None)
+
+
+def _reconciled_run(
+    config: Config, submission: Submission, task: int, name: str, slurm: TaskState, reason: str
+) -> NewRun:
+    assert submission.job_id is not None
+    now = datetime.now(timezone.utc)
+    return NewRun(
+        experiment=name,
+        # A task that finished normally yet recorded nothing says nothing about the configuration.
+        outcome="error" if slurm.state == "COMPLETED" else "failed",
+        started_at=now,
+        finished_at=now,
+        failure_reason=reason,
+        host=socket.gethostname(),
+        source="run",
+        metadata=RunMetadata(
+            slurm={"job": submission.job_id, "task": task, "state": slurm.state, "ended_by": "slurm", "reconciled": True,
+                   "log": _relative(submission, task, config)},
+            record_id=record_key(submission.job_id, task),
+            config_fingerprint=submission.fingerprints.get(name),
+        ),
+    )
+
+
+def _relative(submission: Submission, task: int, config: Config) -> str:
+    path = submission.task_log(task)
+    try:
+        return str(path.relative_to(config.root))
+    except ValueError:
+        return str(path)

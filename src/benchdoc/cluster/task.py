@@ -1,0 +1,99 @@
+"""Inside one array task: which task this is, and recording the run when Slurm ends it.
+
+Slurm ends a task with SIGTERM (then SIGKILL after the cluster's KillWait) at its time
+limit, on ``scancel`` and on preemption, and writes why to the task's log first
+(``*** JOB 12 ON node1 CANCELLED AT ... DUE TO TIME LIMIT ***``). The runner stops the
+server, and :func:`record_termination` records the failed run with Slurm's reason, once:
+a status check that reconciles the same task from ``sacct`` finds it and records nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.models import NewRun
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.ledger.store import Ledger
+
+_SLURM_LINE = re.compile(r"\*\*\* JOB \S+ ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)", re.M)
+
+
+def record_key(array_job: str, task: int | str) -> str:
+    """The key of the one run an array task may leave: ``slurm:12_3``."""
+    return f"slurm:{array_job}_{task}"
+
+
+def task_tags(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The metadata fields of a run made in an array task: job, task, node, and the record
+    id that makes it the task's one run. Empty outside an array task."""
+    job = environ.get("SLURM_ARRAY_JOB_ID")
+    task = environ.get("SLURM_ARRAY_TASK_ID")
+    if not job or task is None or not task.isdigit():
+        return {}
+    return {
+        "slurm": {"job": job, "task": int(task), "job_id": environ.get("SLURM_JOB_ID"), "node": environ.get("SLURMD_NODENAME")},
+        "record_id": record_key(job, task),
+    }
+
+
+def termination_reason(log: Path | None, time_limit: str | None = None, wait_s: float = 1.0) -> str:
+    """Why Slurm is ending this task, from the line slurmstepd writes to its log:
+    'TIMEOUT after 00:01:00', 'PREEMPTED', 'CANCELLED', or 'terminated by SIGTERM'."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        match = _SLURM_LINE.search(_tail(log)) if log else None
+        if match or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
+    if match is None:
+        return "terminated by SIGTERM"
+    cause = (match.group(1) or "").strip()
+    if cause == "TIME LIMIT":
+        return f"TIMEOUT after {time_limit}" if time_limit else "TIMEOUT"
+    if cause == "PREEMPTION":
+        return "PREEMPTED"
+    return "CANCELLED" if not cause else f"CANCELLED ({cause.lower()})"
+
+
+def _tail(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - 8192))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def record_termination(
+    config: Config, ledger: Ledger, experiment: str, reason: str, tags: Mapping[str, Any], started_at: datetime
+) -> int | None:
+    """Record the failed run of a task Slurm ended (unless this task's run is already
+    recorded); its id or None."""
+    from benchdoc.runner.fingerprint import experiment_fingerprint
+
+    run = NewRun(
+        experiment=experiment,
+        outcome="failed",
+        started_at=started_at,
+        finished_at=datetime.now(timezone.utc),
+        failure_reason=reason,
+        host=socket.gethostname(),
+        source="run",
+        metadata=RunMetadata(
+            slurm={**(tags.get("slurm") or {}), "ended_by": "slurm"},
+            record_id=tags.get("record_id"),
+            config_fingerprint=experiment_fingerprint(config, experiment),
+        ),
+    )
+    return ledger.record_run_once(run)
