@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "until_decided.py": ("until-decided", {}),
     "client_capacity.py": ("client-1", {"_1": "client-1", "_64": "client-64", "_512": "client-512"}),
     "lint_corpus.py": ("lint-corpus", {}),
+    "slurm_sweep.py": ("slurm-sweep", {}),
 }
 
 

@@ -1,11 +1,13 @@
-"""A throwaway single-node Slurm cluster for tests: munged, slurmctld and slurmd as root.
+"""A throwaway single-node Slurm cluster for tests: munged, slurmctld and slurmd as root,
+with accounting (slurmdbd over a private MariaDB server) so that `sacct` answers.
 
-Uses Debian's packages (`slurmctld`, `slurmd`, `slurm-client`, `munge`; `scripts/test`
-installs them when missing). Everything lives in a temporary folder: a munge key and
-socket, a `slurm.conf` with its own ports, a `gres.conf` declaring four GPUs over empty
-files (a real cluster needs no such stand-ins), state and spool folders and the daemons'
-logs. Client commands find the cluster through `SLURM_CONF`, which :class:`SlurmCluster`
-gives as ``env``. The daemons are stopped by their pids at the end.
+Uses Debian's packages (`slurmctld`, `slurmd`, `slurm-client`, `munge`, `slurmdbd`,
+`mariadb-server`; `scripts/test` installs them when missing). Everything lives in a
+temporary folder: a munge key and socket, a `slurm.conf` and `slurmdbd.conf` with their
+own ports, a `gres.conf` declaring four GPUs over empty files (a real cluster needs no
+such stand-ins), the database, state and spool folders and the daemons' logs. Client
+commands find the cluster through `SLURM_CONF`, which :class:`SlurmCluster` gives as
+``env``. Jobs left are cancelled, and the daemons stopped by their pids, at the end.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 PARTITION = "bench"
-DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo", "scancel")
+DAEMONS = (
+    "munged", "slurmctld", "slurmd", "slurmdbd", "mariadbd", "mariadb-install-db", "mariadb",
+    "sbatch", "squeue", "scontrol", "sinfo", "scancel", "sacct", "sacctmgr",
+)
 
 SLURM_CONF = """\
 ClusterName=benchdoc-test
@@ -48,7 +53,10 @@ SelectTypeParameters=CR_Core
 GresTypes=gpu
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort={dbd_port}
+AccountingStoragePass={folder}/munge/munge.socket
 JobCompType=jobcomp/none
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=1,bf_interval=1
@@ -60,6 +68,24 @@ InactiveLimit=0
 SlurmdParameters=config_overrides
 NodeName={host} NodeAddr=127.0.0.1 CPUs=4 Boards=1 SocketsPerBoard=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=2000 Gres=gpu:4 State=UNKNOWN
 PartitionName={partition} Nodes={host} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+SLURMDBD_CONF = """\
+AuthType=auth/munge
+AuthInfo=socket={folder}/munge/munge.socket
+DbdAddr=127.0.0.1
+DbdHost={host}
+DbdPort={dbd_port}
+SlurmUser=root
+PidFile={folder}/slurmdbd.pid
+LogFile={folder}/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort={db_port}
+StorageUser=slurm
+StoragePass={db_password}
+StorageLoc=slurm_acct_db
 """
 
 
@@ -82,7 +108,7 @@ class SlurmCluster:
 
     def logs(self) -> str:
         parts = []
-        for name in ("slurmctld.log", "slurmd.log", "munged.log"):
+        for name in ("client.log", "slurmctld.log", "slurmd.log", "slurmdbd.log", "mariadb.log", "munged.log"):
             path = self.folder / name
             if path.exists():
                 parts.append(f"--- {name}\n" + path.read_text(errors="replace")[-4000:])
@@ -146,8 +172,13 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
     os.chmod(key, 0o400)
     host = socket.gethostname().split(".")[0]
     conf = folder / "slurm.conf"
-    conf.write_text(SLURM_CONF.format(host=host, folder=folder, partition=PARTITION,
+    dbd_port, db_port, db_password = _free_port(), _free_port(), os.urandom(8).hex()
+    conf.write_text(SLURM_CONF.format(host=host, folder=folder, partition=PARTITION, dbd_port=dbd_port,
                                       ctld_port=_free_port(), slurmd_port=_free_port()))
+    dbd_conf = folder / "slurmdbd.conf"  # slurmdbd reads it beside SLURM_CONF; it must be private
+    dbd_conf.write_text(SLURMDBD_CONF.format(host=host, folder=folder, dbd_port=dbd_port, db_port=db_port,
+                                             db_password=db_password))
+    os.chmod(dbd_conf, 0o600)
     (folder / "gres.conf").write_text(f"AutoDetect=off\nName=gpu File={folder}/gpus/gpu[0-3]\n")
     cluster = SlurmCluster(folder=folder, partition=PARTITION, conf=conf)
     env = {**os.environ, **cluster.env}
@@ -160,6 +191,11 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
             check=True, capture_output=True, timeout=30,
         )
         pids.append(_read_pid(folder / "munge" / "munged.pid"))
+        pids.append(_start_mariadb(folder, db_port, db_password))
+        subprocess.run(["slurmdbd"], env=env, check=True, capture_output=True, timeout=30)
+        pids.append(_wait_pid(folder / "slurmdbd.pid"))
+        _wait_for(lambda: _answers(cluster, "sacctmgr", "-n", "list", "cluster"), "slurmdbd never answered", cluster)
+        cluster.run("sacctmgr", "-i", "add", "cluster", "benchdoc-test")
         subprocess.run(["slurmctld", "-i", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
         pids.append(_wait_pid(folder / "slurmctld.pid"))
         subprocess.run(["slurmd", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
@@ -169,9 +205,61 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
     except subprocess.CalledProcessError as exc:
         raise RuntimeError(f"{exc.cmd[0]} failed: {exc.stderr or exc.stdout}\n{cluster.logs()}") from exc
     finally:
+        if len(pids) == 5:
+            _cancel_everything(cluster)
         for pid in reversed(pids):
             _stop(pid)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _cancel_everything(cluster: SlurmCluster, timeout_s: float = 30.0) -> None:
+    """Cancel the cluster's jobs and wait until they are gone: a job step outlives slurmd."""
+    cluster.run("scancel", "--full", "--partition", cluster.partition, check=False)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        left = cluster.run("squeue", "-h", "-o", "%i", check=False)
+        if left.returncode != 0 or not left.stdout.strip():
+            return
+        time.sleep(0.5)
+
+
+def _start_mariadb(folder: Path, port: int, password: str) -> int | None:
+    """A private MariaDB server on loopback for slurmdbd, with a user 'slurm'; its pid."""
+    data = folder / "mysql"
+    subprocess.run(["mariadb-install-db", "--no-defaults", f"--datadir={data}", "--user=root",
+                    "--auth-root-authentication-method=normal", "--skip-test-db"],
+                   check=True, capture_output=True, timeout=120)
+    sock = folder / "mysql.sock"
+    subprocess.Popen(
+        ["mariadbd", "--no-defaults", f"--datadir={data}", "--user=root", f"--socket={sock}", f"--port={port}",
+         "--bind-address=127.0.0.1", f"--pid-file={folder}/mariadb.pid", f"--log-error={folder}/mariadb.log"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    grant = f"CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '{password}'; GRANT ALL ON *.* TO 'slurm'@'127.0.0.1';"
+    deadline = time.monotonic() + 60
+    while True:
+        done = subprocess.run(["mariadb", "--no-defaults", "-S", str(sock), "-u", "root", "-e", grant],
+                              capture_output=True, text=True, timeout=30)
+        if done.returncode == 0:
+            return _wait_pid(folder / "mariadb.pid")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the test cluster's MariaDB never answered: {done.stderr.strip()}")
+        time.sleep(0.3)
+
+
+def _answers(cluster: SlurmCluster, *argv: str) -> bool:
+    done = cluster.run(*argv, check=False)
+    if done.returncode != 0:
+        cluster.folder.joinpath("client.log").write_text(done.stderr + done.stdout)
+    return done.returncode == 0
+
+
+def _wait_for(ready: Callable[[], bool], failure: str, cluster: SlurmCluster, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{failure}\n{cluster.logs()}")
+        time.sleep(0.3)
 
 
 def _wait_pid(path: Path, timeout_s: float = 30.0) -> int | None:

@@ -3,9 +3,9 @@
 Every command runs as an argv list with a timeout. What a task's state is comes from
 ``squeue`` while the task is pending or running and from ``sacct`` afterwards; where
 accounting is not set up (``sacct`` says so), from ``scontrol show job``, which
-remembers finished jobs for the cluster's MinJobAge (but not a pending task removed by
-``scancel``: a task of a job it still knows that is neither queued nor finished was
-cancelled before it started).
+remembers finished jobs for the cluster's MinJobAge. Neither keeps a pending task that
+``scancel`` removed: a task of a job Slurm knows that is neither queued nor finished was
+cancelled before it started.
 """
 
 from __future__ import annotations
@@ -88,8 +88,13 @@ def sbatch(script: Path, env: Mapping[str, str] | None = None) -> str:
 
 def task_states(job_id: str, tasks: int, env: Mapping[str, str] | None = None) -> dict[int, TaskState]:
     """Every array task (of ``tasks``) of ``job_id`` Slurm still knows of."""
-    states = _finished(job_id, tasks, env)
+    states = _finished(job_id, env)
     states.update(_queued(job_id, env))
+    if states:
+        # A pending array task removed by scancel leaves no record at all: of a job Slurm
+        # still knows, a task neither queued nor finished was cancelled before it ran.
+        for task in range(tasks):
+            states.setdefault(task, TaskState(task, "CANCELLED", cancelled_by="before it started"))
     return states
 
 
@@ -118,12 +123,12 @@ def _queued(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
     return found
 
 
-def _finished(job_id: str, tasks: int, env: Mapping[str, str] | None) -> dict[int, TaskState]:
+def _finished(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
     done = run_command(
         ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode"], env
     )
+    found: dict[int, TaskState] = {}
     if done.returncode == 0:
-        found: dict[int, TaskState] = {}
         for line in done.stdout.splitlines():
             parts = line.strip().split("|")
             if len(parts) != 4 or "_" not in parts[0]:
@@ -131,15 +136,10 @@ def _finished(job_id: str, tasks: int, env: Mapping[str, str] | None) -> dict[in
             state, _, by = parts[1].partition(" by ")
             for task in _task_ids(parts[0].split("_", 1)[1]):
                 found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
-        return found
-    if "accounting storage is disabled" not in (done.stderr + done.stdout).lower():
+    elif "accounting storage is disabled" in (done.stderr + done.stdout).lower():
+        found = _from_scontrol(job_id, env)
+    else:
         raise SlurmError(f"sacct failed: {first_line(done.stderr)}")
-    found = _from_scontrol(job_id, env)
-    if found:
-        # Without accounting, a pending task removed by scancel leaves no trace: of a job
-        # Slurm still knows, a task neither queued nor finished was cancelled before it ran.
-        for task in range(tasks):
-            found.setdefault(task, TaskState(task, "CANCELLED", cancelled_by="before it started"))
     return found
 
 

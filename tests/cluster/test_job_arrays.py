@@ -1,0 +1,146 @@
+"""Sweeps on a real Slurm cluster (single node, started by the test) writing to a real
+PostgreSQL ledger, with `benchdoc sim` as the server under test."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from tests.cluster.conftest import PASSWORD, ClusterProject
+
+from benchdoc.ledger import Ledger
+
+pytestmark = pytest.mark.slurm
+
+GRID = """
+[experiments.eagle3]
+label = "EAGLE-3"
+server = "sim"
+workload = "quick"
+repetitions = 2
+
+[sweeps.grid]
+base = "eagle3"
+name = "eagle3-s{steps}-p{prob}"
+matrix = { steps = [1, 2], prob = [0.6, 0.8] }
+args = ["--draft-steps", "{steps}", "--accept-prob", "{prob}"]
+"""
+
+
+def files_holding(folder: Path, text: str) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
+
+
+@pytest.mark.timeout(300)
+def test_a_sweep_runs_as_one_array_into_postgres_one_task_at_a_time(
+    cluster_project: Callable[[str], ClusterProject],
+) -> None:
+    project = cluster_project(GRID)
+    (project.root / "log.md").write_text('<!-- benchdoc:table experiments="eagle3-s*" columns="label status" -->\n'
+                                         "<!-- benchdoc:end -->\n")
+    submitted = project.run("submit", "eagle3-s*", "--slurm", "--no-exclusive", "--gres", "gpu:1", "--max-parallel", "1",
+                            "--partition", project.cluster.partition)
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = submitted.stdout.strip()
+    assert job_id.isdigit()
+    script = next((project.root / ".benchdoc" / "slurm").glob("*/job.sh")).read_text()
+    assert "#SBATCH --array=0-3%1" in script and "#SBATCH --gres=gpu:1" in script
+    # While it runs: the password is on no process's command line, nor in Slurm's record of the job.
+    seen_running = project.wait(job_id, until=lambda s: s.count("running") > 0 or s.complete)
+    command_lines = [p.read_bytes() for p in Path("/proc").glob("[0-9]*/cmdline") if p.exists()]
+    assert not any(PASSWORD.encode() in line for line in command_lines)
+    assert PASSWORD not in project.cluster.run("scontrol", "show", "job", job_id).stdout
+    assert seen_running.count("running") <= 1
+
+    status = project.wait(job_id)
+    assert [e.state for e in status.experiments] == ["done"] * 4, status
+    with Ledger.open(project.url) as ledger:
+        runs = sorted(ledger.runs(), key=lambda r: r.started_at)
+    assert sorted(r.experiment for r in runs) == ["eagle3-s1-p0.6", "eagle3-s1-p0.8", "eagle3-s2-p0.6", "eagle3-s2-p0.8"]
+    assert all(r.outcome == "ok" and (r.metadata.slurm or {}).get("job") == job_id for r in runs)
+    # --max-parallel 1: each task started after the previous one had recorded its run.
+    assert all(later.started_at >= earlier.finished_at for earlier, later in zip(runs, runs[1:]))
+
+    shown = project.run("status", job_id)
+    assert shown.returncode == 0 and "4/4 finished: 4 done" in shown.stdout, shown.stdout + shown.stderr
+    synced = project.run("sync", "--write")
+    assert synced.returncode == 0, synced.stderr
+    assert (project.root / "log.md").read_text().count("| Works |") + (project.root / "log.md").read_text().count(
+        "| Measured |") == 4
+    # The password reached no file benchdoc or Slurm wrote in the project: scripts, task logs, server logs.
+    assert files_holding(project.root / ".benchdoc", PASSWORD) == []
+    assert project.leftover_servers() == []
+
+
+@pytest.mark.timeout(360)
+def test_time_limit_scancel_and_missing(cluster_project: Callable[[str], ClusterProject]) -> None:
+    """A task killed at its time limit records its own failure and stops its server; a
+    cancelled pending task is reconciled by --status; --missing resubmits only those two."""
+    project = cluster_project("""
+[experiments.endless]
+server = "sim"
+workload = "endless"
+repetitions = 1
+
+[experiments.quick]
+server = "sim"
+workload = "quick"
+repetitions = 1
+
+[experiments.cancelled]
+server = "sim"
+workload = "quick"
+repetitions = 1
+""")
+    submitted = project.run("submit", "endless", "quick", "cancelled", "--slurm", "--time", "1", "--max-parallel", "1")
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = submitted.stdout.strip()
+    project.cluster.run("scancel", f"{job_id}_2")  # still pending behind the first task
+    status = project.wait(job_id, timeout_s=240)
+    states = {e.experiment: (e.state, e.detail) for e in status.experiments}
+    assert states["endless"] == ("failed", "TIMEOUT after 00:01:00"), states
+    assert states["quick"][0] == "done"
+    assert states["cancelled"][0] == "failed" and states["cancelled"][1].startswith("CANCELLED"), states
+    assert project.leftover_servers() == []
+
+    again = project.run("submit", "--status", job_id)
+    assert again.returncode == 0 and "3/3 finished: 1 done, 2 failed" in again.stdout, again.stdout + again.stderr
+    with Ledger.open(project.url) as ledger:
+        runs = ledger.runs()
+    assert sorted(r.experiment for r in runs) == ["cancelled", "endless", "quick"]  # nothing recorded twice
+    endless = next(r for r in runs if r.experiment == "endless")
+    slurm = endless.metadata.slurm or {}
+    assert slurm.get("ended_by") == "slurm" and not slurm.get("reconciled")  # the task's own record
+
+    resubmitted = project.run("submit", "--slurm", "--missing", "--time", "1")
+    assert resubmitted.returncode == 0, resubmitted.stderr
+    new_job = resubmitted.stdout.strip()
+    project.cluster.run("scancel", new_job)
+    manifests = sorted((project.root / ".benchdoc" / "slurm").glob("*/submission.json"))
+    assert '"endless",\n    "cancelled"' in manifests[-1].read_text()
+    assert "quick" not in manifests[-1].read_text().split('"experiments"')[1].split("]")[0]
+
+
+def test_bad_input_is_one_clear_line_and_nothing_is_recorded(cluster_project: Callable[[str], ClusterProject]) -> None:
+    project = cluster_project(GRID)
+    slurm_dir = project.root / ".benchdoc" / "slurm"
+
+    unknown = project.run("submit", "--slurm", "--partition", "nope")
+    assert unknown.returncode == 1
+    assert re.fullmatch(r"benchdoc: error: the cluster refused the job: .*[Ii]nvalid partition.*\n", unknown.stderr), unknown.stderr
+    too_big = project.run("submit", "--slurm", "--gres", "gpu:9")
+    assert too_big.returncode == 1 and too_big.stderr.count("\n") == 1 and "refused" in too_big.stderr, too_big.stderr
+    no_sbatch = project.run("submit", "--slurm", env={**project.env, "PATH": "/nonexistent"})
+    assert no_sbatch.returncode == 2 and "sbatch not found on PATH" in no_sbatch.stderr, no_sbatch.stderr
+    sqlite = project.run("submit", "--slurm", env={**project.env, "BENCHDOC_LEDGER_URL": "sqlite:///x.db"})
+    assert sqlite.returncode == 2 and "not safe for many writers" in sqlite.stderr and sqlite.stderr.count("\n") == 1
+    bad_time = project.run("submit", "--slurm", "--time", "soon")
+    assert bad_time.returncode == 2 and "--time: expected a Slurm time" in bad_time.stderr
+    assert not slurm_dir.exists() or list(slurm_dir.iterdir()) == []
+    with Ledger.open(project.url) as ledger:
+        assert ledger.run_count() == 0
+    dry = project.run("submit", "--slurm", "--dry-run", "eagle3-s1-*")
+    assert dry.returncode == 0 and dry.stdout.startswith("#!/bin/bash\n") and "--array=0-1\n" in dry.stdout
+    assert "#SBATCH --exclusive" in dry.stdout and PASSWORD not in dry.stdout
