@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -188,3 +189,19 @@ def test_records_of_a_running_owner_or_a_gone_server_are_handled_quietly(tmp_pat
     (records.folder / "junk.json").write_text("{not json")
     assert records.stop_survivors() == []
     assert [p.name for p, _ in records.records()] == [f"{first.pid}.json"]
+
+
+def test_records_of_servers_on_other_machines_are_left_alone(tmp_path: Path, cleanup: list[int]) -> None:
+    """A project folder on a shared file system (a Slurm cluster) holds other nodes' records:
+    their pids mean nothing here, so nothing is stopped and the record stays."""
+    owner, pids = start_owner(tmp_path, "IGNORE_TERM")
+    cleanup.append(pids["pgid"])
+    kill(pids["guard"], owner.pid)
+    owner.wait()
+    time.sleep(0.3)
+    records = ServerRecords(tmp_path / "servers")
+    ((path, record),) = records.records()
+    assert record is not None and record.host == socket.gethostname()
+    path.write_text(json.dumps({**json.loads(path.read_text()), "host": "gpu-node-7"}))
+    assert records.stop_survivors() == []
+    assert live_group_members(pids["pgid"]) and path.exists()

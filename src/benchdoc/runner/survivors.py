@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -66,6 +67,9 @@ class StartedServer:
     argv: list[str]
     started_at: str
     grace_s: float
+    # The machine it runs on: a project folder on a shared file system (a Slurm cluster)
+    # holds records of servers on other nodes, whose pids mean nothing here.
+    host: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,7 @@ class ServerRecords:
             argv=list(argv),
             started_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             grace_s=grace_s,
+            host=socket.gethostname(),
         )
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.path(pgid)
@@ -135,14 +140,18 @@ class ServerRecords:
         """Stop every recorded server whose benchdoc is gone but whose group still runs.
 
         Records of servers that are gone are removed quietly; records owned by a benchdoc
-        that still runs (another run in the same project) are left alone.
+        that still runs (another run in the same project) and records of servers on other
+        machines are left alone.
         """
         from benchdoc.runner.process import live_group_members
 
+        here = socket.gethostname()
         survivors: list[Survivor] = []
         for path, server in self.records():
             if server is None:
                 path.unlink(missing_ok=True)
+                continue
+            if server.host and server.host != here:
                 continue
             if _is_running(server.owner_pid, server.owner_ticks):
                 continue
