@@ -58,6 +58,37 @@ class CliResult:
     stderr: str
 
 
+def run_in_process(args: list[str], env: dict[str, str], cwd: Path, input: str | None) -> CliResult:
+    """``benchdoc.cli.main(args)`` with captured output, a given environment and folder, all restored after."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from benchdoc.cli import main
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")  # has .buffer, like a real stdout
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.stdin = io.StringIO(input or "")
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(args)
+            except SystemExit as exit_:  # argparse's own exits (--help, --version)
+                code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    out.flush()
+    err.flush()
+    text = [stream.buffer.getvalue().decode("utf-8", errors="replace") for stream in (out, err)]  # type: ignore[attr-defined]
+    return CliResult(int(code), text[0], text[1])
+
+
 @dataclass
 class Project:
     root: Path
@@ -67,10 +98,21 @@ class Project:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         return path
 
-    def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, input: str | None = None) -> CliResult:
-        """Run the real `benchdoc` command (as `python -m benchdoc`) in the project folder."""
+    def run(self, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, input: str | None = None,
+            process: bool = False) -> CliResult:
+        """Run the real `benchdoc` command in the project folder.
+
+        In this process by default (``benchdoc.cli.main`` with its own stdout, stderr, stdin,
+        environment and working folder, as cog and sqlite-utils test theirs): the same code,
+        without paying an interpreter start per call. ``process=True`` runs
+        `python -m benchdoc` as a child, where a real process is the point (signals, what a
+        fresh interpreter imports, a terminal).
+        """
         inherited = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
         full_env = {**inherited, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+        # BENCHDOC_TEST_SUBPROCESS=1 runs every command as a child (to compare, or to debug).
+        if not process and os.environ.get("BENCHDOC_TEST_SUBPROCESS") != "1":
+            return run_in_process(list(args), full_env, cwd or self.root, input)
         proc = subprocess.run(
             [sys.executable, "-m", "benchdoc", *args],
             cwd=cwd or self.root,

@@ -117,7 +117,7 @@ def test_warm_check_and_lint_import_no_statistics(project: Project) -> None:
     upgraded_project(project)
     assert project.run("check").returncode == 1  # warms the cache, findings and all
     for command in ("check", "lint"):
-        res = project.run(command, env={"PYTHONPROFILEIMPORTTIME": "1"})
+        res = project.run(command, env={"PYTHONPROFILEIMPORTTIME": "1"}, process=True)
         assert res.returncode == 1
         imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
         assert "benchdoc.lint.checker" in imported

@@ -177,7 +177,7 @@ def test_warm_check_imports_no_statistics_or_plotting(project: Project) -> None:
     story_project(project)
     assert project.run("sync", "--write").returncode == 0
     project.run("check")  # the first check fills the cache for anything sync did not render
-    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"}, process=True)
     assert res.returncode == 0, res.stderr
     imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
     assert "benchdoc.docs.document" in imported  # the profile did capture benchdoc's imports
@@ -200,7 +200,7 @@ def test_warm_check_of_a_chart_needs_no_matplotlib_while_its_file_is_intact(proj
     chart = project.root / "charts" / "tps.svg"
     assert chart.is_file()
     project.run("check")
-    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    res = project.run("check", env={"PYTHONPROFILEIMPORTTIME": "1"}, process=True)
     assert res.returncode == 0, res.stdout + res.stderr
     imported = {line.split("|")[-1].strip() for line in res.stderr.splitlines() if line.startswith("import time:")}
     assert not {m for m in imported if m.split(".")[0] in ("matplotlib", "scipy", "numpy")}
