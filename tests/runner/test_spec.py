@@ -180,3 +180,47 @@ def test_loadgen_accepts_continuous_usage(tmp_path) -> None:  # type: ignore[no-
 
     config = parse_config('[workloads.w]\nkind = "loadgen"\ncontinuous_usage = false\n', tmp_path / "benchdoc.toml")
     assert workload_config(config, "w").settings["continuous_usage"] is False
+
+
+def test_loadgen_prompts_and_slo_from_the_project(tmp_path: Path) -> None:
+    config = load(tmp_path, """
+[workloads.chat]
+dataset = "data/sharegpt.json"
+tokenizer = "models/llama"
+truncate_prompts = true
+input_tokens = 256
+shared_prefix_groups = 4
+shared_prefix_tokens = 512
+slo = { ttft_ms = 200, tpot_ms = 50 }
+
+[workloads.text]
+slo = "e2e_ms:900"
+""")
+    chat = workload_config(config, "chat")
+    assert isinstance(chat, LoadgenWorkload)
+    assert chat.settings["dataset"] == str(tmp_path / "data" / "sharegpt.json")
+    assert chat.settings["tokenizer"] == str(tmp_path / "models" / "llama")
+    assert chat.settings["slo"] == (("ttft_ms", 200.0), ("tpot_ms", 50.0))
+    assert chat.settings["shared_prefix_groups"] == 4 and chat.settings["truncate_prompts"] is True
+    text = workload_config(config, "text")
+    assert isinstance(text, LoadgenWorkload) and text.settings["slo"] == (("e2e_ms", 900.0),)
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ('slo = { ttft = 200 }', "SLO metric must be one of ttft_ms, tpot_ms, e2e_ms (got 'ttft')"),
+        ('slo = "ttft_ms=200"', "should look like ttft_ms:200"),
+        ('slo = { tpot_ms = "fast" }', "tpot_ms: expected a number of milliseconds"),
+        ('slo = 5', "expected a table like { ttft_ms = 200, tpot_ms = 50 }"),
+        ('shared_prefix_tokens = 5', "shared_prefix_tokens needs shared_prefix_groups >= 1"),
+        ('truncate_prompts = "yes"', "expected true or false"),
+    ],
+)
+def test_loadgen_prompt_and_slo_mistakes_name_the_line(tmp_path: Path, table: str, message: str) -> None:
+    text = f"[workloads.w]\n{table}\n"
+    config = load(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        workload_config(config, "w")
+    assert message in str(caught.value)
+    assert re.search(r"benchdoc\.toml:[12]: ", str(caught.value))

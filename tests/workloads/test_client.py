@@ -46,7 +46,8 @@ def test_samples_carry_every_contract_name_for_the_repetition(sim_thread) -> Non
     samples = result.samples(repetition=3)
     names = {s.metric for s in samples}
     assert all(s.repetition == 3 for s in samples)
-    expected = set(run_metric_names([95, 99.9])) - {"accept_length"}  # no speculation here
+    # no speculation here, and no SLO
+    expected = set(run_metric_names([95, 99.9])) - {"accept_length", "goodput_req_s", "slo_attainment"}
     assert names == expected
     assert {s.metric: s.value for s in samples}["error_rate"] == 0.0
 

@@ -67,12 +67,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
 
     shape_group = parser.add_argument_group("requests")
-    shape_group.add_argument("--input-tokens", type=int, default=128, metavar="N",
-                             help="prompt length in words, about one token each (default 128)")
+    shape_group.add_argument("--input-tokens", type=int, metavar="N",
+                             help="prompt length: in words, about one token each (default 128); exact tokens "
+                             "with --tokenizer; with --dataset, cut each prompt to N (shorter ones are skipped)")
     shape_group.add_argument("--input-tokens-max", type=int, metavar="N",
                              help="draw prompt lengths uniformly from --input-tokens..N")
-    shape_group.add_argument("--output-tokens", type=int, default=128, metavar="N",
-                             help="output tokens, forced with max_tokens/min_tokens/ignore_eos (default 128)")
+    shape_group.add_argument("--output-tokens", type=int, metavar="N",
+                             help="output tokens, forced with max_tokens/min_tokens/ignore_eos (default 128, "
+                             "or the dataset's own lengths when it has them)")
     shape_group.add_argument("--output-tokens-max", type=int, metavar="N",
                              help="draw output lengths uniformly from --output-tokens..N")
     shape_group.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
@@ -82,6 +84,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     shape_group.add_argument("--no-continuous-usage", action="store_true",
                              help="OpenAI routes: do not ask for usage on every chunk "
                              "(stream_options.continuous_usage_stats), for servers that refuse it")
+
+    prompts = parser.add_argument_group("prompts")
+    prompts.add_argument("--dataset", metavar="PATH",
+                         help="prompts from a local file: ShareGPT .json, .jsonl with 'prompt' (and 'output_len'), "
+                         "or a plain text corpus sliced into prompts")
+    prompts.add_argument("--dataset-format", choices=["sharegpt", "jsonl", "text"],
+                         help="the dataset's layout (default: from its extension)")
+    prompts.add_argument("--tokenizer", metavar="PATH",
+                         help="a local tokenizer.json (or a model folder with one): exact token lengths "
+                         "(needs benchdoc[tokenizer])")
+    prompts.add_argument("--shared-prefix-groups", type=int, default=0, metavar="N",
+                         help="N groups of requests, each sharing one system prompt (prefix caching)")
+    prompts.add_argument("--shared-prefix-tokens", type=int, default=0, metavar="P",
+                         help="length of each shared system prompt")
+    prompts.add_argument("--slo", metavar="SPEC",
+                         help="goodput target, e.g. ttft_ms:200,tpot_ms:50: a request counts when it meets "
+                         "every threshold (ms); goodput and SLO attainment are reported")
 
     limits = parser.add_argument_group("timeouts (seconds)")
     limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
@@ -103,6 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def build_spec(args: argparse.Namespace) -> WorkloadSpec:
     from benchdoc.workloads import Timeouts, WorkloadSpec
+    from benchdoc.workloads.spec import parse_slo
 
     if args.no_metrics_scrape and args.metrics_url:
         raise UsageError("give --metrics-url or --no-metrics-scrape, not both")
@@ -121,10 +141,19 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         requests=args.requests,
         duration_s=args.duration,
         warmup_requests=args.warmup,
-        input_tokens=args.input_tokens,
+        input_tokens=args.input_tokens if args.input_tokens is not None else 128,
         input_tokens_max=args.input_tokens_max,
-        output_tokens=args.output_tokens,
+        output_tokens=args.output_tokens if args.output_tokens is not None else 128,
         output_tokens_max=args.output_tokens_max,
+        dataset=args.dataset,
+        dataset_format=args.dataset_format,
+        # With a dataset, a length given on the command line overrides the dataset's own.
+        truncate_prompts=_truncates(args),
+        dataset_output_len=args.output_tokens is None,
+        tokenizer=args.tokenizer,
+        shared_prefix_groups=args.shared_prefix_groups,
+        shared_prefix_tokens=args.shared_prefix_tokens,
+        slo=parse_slo(args.slo) if args.slo else (),
         temperature=args.temperature,
         ignore_eos=not args.no_ignore_eos,
         continuous_usage=not args.no_continuous_usage,
@@ -140,6 +169,15 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None,
     )
     return spec.resolved()  # every problem reported before anything is sent
+
+
+def _truncates(args: argparse.Namespace) -> bool:
+    """--input-tokens with a dataset of prompts cuts each prompt (a corpus is always sliced)."""
+    if not args.dataset or args.input_tokens is None:
+        return False
+    from benchdoc.workloads.datasets import guess_format
+
+    return (args.dataset_format or guess_format(args.dataset)) != "text"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -299,6 +337,10 @@ def _print_summary(result: WorkloadResult) -> None:
         if name in metrics:
             rates.add_row(label, format_number(metrics[name], digits), unit)
     rates.add_row("error rate", f"{metrics['error_rate'] * 100:.1f}", "%")
+    if "slo_attainment" in metrics:
+        slo = ", ".join(f"{name} <= {value:g}" for name, value in settings.get("slo", {}).items())
+        rates.add_row(f"goodput ({slo})", format_number(metrics.get("goodput_req_s"), 2), "req/s")
+        rates.add_row("SLO attainment", f"{metrics['slo_attainment'] * 100:.1f}", "%")
     if "accept_length" in metrics:
         rates.add_row("accept length", format_number(metrics["accept_length"], 3), "tok/step")
     out.print(rates)
@@ -306,6 +348,11 @@ def _print_summary(result: WorkloadResult) -> None:
     provenance = result.provenance
     counts = ", ".join(f"{source} ({n})" for source, n in provenance["output_tokens"].items()) or "none"
     out.print(f"output tokens counted from: {counts}")
+    prompts = provenance.get("prompts")
+    if prompts:
+        dataset = provenance.get("dataset") or {}
+        where = f" from {dataset['path']} (sha256 {dataset['sha256'][:12]})" if dataset else ""
+        out.print(f"prompts: {prompts}{where}; input lengths counted by {provenance.get('input_length')}", markup=False)
     if provenance.get("accept_length"):
         out.print(f"accept length from: {provenance['accept_length']}")
     if result.load is not None:

@@ -50,7 +50,16 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "percentiles": (list,),
     "metrics_url": (str,),
     "abort_after_connect_errors": (int,),
+    "dataset": (str,),
+    "dataset_format": (str,),
+    "truncate_prompts": (bool,),
+    "dataset_output_len": (bool,),
+    "tokenizer": (str,),
+    "shared_prefix_groups": (int,),
+    "shared_prefix_tokens": (int,),
 }
+# Settings naming a local file, read relative to the project's folder.
+LOADGEN_PATHS = ("dataset", "tokenizer")
 _KIND_WORDS: dict[tuple[type, ...], str] = {
     (str,): "a string",
     (int,): "a whole number",
@@ -58,7 +67,7 @@ _KIND_WORDS: dict[tuple[type, ...], str] = {
     (bool,): "true or false",
     (list,): "a list",
 }
-LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", *LOADGEN_SETTINGS)
+LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", "slo", *LOADGEN_SETTINGS)
 WORKLOAD_KINDS = ("loadgen", "command")
 
 
@@ -261,6 +270,11 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             raise table.error("expected a list of numbers like [95, 99.9]", "percentiles")
         settings["percentiles"] = tuple(float(v) for v in values)
+    for key in LOADGEN_PATHS:
+        if key in settings:
+            settings[key] = str(table.config.root / settings[key])
+    if "slo" in table.data:
+        settings["slo"] = _slo(table)
     timeouts_raw = table.data.get("timeouts", {})
     if not isinstance(timeouts_raw, dict):
         raise table.error("expected a table like { first_token_s = 120, idle_s = 60 }", "timeouts")
@@ -283,6 +297,30 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
     if problems:
         raise table.error("; ".join(problems))
     return LoadgenWorkload(name=name, settings=settings, url=url, api_key_env=api_key_env)
+
+
+def _slo(table: _Table) -> tuple[tuple[str, float], ...]:
+    """``slo = "ttft_ms:200,tpot_ms:50"`` or ``slo = { ttft_ms = 200, tpot_ms = 50 }``."""
+    from benchdoc.errors import UsageError
+    from benchdoc.workloads.spec import parse_slo, slo_problems
+
+    value = table.data["slo"]
+    if isinstance(value, str):
+        try:
+            return parse_slo(value)
+        except UsageError as err:
+            raise table.error(err.message, "slo") from None
+    if not isinstance(value, dict) or not value:
+        raise table.error("expected a table like { ttft_ms = 200, tpot_ms = 50 } (milliseconds)", "slo")
+    pairs = []
+    for name, limit in value.items():
+        if isinstance(limit, bool) or not isinstance(limit, (int, float)):
+            raise table.error(f"{name}: expected a number of milliseconds, got {limit!r}", "slo")
+        pairs.append((name, float(limit)))
+    problems = slo_problems(tuple(pairs))
+    if problems:
+        raise table.error("; ".join(problems), "slo")
+    return tuple(pairs)
 
 
 def _command_workload(table: _Table, name: str) -> CommandWorkload:

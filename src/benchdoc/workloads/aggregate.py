@@ -72,11 +72,13 @@ def run_metrics(
     duration_s: float,
     percentiles: Iterable[float] = (),
     accept_length: float | None = None,
+    slo: Sequence[tuple[str, float]] = (),
 ) -> dict[str, float]:
     """Every run-level metric the records support, by its catalogue name.
 
     ``duration_s`` is the measured phase's wall duration. A latency metric with no values
-    (no successful request) is left out rather than reported as zero.
+    (no successful request) is left out rather than reported as zero. With an ``slo``,
+    goodput and SLO attainment are added.
     """
     extra = list(percentiles)
     ok = [r for r in records if r.ok]
@@ -89,10 +91,31 @@ def run_metrics(
         metrics["request_s"] = len(ok) / duration_s
     if accept_length is not None:
         metrics["accept_length"] = accept_length
+    if slo:
+        good = sum(1 for r in ok if meets_slo(r, slo))
+        metrics["slo_attainment"] = good / total if total else 0.0
+        if duration_s > 0:
+            metrics["goodput_req_s"] = good / duration_s
     for name, values in latency_values(ok).items():
         for suffix, value in summarise(values, extra).items():
             metrics[f"{name}_{suffix}"] = value
     return metrics
+
+
+def meets_slo(record: RequestRecord, slo: Iterable[tuple[str, float]]) -> bool:
+    """Whether a request met every threshold (vLLM's goodput rule). A failed request never
+    does; a missing TPOT (one output token) meets a TPOT bound."""
+    if not record.ok:
+        return False
+    for name, limit in slo:
+        value = getattr(record, name)
+        if value is None:
+            if name == "tpot_ms":
+                continue
+            return False
+        if value > limit:
+            return False
+    return True
 
 
 def accept_length_from_meta_info(records: Iterable[RequestRecord]) -> float | None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 from array import array
 from collections import Counter
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from benchdoc.workloads import records as rec
 from benchdoc.workloads.aggregate import accept_length_from_meta_info
 from benchdoc.workloads.arrivals import arrival_times
 from benchdoc.workloads.prometheus import SPEC_COUNTERS, accept_length_from_counters, parse_counters
-from benchdoc.workloads.prompts import pick_length, synthetic_prompt
+from benchdoc.workloads.prompt_source import PromptSource, prompt_source
 from benchdoc.workloads.protocols import (
     API_SGLANG,
     GenerationRequest,
@@ -80,8 +79,11 @@ class _Planned:
 
 
 class _Engine:
-    def __init__(self, spec: WorkloadSpec, http: aiohttp.ClientSession, headers: dict[str, str]) -> None:
+    def __init__(
+        self, spec: WorkloadSpec, http: aiohttp.ClientSession, headers: dict[str, str], prompts: PromptSource
+    ) -> None:
         self.spec = spec
+        self.prompts = prompts
         self.http = http
         self.headers = headers
         self.model = spec.model
@@ -160,12 +162,11 @@ class _Engine:
     def plan(self, index: int, due_s: float, warmup: bool = False) -> _Planned:
         spec = self.spec
         number = index + (_WARMUP_INDEX_BASE if warmup else 0)
-        rng = random.Random(spec.seed * 1_000_003 + number)
-        input_len = pick_length(spec.input_tokens, spec.input_tokens_max, rng)
-        output_len = pick_length(spec.output_tokens, spec.output_tokens_max, rng)
-        prompt = synthetic_prompt(input_len, seed=rng.randrange(2**63))
+        prompt = self.prompts.plan(number)
+        input_len, output_len = prompt.input_tokens, prompt.output_tokens
         generation = GenerationRequest(
-            prompt=prompt,
+            prompt=prompt.text,
+            system=prompt.system,
             output_tokens=output_len,
             model=self.model,
             temperature=spec.temperature,
@@ -228,7 +229,7 @@ class _Engine:
             if record.end_ms is None:
                 record.error = "the stream ended without its terminating event"
             else:
-                _finish_counts(record, decoder)
+                _finish_counts(record, decoder, self.prompts.length_source)
                 cut = _incomplete(record, decoder, forced=self.spec.ignore_eos)
                 if cut is None:
                     record.ok = True
@@ -389,7 +390,7 @@ class _Engine:
         )
 
 
-def _finish_counts(record: RequestRecord, decoder: StreamDecoder) -> None:
+def _finish_counts(record: RequestRecord, decoder: StreamDecoder, input_source: str = rec.INPUT_FROM_PROMPT) -> None:
     """Settle the request's token counts and their provenance, never inventing one.
 
     Output tokens: the server's usage or meta_info count when it sent one, else the
@@ -409,7 +410,7 @@ def _finish_counts(record: RequestRecord, decoder: StreamDecoder) -> None:
         record.input_token_source = decoder.prompt_source
     else:
         record.input_tokens = record.requested_input_tokens
-        record.input_token_source = rec.INPUT_FROM_PROMPT
+        record.input_token_source = input_source
     record.spec_verify_ct = decoder.spec_verify_ct
     record.finish_reason = decoder.finish_reason
     total = record.output_tokens
@@ -495,6 +496,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
     everything that goes wrong with individual requests is in the result instead.
     """
     spec = spec.resolved()
+    prompts = prompt_source(spec)  # a missing or malformed dataset stops the run before it starts
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if spec.api_key:
         headers["Authorization"] = f"Bearer {spec.api_key}"
@@ -502,12 +504,13 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
     connector = aiohttp.TCPConnector(limit=pool or 0, limit_per_host=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as http:
-        engine = _Engine(spec, http, headers)
+        engine = _Engine(spec, http, headers, prompts)
         watchdog = asyncio.ensure_future(engine.watchdog())
         try:
             server_info = await engine.discover_model()
             spec = replace(spec, model=engine.model)
             engine.spec = spec
+            prompts.spec = spec
 
             warmup: list[RequestRecord] = []
             if spec.warmup_requests:
@@ -555,6 +558,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
         "chunk_tokens": _count(ok, "chunk_token_source"),
         "accept_length": accept_source,
         "clock": "time.perf_counter",
+        **prompts.provenance(),
     }
     settings = spec.settings()
     settings["model"] = engine.model
@@ -576,6 +580,7 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
         aborted=engine.abort_reason,
         percentiles=tuple(spec.percentiles),
         load=load,
+        slo=tuple(spec.slo),
     )
 
 

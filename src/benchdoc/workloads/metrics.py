@@ -125,6 +125,24 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "requests are excluded from every other metric.",
         ),
         MetricDefinition(
+            "goodput_req_s",
+            "Goodput",
+            "req/s",
+            "higher",
+            "Requests that met every threshold of the run's SLO (for instance TTFT <= 200 ms "
+            "and TPOT <= 50 ms), per second of the measured phase's wall duration. A failed "
+            "request never meets it; a request with one output token has no TPOT and meets a "
+            "TPOT bound. Recorded only when an SLO is given.",
+        ),
+        MetricDefinition(
+            "slo_attainment",
+            "SLO attainment",
+            "fraction",
+            "higher",
+            "The fraction of all measured requests (failed ones included) that met every "
+            "threshold of the run's SLO, 0 to 1. Recorded only when an SLO is given.",
+        ),
+        MetricDefinition(
             "accept_length",
             "Accept length",
             "tok/step",

@@ -37,6 +37,12 @@ class GenerationRequest:
     temperature: float = 0.0
     ignore_eos: bool = True
     continuous_usage: bool = True
+    system: str | None = None  # a shared system prompt: a system message in chat, else a prefix
+
+    @property
+    def full_prompt(self) -> str:
+        """The prompt as one text, the shared prefix first (for the non-chat APIs)."""
+        return f"{self.system}\n\n{self.prompt}" if self.system else self.prompt
 
 
 def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
@@ -55,7 +61,7 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
         }
         if request.ignore_eos:
             sampling["ignore_eos"] = True
-        return {"text": request.prompt, "sampling_params": sampling, "stream": True}
+        return {"text": request.full_prompt, "sampling_params": sampling, "stream": True}
     body: dict[str, Any] = {
         "stream": True,
         "stream_options": {"include_usage": True},
@@ -70,9 +76,10 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
         body["ignore_eos"] = True
         body["min_tokens"] = request.output_tokens
     if api == API_CHAT:
-        body["messages"] = [{"role": "user", "content": request.prompt}]
+        system = [{"role": "system", "content": request.system}] if request.system else []
+        body["messages"] = [*system, {"role": "user", "content": request.prompt}]
     elif api == API_COMPLETIONS:
-        body["prompt"] = request.prompt
+        body["prompt"] = request.full_prompt
     else:
         raise ValueError(f"unknown API {api!r} (expected one of {', '.join(APIS)})")
     return body

@@ -35,11 +35,12 @@ class WorkloadResult:
     aborted: str | None = None
     percentiles: tuple[float, ...] = ()
     load: LoadFigures | None = None  # the machine's load over the measured phase
+    slo: tuple[tuple[str, float], ...] = ()
 
     @property
     def metrics(self) -> dict[str, float]:
         """Every run-level metric by its catalogue name (see ``benchdoc.workloads.metrics``)."""
-        return run_metrics(self.records, self.duration_s, self.percentiles, self.accept_length)
+        return run_metrics(self.records, self.duration_s, self.percentiles, self.accept_length, self.slo)
 
     def samples(self, repetition: int = 0) -> list[Sample]:
         """One ledger sample per run-level metric, for repetition ``repetition``."""

@@ -55,7 +55,15 @@ class WorkloadSpec:
     first and are excluded from every metric.
 
     Lengths: ``input_tokens`` words of synthetic prompt and ``output_tokens`` forced
-    output tokens; a ``*_max`` turns either into a uniform range (opt-in).
+    output tokens; a ``*_max`` turns either into a uniform range (opt-in). With a
+    ``tokenizer`` (a local tokenizer.json) lengths are exact tokens. Prompts can come from
+    a ``dataset`` file (see ``benchdoc.workloads.datasets``): as written, or cut to
+    ``input_tokens`` with ``truncate_prompts``; its output lengths are used unless
+    ``dataset_output_len`` is off. ``shared_prefix_groups`` groups of requests each share a
+    system prompt of ``shared_prefix_tokens`` tokens.
+
+    Goodput: ``slo`` is a tuple of (latency metric, threshold in ms) pairs; a request
+    counts as good when it meets every one (see :data:`SLO_METRICS`).
     """
 
     url: str
@@ -84,6 +92,14 @@ class WorkloadSpec:
     metrics_url: str | None = None
     # Stop sending after this many consecutive requests could not even connect.
     abort_after_connect_errors: int = 3
+    dataset: str | None = None
+    dataset_format: str | None = None  # None: from the file's extension
+    truncate_prompts: bool = False
+    dataset_output_len: bool = True
+    tokenizer: str | None = None
+    shared_prefix_groups: int = 0
+    shared_prefix_tokens: int = 0
+    slo: tuple[tuple[str, float], ...] = ()
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -161,7 +177,42 @@ class WorkloadSpec:
         if self.abort_after_connect_errors < 1:
             found.append(f"abort_after_connect_errors must be >= 1 (got {self.abort_after_connect_errors})")
         found.extend(self.timeouts.problems())
+        found.extend(self._prompt_problems())
+        found.extend(slo_problems(self.slo))
         return found
+
+    def _prompt_problems(self) -> list[str]:
+        from benchdoc.workloads.datasets import FORMATS
+
+        found: list[str] = []
+        if self.dataset_format is not None and self.dataset_format not in FORMATS:
+            found.append(f"dataset_format must be one of {', '.join(FORMATS)} (got {self.dataset_format!r})")
+        if self.dataset_format is not None and not self.dataset:
+            found.append("dataset_format applies to a dataset")
+        if self.truncate_prompts and not self.dataset:
+            found.append("truncate_prompts applies to a dataset")
+        if self.shared_prefix_groups < 0:
+            found.append(f"shared_prefix_groups must be >= 0 (got {self.shared_prefix_groups})")
+        if self.shared_prefix_groups and self.shared_prefix_tokens < 1:
+            found.append(f"shared_prefix_tokens must be >= 1 with shared_prefix_groups (got {self.shared_prefix_tokens})")
+        if self.shared_prefix_tokens and not self.shared_prefix_groups:
+            found.append("shared_prefix_tokens needs shared_prefix_groups >= 1")
+        return found
+
+    def prompt_description(self) -> str:
+        """Where the prompts come from, in a few words (the files are not read here)."""
+        if self.dataset:
+            from benchdoc.workloads.datasets import guess_format
+
+            fmt = self.dataset_format or guess_format(self.dataset)
+            what = "text corpus slices" if fmt == "text" else f"{fmt} dataset"
+            if self.truncate_prompts:
+                what += ", truncated"
+        else:
+            what = "random token ids decoded" if self.tokenizer else "synthetic words"
+        if self.shared_prefix_groups:
+            what += f", {self.shared_prefix_groups} shared prefixes of {self.shared_prefix_tokens} tokens"
+        return what
 
     def settings(self) -> dict[str, Any]:
         """Every setting of the workload, JSON-ready, for the record of the run. The API
@@ -177,7 +228,8 @@ class WorkloadSpec:
         data["arrivals"] = (
             ("poisson" if self.burstiness == 1.0 else f"gamma(shape={self.burstiness:g})") if self.open_loop else None
         )
-        data["prompt"] = "synthetic words"
+        data["prompt"] = self.prompt_description()
+        data["slo"] = {name: value for name, value in self.slo}
         data["streaming"] = True
         data["authenticated"] = self.api_key is not None
         if self.api == "sglang":
@@ -187,6 +239,44 @@ class WorkloadSpec:
                 ["max_tokens", "min_tokens", "ignore_eos"] if self.ignore_eos else ["max_tokens"]
             )
         return data
+
+
+# Per-request latencies an SLO can bound (vLLM's goodput: ttft, tpot and e2e latency).
+SLO_METRICS: tuple[str, ...] = ("ttft_ms", "tpot_ms", "e2e_ms")
+
+
+def parse_slo(text: str) -> tuple[tuple[str, float], ...]:
+    """``"ttft_ms:200,tpot_ms:50"`` -> ``(("ttft_ms", 200.0), ("tpot_ms", 50.0))``;
+    raises :class:`UsageError` naming the bad part."""
+    pairs: list[tuple[str, float]] = []
+    for part in text.split(","):
+        name, sep, value = part.strip().partition(":")
+        if not sep:
+            raise UsageError(f"SLO part {part.strip()!r} should look like ttft_ms:200 (metric:milliseconds)")
+        try:
+            number = float(value)
+        except ValueError:
+            raise UsageError(f"SLO part {part.strip()!r}: {value.strip()!r} is not a number of milliseconds") from None
+        pairs.append((name.strip(), number))
+    pairs_tuple = tuple(pairs)
+    problems = slo_problems(pairs_tuple)
+    if problems:
+        raise UsageError("; ".join(problems))
+    return pairs_tuple
+
+
+def slo_problems(slo: tuple[tuple[str, float], ...]) -> list[str]:
+    found: list[str] = []
+    seen: set[str] = set()
+    for name, value in slo:
+        if name not in SLO_METRICS:
+            found.append(f"SLO metric must be one of {', '.join(SLO_METRICS)} (got {name!r})")
+        elif name in seen:
+            found.append(f"SLO metric {name} given twice")
+        seen.add(name)
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            found.append(f"SLO threshold for {name} must be > 0 ms (got {value!r})")
+    return found
 
 
 def redact_url(url: str) -> str:

@@ -1,0 +1,183 @@
+"""Where each request's prompt and lengths come from: synthetic words, random token ids,
+a dataset, a text corpus, optionally behind a shared system prompt.
+
+Built once per run from a spec; ``plan(number)`` is a pure function of the request's
+number and the seed, so a run is repeatable and warm-up prompts differ from measured ones.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import UsageError
+from benchdoc.workloads.datasets import Dataset, DatasetEntry, load_dataset
+from benchdoc.workloads.prompts import pick_length, synthetic_prompt
+
+if TYPE_CHECKING:
+    from benchdoc.workloads.spec import WorkloadSpec
+    from benchdoc.workloads.tokenizer import Tokenizer
+
+# How a request's input length was known before the server said anything.
+LENGTH_FROM_WORDS = "prompt-words"  # counted in words: about one token each, not exact
+LENGTH_FROM_TOKENIZER = "tokenizer"  # counted with the tokenizer given: exact for that tokenizer
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    """One request's prompt (``system`` is the shared prefix, if any) and its lengths."""
+
+    text: str
+    input_tokens: int
+    output_tokens: int
+    system: str | None = None
+
+
+class PromptSource:
+    """The prompts of one run."""
+
+    def __init__(self, spec: WorkloadSpec, dataset: Dataset | None, tokenizer: Tokenizer | None) -> None:
+        self.spec = spec
+        self.dataset = dataset
+        self.tokenizer = tokenizer
+        self._entries: list[DatasetEntry] = []
+        self._corpus_words: list[str] = []
+        self._corpus_ids: list[int] = []
+        self._prefixes: list[tuple[str, int]] = []
+        if dataset is not None and dataset.format == "text":
+            self._load_corpus(dataset)
+        elif dataset is not None:
+            self._load_entries(dataset)
+        if spec.shared_prefix_groups:
+            self._prefixes = [self._prefix(group) for group in range(spec.shared_prefix_groups)]
+
+    @property
+    def length_source(self) -> str:
+        return LENGTH_FROM_TOKENIZER if self.tokenizer is not None else LENGTH_FROM_WORDS
+
+    def describe(self) -> str:
+        """The prompts in a few words, for the run's settings."""
+        return self.spec.prompt_description()
+
+    def provenance(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"prompts": self.describe(), "input_length": self.length_source}
+        if self.dataset is not None:
+            data["dataset"] = self.dataset.provenance()
+            if self._entries:
+                data["dataset"]["used_entries"] = len(self._entries)
+        if self.tokenizer is not None:
+            data["tokenizer"] = self.tokenizer.info.provenance()
+        else:
+            data["tokenizer"] = None
+            data["note"] = "no tokenizer: lengths are counted in words, about one token each"
+        return data
+
+    # -- one request ----------------------------------------------------------------------
+
+    def plan(self, number: int) -> PromptPlan:
+        spec = self.spec
+        rng = random.Random(spec.seed * 1_000_003 + number)
+        input_len = pick_length(spec.input_tokens, spec.input_tokens_max, rng)
+        output_len = pick_length(spec.output_tokens, spec.output_tokens_max, rng)
+        if self._entries:
+            text, length, dataset_output = self._from_entry(number, input_len)
+            if dataset_output is not None and spec.dataset_output_len:
+                output_len = dataset_output
+        elif self._corpus_words or self._corpus_ids:
+            text, length = self._slice(input_len, rng)
+        elif self.tokenizer is not None:
+            text, length = self.tokenizer.random_text(input_len, random.Random(rng.randrange(2**63)))
+        else:
+            text, length = synthetic_prompt(input_len, seed=rng.randrange(2**63)), input_len
+        if not self._prefixes:
+            return PromptPlan(text, length, output_len)
+        system, system_len = self._prefixes[number % len(self._prefixes)]
+        return PromptPlan(text, system_len + length, output_len, system=system)
+
+    def _from_entry(self, number: int, input_len: int) -> tuple[str, int, int | None]:
+        entries = self._entries
+        entry = entries[self._order[number % len(entries)]]
+        if self.spec.truncate_prompts:
+            text, length = self._cut(entry.prompt, input_len)
+        else:
+            text, length = entry.prompt, self._count(entry.prompt)
+        output = entry.output_len
+        if output is None and entry.answer is not None:
+            output = max(1, self._count(entry.answer))
+        return text, length, output
+
+    def _slice(self, length: int, rng: random.Random) -> tuple[str, int]:
+        if self.tokenizer is not None:
+            start = rng.randrange(len(self._corpus_ids) - length + 1)
+            ids = self._corpus_ids[start : start + length]
+            return self.tokenizer.fit(ids, length)
+        start = rng.randrange(len(self._corpus_words) - length + 1)
+        return " ".join(self._corpus_words[start : start + length]), length
+
+    # -- building -------------------------------------------------------------------------
+
+    def _count(self, text: str) -> int:
+        return self.tokenizer.count(text) if self.tokenizer is not None else len(text.split())
+
+    def _cut(self, text: str, tokens: int) -> tuple[str, int]:
+        if self.tokenizer is not None:
+            cut = self.tokenizer.truncate(text, tokens)
+            assert cut is not None  # entries shorter than the longest length were dropped
+            return cut
+        return " ".join(text.split()[:tokens]), tokens
+
+    def _longest_input(self) -> int:
+        return self.spec.input_tokens_max or self.spec.input_tokens
+
+    def _load_entries(self, dataset: Dataset) -> None:
+        entries = list(dataset.entries)
+        if self.spec.truncate_prompts:
+            need = self._longest_input()
+            entries = [e for e in entries if self._count(e.prompt) >= need]
+            if not entries:
+                unit = "tokens" if self.tokenizer else "words"
+                raise UsageError(
+                    f"no prompt in the dataset is as long as the requested {need} {unit}: "
+                    "ask for fewer input tokens or leave the prompts as written",
+                    dataset.path,
+                )
+        self._entries = entries
+        order = list(range(len(entries)))
+        random.Random(self.spec.seed).shuffle(order)
+        self._order = order
+
+    def _load_corpus(self, dataset: Dataset) -> None:
+        corpus = dataset.corpus or ""
+        need = self._longest_input()
+        if self.tokenizer is not None:
+            self._corpus_ids = self.tokenizer.encode(corpus)
+            have, unit = len(self._corpus_ids), "tokens"
+        else:
+            self._corpus_words = corpus.split()
+            have, unit = len(self._corpus_words), "words"
+        if have < need:
+            raise UsageError(
+                f"the corpus has {have} {unit}, too short for prompts of {need} {unit}", dataset.path
+            )
+
+    def _prefix(self, group: int) -> tuple[str, int]:
+        tokens = self.spec.shared_prefix_tokens
+        rng = random.Random(f"benchdoc-prefix/{self.spec.seed}/{group}")
+        if self.tokenizer is not None:
+            return self.tokenizer.random_text(tokens, rng)
+        return synthetic_prompt(tokens, seed=rng.randrange(2**63)), tokens
+
+
+def prompt_source(spec: WorkloadSpec) -> PromptSource:
+    """Load the spec's dataset and tokenizer (if any) and return its prompts.
+
+    Raises :class:`UsageError` for a missing or malformed file, or prompts too short.
+    """
+    dataset = load_dataset(spec.dataset, spec.dataset_format) if spec.dataset else None
+    tokenizer = None
+    if spec.tokenizer:
+        from benchdoc.workloads.tokenizer import load_tokenizer
+
+        tokenizer = load_tokenizer(spec.tokenizer)
+    return PromptSource(spec, dataset, tokenizer)

@@ -1,0 +1,124 @@
+"""Each request's prompt and lengths: synthetic, tokenizer, dataset, corpus, shared prefix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchdoc.errors import UsageError
+from benchdoc.workloads import WorkloadSpec
+from benchdoc.workloads.prompt_source import prompt_source
+
+from .tokenizer_fixture import CORPUS, build_tokenizer
+
+URL = "http://127.0.0.1:1"
+
+
+@pytest.fixture(scope="module")
+def tokenizer_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(build_tokenizer(tmp_path_factory.mktemp("tok")))
+
+
+def jsonl(path: Path, rows: list[dict[str, object]]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def test_without_a_tokenizer_prompts_are_words_and_say_so() -> None:
+    source = prompt_source(WorkloadSpec(url=URL, input_tokens=12, output_tokens=5))
+    plan = source.plan(0)
+    assert len(plan.text.split()) == 12 and plan.input_tokens == 12 and plan.output_tokens == 5
+    assert source.plan(0) == plan and source.plan(1) != plan
+    provenance = source.provenance()
+    assert provenance["prompts"] == "synthetic words" and provenance["input_length"] == "prompt-words"
+    assert provenance["tokenizer"] is None and "about one token each" in provenance["note"]
+
+
+def test_with_a_tokenizer_input_tokens_are_exact(tokenizer_path: str) -> None:
+    source = prompt_source(WorkloadSpec(url=URL, input_tokens=40, input_tokens_max=90, tokenizer=tokenizer_path))
+    assert source.tokenizer is not None
+    for number in range(10):
+        plan = source.plan(number)
+        assert 40 <= plan.input_tokens <= 90
+        assert source.tokenizer.count(plan.text) == plan.input_tokens
+    assert source.provenance()["prompts"] == "random token ids decoded"
+    assert source.provenance()["tokenizer"]["vocab_size"] == 300
+
+
+def test_dataset_prompts_as_written_with_their_output_lengths(tmp_path: Path) -> None:
+    path = jsonl(tmp_path / "d.jsonl", [{"prompt": f"question number {i}", "output_len": 10 + i} for i in range(5)])
+    source = prompt_source(WorkloadSpec(url=URL, dataset=path, seed=1))
+    plans = [source.plan(n) for n in range(10)]
+    assert {p.text for p in plans} == {f"question number {i}" for i in range(5)}
+    assert all(p.output_tokens == 10 + int(p.text.split()[-1]) for p in plans)
+    assert all(p.input_tokens == 3 for p in plans)
+    # Seeded sampling: every entry once before any repeats, in a seed-dependent order.
+    assert [p.text for p in plans[:5]] == [p.text for p in plans[5:]]
+    other = prompt_source(WorkloadSpec(url=URL, dataset=path, seed=2))
+    assert [other.plan(n).text for n in range(5)] != [p.text for p in plans[:5]]
+    fixed = prompt_source(WorkloadSpec(url=URL, dataset=path, dataset_output_len=False, output_tokens=7))
+    assert fixed.plan(0).output_tokens == 7
+    assert source.provenance()["dataset"]["entries"] == 5
+
+
+def test_sharegpt_answers_give_output_lengths(tmp_path: Path, tokenizer_path: str) -> None:
+    path = tmp_path / "sg.json"
+    answer = "throughput grows with the batch"
+    path.write_text(json.dumps([{"conversations": [{"from": "human", "value": "why batch"},
+                                                    {"from": "gpt", "value": answer}]}]), encoding="utf-8")
+    assert prompt_source(WorkloadSpec(url=URL, dataset=str(path))).plan(0).output_tokens == 5
+    with_tokenizer = prompt_source(WorkloadSpec(url=URL, dataset=str(path), tokenizer=tokenizer_path))
+    assert with_tokenizer.tokenizer is not None
+    assert with_tokenizer.plan(0).output_tokens == with_tokenizer.tokenizer.count(answer)
+
+
+def test_truncated_prompts_drop_the_short_ones_and_fail_when_none_is_long_enough(
+    tmp_path: Path, tokenizer_path: str
+) -> None:
+    path = jsonl(tmp_path / "d.jsonl", [{"prompt": "the dog"}, {"prompt": CORPUS[2]}])
+    source = prompt_source(WorkloadSpec(url=URL, dataset=path, truncate_prompts=True, input_tokens=6,
+                                        tokenizer=tokenizer_path))
+    assert source.tokenizer is not None
+    for number in range(4):
+        plan = source.plan(number)
+        assert plan.input_tokens == 6 and source.tokenizer.count(plan.text) == 6
+        assert CORPUS[2].startswith(plan.text)
+    assert source.provenance()["dataset"]["used_entries"] == 1
+    with pytest.raises(UsageError) as caught:
+        prompt_source(WorkloadSpec(url=URL, dataset=path, truncate_prompts=True, input_tokens=500))
+    assert "no prompt in the dataset is as long as the requested 500 words" in str(caught.value)
+    assert str(caught.value).startswith(path)
+
+
+def test_text_corpus_is_sliced_to_the_requested_length(tmp_path: Path, tokenizer_path: str) -> None:
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(CORPUS), encoding="utf-8")
+    words = prompt_source(WorkloadSpec(url=URL, dataset=str(path), input_tokens=25))
+    assert len(words.plan(3).text.split()) == 25 and " ".join(CORPUS).find(words.plan(3).text) >= 0
+    tokens = prompt_source(WorkloadSpec(url=URL, dataset=str(path), input_tokens=33, tokenizer=tokenizer_path))
+    assert tokens.tokenizer is not None and tokens.tokenizer.count(tokens.plan(0).text) == 33
+    short = tmp_path / "short.txt"
+    short.write_text("only four words here", encoding="utf-8")
+    with pytest.raises(UsageError, match="the corpus has 4 words, too short for prompts of 25 words"):
+        prompt_source(WorkloadSpec(url=URL, dataset=str(short), input_tokens=25))
+
+
+def test_shared_prefix_groups_share_one_system_prompt_each() -> None:
+    source = prompt_source(WorkloadSpec(url=URL, input_tokens=8, shared_prefix_groups=3, shared_prefix_tokens=50))
+    plans = [source.plan(n) for n in range(9)]
+    systems = [p.system for p in plans]
+    assert len(set(systems)) == 3 and systems[0] == systems[3] == systems[6]
+    assert all(p.system is not None and len(p.system.split()) == 50 for p in plans)
+    assert all(p.input_tokens == 58 for p in plans)
+    assert len({p.text for p in plans}) == 9  # the questions differ
+    assert "3 shared prefixes of 50 tokens" in source.provenance()["prompts"]
+
+
+def test_spec_checks_the_prompt_settings() -> None:
+    problems = WorkloadSpec(url=URL, dataset_format="csv", truncate_prompts=True, shared_prefix_tokens=5).problems()
+    text = "; ".join(problems)
+    assert "dataset_format must be one of" in text
+    assert "truncate_prompts applies to a dataset" in text
+    assert "shared_prefix_tokens needs shared_prefix_groups" in text
