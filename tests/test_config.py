@@ -134,3 +134,24 @@ def test_unknown_experiment_lookup_suggests(tmp_path: Path) -> None:
 def test_ledger_url_from_environment_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCHDOC_LEDGER_URL", "postgresql://u@127.0.0.1/db")
     assert load_config(write(tmp_path, "")).ledger_url == "postgresql://u@127.0.0.1/db"
+
+
+def test_a_sweep_level_of_an_experiment_is_an_experiment(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, """
+[experiments.baseline]
+label = "Baseline"
+role = "reference"
+
+[experiments.eagle3]
+label = "EAGLE-3"
+aliases = ["EAGLE"]
+compare_to = "baseline"
+"""))
+    level = config.experiment("EAGLE@rate=4")
+    assert level.name == "eagle3@rate=4" and level.label == "EAGLE-3 @ 4 req/s"
+    assert level.compare_to == "baseline@rate=4"
+    assert config.experiment("baseline@concurrency=32").label == "Baseline @ 32 in flight"
+    assert config.experiment("baseline@concurrency=32").is_reference
+    for unknown in ("nope@rate=4", "baseline@rate=fast", "baseline@"):
+        with pytest.raises(UsageError, match="unknown experiment"):
+            config.experiment(unknown)

@@ -127,7 +127,40 @@ class Config:
         for exp in self.experiments.values():
             if lowered in (a.lower() for a in exp.aliases):
                 return exp
+        level = self.level_experiment(name)
+        if level is not None:
+            return level
         raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, self.experiments)}")
+
+    def level_experiment(self, name: str) -> ExperimentConfig | None:
+        """``EXP@rate=4``: one load level of a sweep of a declared experiment (or alias),
+        labelled after it and compared with the same level of what EXP compares to."""
+        if "@" not in name:
+            return None
+        from benchdoc.workloads.levels import level_experiment, split_level_experiment
+
+        parts = split_level_experiment(name)
+        if parts is None:
+            return None
+        base_name, level = parts
+        try:
+            base = self.experiment(base_name)
+        except (ConfigError, UsageError):
+            return None
+        return ExperimentConfig(
+            name=level_experiment(base.name, level),
+            label=f"{base.label} @ {level.describe()}",
+            role=base.role,
+            compare_to=level_experiment(base.compare_to, level) if base.compare_to else None,
+            notes=base.notes,
+            server=base.server,
+            args=base.args,
+            env=base.env,
+            workload=base.workload,
+            repetitions=base.repetitions,
+            variables=base.variables,
+            line=base.line,
+        )
 
     def metric(self, name: str) -> MetricConfig:
         if name in self.metrics:

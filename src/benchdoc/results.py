@@ -189,8 +189,8 @@ def compute_results(
 
     experiments: dict[str, ExperimentConfig] = dict(config.experiments)
     for name in by_experiment:
-        if name not in experiments:  # recorded, but no longer (or never) declared
-            experiments[name] = ExperimentConfig(name=name, label=name)
+        if name not in experiments:  # a level of a sweep, or recorded but no longer (or never) declared
+            experiments[name] = config.level_experiment(name) or ExperimentConfig(name=name, label=name)
     if metrics is not None:
         wanted: list[str] | None = list(metrics)
     elif config.metrics and not all_metrics:

@@ -142,3 +142,59 @@ def test_a_busy_machine_is_said_in_the_summary_json_and_ledger(project: Project,
     (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
     load = run["environment"]["load"]
     assert load["state"] == "busy" and load["figures"]["max_others_cores"] > 0.1
+
+
+@pytest.mark.timeout(60)
+def test_rate_sweep_records_each_level_as_its_own_experiment(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--rate", "20,40", "--requests", "8", "--output-tokens", "6",
+                      "--slo", "ttft_ms:500", "--record", "baseline")
+    assert res.returncode == 0, res.stderr
+    assert "rate sweep" in res.stdout and "goodput" in res.stdout
+    for level in ("rate=20", "rate=40"):
+        (run,) = json.loads(project.run("history", f"baseline@{level}", "--json").stdout)
+        assert run["outcome"] == "ok"
+        assert run["metadata"]["load"] == {"of": "baseline", "kind": "rate", "value": float(level.split("=")[1])}
+        assert run["metadata"]["settings"]["rate"] == float(level.split("=")[1])
+        samples = {s["metric"]: s["value"] for s in run["samples"]}
+        assert samples["slo_attainment"] == 1.0 and samples["goodput_req_s"] > 0
+
+
+@pytest.mark.timeout(60)
+def test_concurrency_sweep_as_json(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--concurrency", "1,3", "--requests", "6", "--output-tokens", "4",
+                      "--json")
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["sweep"]
+    assert [r["level"] for r in rows] == ["concurrency=1", "concurrency=3"]
+    assert all(r["requests"] == 6 and r["error_rate"] == 0.0 for r in rows)
+
+
+@pytest.mark.timeout(90)
+def test_capacity_search_records_its_bracket(project: Project) -> None:
+    # One batch slot held 20 + 1 ms per request: about 47 req/s.
+    with start_in_thread(SimConfig(ttft_ms=20.0, step_ms=1.0, max_running=1)) as sim:
+        res = project.run("bench", "--url", sim.url, "--find-capacity", "--slo", "ttft_ms:80", "--target", "0.9",
+                          "--start-rate", "12", "--precision", "0.3", "--duration", "0.6", "--output-tokens", "2",
+                          "--time-budget", "30", "--record", "baseline")
+    assert res.returncode == 0, res.stderr
+    assert "capacity: " in res.stdout and "req/s with SLO attainment >= 0.9" in res.stdout
+    (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
+    samples = {s["metric"]: s["value"] for s in run["samples"]}
+    low, high = run["metadata"]["capacity"]["bracket"]
+    assert samples["capacity_req_s"] == low and samples["capacity_high_req_s"] == high and low < high
+    assert 12 <= low <= 60
+    assert (high - low) / low <= 0.3
+    tried = json.loads(project.run("history", "baseline@rate=12", "--json").stdout)
+    assert tried[0]["metadata"]["load"]["kind"] == "rate"
+
+
+@pytest.mark.timeout(30)
+def test_sweep_and_search_mistakes_are_usage_errors(project: Project, tmp_path) -> None:
+    bad = project.run("bench", "--url", "http://127.0.0.1:9", "--rate", "1,fast")
+    assert bad.returncode == 2 and "--rate: rate level 'fast' is not a number" in bad.stderr
+    no_slo = project.run("bench", "--url", "http://127.0.0.1:9", "--find-capacity")
+    assert no_slo.returncode == 2 and "needs an SLO" in no_slo.stderr
+    both = project.run("bench", "--url", "http://127.0.0.1:9", "--find-capacity", "--rate", "2", "--slo", "ttft_ms:9")
+    assert both.returncode == 2 and "chooses the rates itself" in both.stderr
+    missing = project.run("bench", "--url", "http://127.0.0.1:9", "--dataset", str(tmp_path / "none.jsonl"))
+    assert missing.returncode == 2 and missing.stderr.strip().endswith("none.jsonl: dataset file not found")

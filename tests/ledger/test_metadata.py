@@ -41,6 +41,8 @@ FULL = RunMetadata(
     config_fingerprint="sha256:0123456789abcdef",
     record_id="slurm:12_3",
     slurm={"job": "12", "task": 3, "node": "gpu7"},
+    load={"of": "eagle3", "kind": "rate", "value": 4.0},
+    capacity={"bracket": [8.0, 9.0], "target": 0.99},
 )
 
 

@@ -47,7 +47,9 @@ def test_samples_carry_every_contract_name_for_the_repetition(sim_thread) -> Non
     names = {s.metric for s in samples}
     assert all(s.repetition == 3 for s in samples)
     # no speculation here, and no SLO
-    expected = set(run_metric_names([95, 99.9])) - {"accept_length", "goodput_req_s", "slo_attainment"}
+    expected = set(run_metric_names([95, 99.9])) - {
+        "accept_length", "goodput_req_s", "slo_attainment", "capacity_req_s", "capacity_high_req_s"
+    }
     assert names == expected
     assert {s.metric: s.value for s in samples}["error_rate"] == 0.0
 

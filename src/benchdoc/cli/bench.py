@@ -11,6 +11,7 @@ from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
+    from benchdoc.workloads.levels import LoadLevel
 
 ORDER = 55
 
@@ -55,8 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     load = parser.add_argument_group("load")
     shape = load.add_mutually_exclusive_group()
-    shape.add_argument("--concurrency", type=int, metavar="N", help="closed loop with N requests in flight (default 1)")
-    shape.add_argument("--rate", type=float, metavar="R", help="open loop: R requests/s, Poisson arrivals")
+    shape.add_argument("--concurrency", metavar="N[,N...]",
+                       help="closed loop with N requests in flight (default 1); a list sweeps each level in turn")
+    shape.add_argument("--rate", metavar="R[,R...]",
+                       help="open loop: R requests/s, Poisson arrivals; a list (1,2,4,8) sweeps each level in turn")
     load.add_argument("--burstiness", type=float, default=1.0, metavar="B",
                       help="open loop: gamma arrivals of shape B (1 = Poisson, <1 burstier)")
     load.add_argument("--max-concurrency", type=int, metavar="N", help="open loop: at most N in flight")
@@ -102,6 +105,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                          help="goodput target, e.g. ttft_ms:200,tpot_ms:50: a request counts when it meets "
                          "every threshold (ms); goodput and SLO attainment are reported")
 
+    search = parser.add_argument_group("capacity search")
+    search.add_argument("--find-capacity", action="store_true",
+                        help="search the highest request rate whose SLO attainment stays at or above --target "
+                        "(doubling, then bisection); needs --slo; each level runs --requests or --duration")
+    search.add_argument("--target", type=float, default=0.99, metavar="F",
+                        help="SLO attainment a rate must keep (default 0.99)")
+    search.add_argument("--start-rate", type=float, default=1.0, metavar="R", help="first rate tried (default 1)")
+    search.add_argument("--precision", type=float, default=0.05, metavar="F",
+                        help="stop when the bracket is within this fraction (default 0.05)")
+    search.add_argument("--time-budget", type=float, default=600.0, metavar="S",
+                        help="no level is started that would end after S seconds (default 600)")
+
     limits = parser.add_argument_group("timeouts (seconds)")
     limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
     limits.add_argument("--timeout-first-token", type=float, default=120.0, metavar="S",
@@ -130,12 +145,15 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         raise UsageError("--per-request applies to --json output")
     if args.note is not None and not args.record:
         raise UsageError("--note applies to --record")
+    levels = load_levels(args)
+    if args.find_capacity and (levels or args.max_concurrency):
+        raise UsageError("--find-capacity chooses the rates itself: give no --rate or --concurrency")
     spec = WorkloadSpec(
         url=args.url,
         api=args.api,
         model=args.model,
-        concurrency=args.concurrency,
-        rate=args.rate,
+        concurrency=int(levels[0].value) if levels and levels[0].kind == "concurrency" else None,
+        rate=levels[0].value if levels and levels[0].kind == "rate" else None,
         burstiness=args.burstiness,
         max_concurrency=args.max_concurrency,
         requests=args.requests,
@@ -171,6 +189,19 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
     return spec.resolved()  # every problem reported before anything is sent
 
 
+def load_levels(args: argparse.Namespace) -> tuple[LoadLevel, ...]:
+    """The load levels of --rate or --concurrency (one level, or a sweep)."""
+    from benchdoc.workloads.levels import parse_levels
+
+    text, kind = (args.rate, "rate") if args.rate is not None else (args.concurrency, "concurrency")
+    if text is None:
+        return ()
+    try:
+        return parse_levels(text, kind)
+    except ValueError as err:
+        raise UsageError(f"--{kind}: {err}") from None
+
+
 def _truncates(args: argparse.Namespace) -> bool:
     """--input-tokens with a dataset of prompts cuts each prompt (a corpus is always sliced)."""
     if not args.dataset or args.input_tokens is None:
@@ -192,6 +223,14 @@ def run(args: argparse.Namespace) -> int:
 
         config = load_project(args)
         experiment = config.experiment(args.record).name
+
+    levels = load_levels(args)
+    if len(levels) > 1 or args.find_capacity:
+        from benchdoc.cli import _bench_load
+
+        if args.find_capacity:
+            return _bench_load.capacity(args, spec, config, experiment)
+        return _bench_load.sweep(args, spec, levels, config, experiment)
 
     if sys.stderr.isatty() and not args.json:
         result = _run_with_progress(spec)
@@ -245,7 +284,17 @@ def _failure_reason(result: WorkloadResult) -> str | None:
     return None
 
 
-def _record(config: Any, experiment: str, result: WorkloadResult, note: str | None) -> int:
+def _record(
+    config: Any,
+    experiment: str,
+    result: WorkloadResult,
+    note: str | None,
+    extra: dict[str, Any] | None = None,
+    samples: list[Any] | None = None,
+    failure: str | None = None,
+) -> int:
+    """Record ``result`` as one run of ``experiment``; ``extra`` joins its metadata,
+    ``samples`` replace the result's own, and ``failure`` marks the run failed with that reason."""
     from benchdoc.cli._common import open_ledger
     from benchdoc.ledger import NewRun, RunMetadata
     from benchdoc.provenance import provenance
@@ -255,9 +304,9 @@ def _record(config: Any, experiment: str, result: WorkloadResult, note: str | No
         NewRun(
             experiment=experiment,
             command=redact_argv(["benchdoc", *sys.argv[1:]]),
-            outcome="failed" if result.failed else "ok",
-            samples=result.samples(repetition=0),
-            failure_reason=_failure_reason(result),
+            outcome="failed" if result.failed or failure is not None else "ok",
+            samples=result.samples(repetition=0) if samples is None else samples,
+            failure_reason=failure or _failure_reason(result),
             note=note,
             source="bench",
             metadata=RunMetadata(
@@ -269,6 +318,7 @@ def _record(config: Any, experiment: str, result: WorkloadResult, note: str | No
                 cut_short=result.cut_short,
                 failures=result.failure_reasons(),
                 simulator=result.measured_simulator,
+                **(extra or {}),
             ),
         )
     )

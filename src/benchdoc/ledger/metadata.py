@@ -54,6 +54,8 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("config_fingerprint", "str", "hash of the configuration `run` ran (argv, env, cwd, workload settings)"),
     MetadataKey("record_id", "str", "the one event this run records (`slurm:JOB_TASK`): recorded once, whoever records it"),
     MetadataKey("slurm", "object", "the Slurm array task that ran it: job, task, node; state and ended_by when Slurm ended it"),
+    MetadataKey("load", "{of: str, kind: str, value: float}", "the level of a load sweep this run measured (`EXP@rate=R`)"),
+    MetadataKey("capacity", "object", "a capacity search: target, bracket, the levels tried and why it stopped"),
 )
 
 
@@ -208,6 +210,8 @@ class RunMetadata:
     config_fingerprint: str | None = None
     record_id: str | None = None
     slurm: dict[str, Any] | None = None
+    load: dict[str, Any] | None = None
+    capacity: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -227,6 +231,7 @@ class RunMetadata:
             "simulator": self.simulator, "traceback": self.traceback,
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
             "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
+            "load": self.load, "capacity": self.capacity,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -268,6 +273,8 @@ class RunMetadata:
             config_fingerprint=_opt(data.get("config_fingerprint"), str),
             record_id=_opt(data.get("record_id"), str),
             slurm=_dict(data.get("slurm")),
+            load=_dict(data.get("load")),
+            capacity=_dict(data.get("capacity")),
         )
 
 

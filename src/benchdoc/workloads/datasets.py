@@ -93,11 +93,10 @@ def load_dataset(path: str | Path, format: str | None = None) -> Dataset:
     if not text.strip():
         raise UsageError("the dataset is empty", where)
     digest = hashlib.sha256(raw).hexdigest()
-    base = {"path": where, "format": fmt, "size_bytes": len(raw), "sha256": digest}
     if fmt == "text":
-        return Dataset(**base, corpus=text)
+        return Dataset(where, fmt, len(raw), digest, corpus=text)
     entries = _sharegpt(text, where) if fmt == "sharegpt" else _jsonl(text, where)
-    return Dataset(**base, entries=tuple(entries))
+    return Dataset(where, fmt, len(raw), digest, entries=tuple(entries))
 
 
 def _sharegpt(text: str, where: str) -> list[DatasetEntry]:

@@ -143,6 +143,24 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "threshold of the run's SLO, 0 to 1. Recorded only when an SLO is given.",
         ),
         MetricDefinition(
+            "capacity_req_s",
+            "Capacity",
+            "req/s",
+            "higher",
+            "From a capacity search: the highest request rate (open loop) seen to keep SLO "
+            "attainment at or above the target (0.99 by default). The search doubles the rate "
+            "until a level misses, then bisects; capacity_high_req_s is the lowest rate seen to "
+            "miss, so the capacity lies between the two.",
+        ),
+        MetricDefinition(
+            "capacity_high_req_s",
+            "Capacity bound",
+            "req/s",
+            "higher",
+            "From a capacity search: the lowest request rate seen to miss the SLO attainment "
+            "target, the upper end of the capacity's bracket.",
+        ),
+        MetricDefinition(
             "accept_length",
             "Accept length",
             "tok/step",

@@ -1,0 +1,171 @@
+"""`benchdoc bench` over several load levels: a sweep (--rate 1,2,4,8) or a capacity search."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from benchdoc.workloads import WorkloadResult, WorkloadSpec
+    from benchdoc.workloads.levels import LoadLevel
+    from benchdoc.workloads.sweep import Capacity
+
+
+def sweep(
+    args: argparse.Namespace, spec: WorkloadSpec, levels: tuple[LoadLevel, ...], config: Any, experiment: str | None
+) -> int:
+    """Run each level in turn; with --record, each is a run of EXPERIMENT@rate=R."""
+    from benchdoc.workloads.levels import level_experiment
+    from benchdoc.workloads.sweep import SweepPoint, run_sweep
+
+    rows: list[dict[str, Any]] = []
+
+    def on_level(point: SweepPoint) -> None:
+        row = _row(point.level.label, point.result)
+        if config is not None and experiment is not None:
+            name = level_experiment(experiment, point.level)
+            row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, point.level, point.result)}
+        rows.append(row)
+        if not args.json:
+            print(f"{point.level.label}: {_progress_text(point.result)}", file=sys.stderr)
+
+    points = run_sweep(spec, levels, on_level=on_level)
+    if args.json:
+        from benchdoc.cli._common import print_json
+
+        print_json({"sweep": rows})
+    else:
+        _print_rows(f"{levels[0].kind} sweep", rows, [p.result for p in points])
+    return EXIT_FAILED if all(p.result.failed for p in points) else EXIT_OK
+
+
+def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment: str | None) -> int:
+    """Search the capacity; with --record, each level tried is a run of EXPERIMENT@rate=R and the
+    answer a run of EXPERIMENT with the metrics capacity_req_s and capacity_high_req_s."""
+    from benchdoc.workloads.levels import LoadLevel, level_experiment
+    from benchdoc.workloads.sweep import CapacityStep, find_capacity
+
+    rows: list[dict[str, Any]] = []
+
+    def on_step(step: CapacityStep) -> None:
+        level = LoadLevel("rate", step.rate)
+        row = _row(level.label, step.result) | {"met_target": step.passed}
+        if config is not None and experiment is not None:
+            name = level_experiment(experiment, level)
+            row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, level, step.result)}
+        rows.append(row)
+        if not args.json:
+            verdict = "meets" if step.passed else "misses"
+            print(f"{level.label}: SLO attainment {step.attainment:.3f} {verdict} the target; "
+                  f"{_progress_text(step.result)}", file=sys.stderr)
+
+    found = find_capacity(
+        spec, target=args.target, start_rate=args.start_rate, precision=args.precision,
+        budget_s=args.time_budget, on_step=on_step,
+    )
+    summary = _capacity_summary(found)
+    run_id = None
+    if config is not None and experiment is not None and found.steps:
+        run_id = _record_capacity(args, config, experiment, found, summary)
+    if args.json:
+        from benchdoc.cli._common import print_json
+
+        data: dict[str, Any] = {"capacity": summary, "levels": rows}
+        if run_id is not None:
+            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        print_json(data)
+    else:
+        _print_rows("capacity search: rate", rows, [s.result for s in found.steps])
+        print(_capacity_sentence(found))
+        if run_id is not None:
+            print(f"recorded run {run_id}: {experiment}")
+    return EXIT_OK if found.low is not None else EXIT_FAILED
+
+
+def _capacity_summary(found: Capacity) -> dict[str, Any]:
+    return {
+        "capacity_req_s": found.low,
+        "bracket": [found.low, found.high],
+        "target": found.target,
+        "stopped": found.stopped,
+        "levels": [{"rate": s.rate, "slo_attainment": s.attainment, "met_target": s.passed} for s in found.steps],
+    }
+
+
+def _capacity_sentence(found: Capacity) -> str:
+    target = f"SLO attainment >= {found.target:g}"
+    if found.low is None:
+        return f"capacity: no rate tried kept {target} ({found.stopped})"
+    if found.high is None:
+        return f"capacity: at least {found.low:g} req/s with {target}; no rate tried missed it ({found.stopped})"
+    return (f"capacity: {found.low:.3g} req/s with {target} (between {found.low:.3g} and {found.high:.3g} req/s; "
+            f"{found.stopped})")
+
+
+def _row(label: str, result: WorkloadResult) -> dict[str, Any]:
+    metrics = result.metrics
+    names = ("request_s", "output_tok_s", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99",
+             "goodput_req_s", "slo_attainment", "error_rate")
+    return {"level": label, "value": float(label.split("=", 1)[1]), "requests": len(result.records), **{n: metrics.get(n) for n in names},
+            "aborted": result.aborted}
+
+
+def _progress_text(result: WorkloadResult) -> str:
+    m = result.metrics
+    ok = f"{result.succeeded}/{len(result.records)} ok"
+    rate = f"{m['request_s']:.2f} req/s" if "request_s" in m else "no throughput"
+    ttft = f", TTFT p50 {m['ttft_ms_p50']:.1f} ms" if "ttft_ms_p50" in m else ""
+    return f"{ok}, {rate}{ttft}"
+
+
+def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadResult]) -> None:
+    from rich.table import Table
+
+    from benchdoc.cli._common import console, format_number
+
+    out = console()
+    if not out.is_terminal:  # a file or a pipe has no width to keep to
+        out.width = max(out.width, 120)
+    if any(r.measured_simulator for r in results):
+        out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
+    table = Table(title=title, show_edge=False, header_style="bold")
+    columns = [("level", None), ("req/s", ("request_s", 2)), ("tok/s", ("output_tok_s", 0)),
+               ("TTFT p50", ("ttft_ms_p50", 1)), ("p99", ("ttft_ms_p99", 1)),
+               ("TPOT p50", ("tpot_ms_p50", 2)), ("p99", ("tpot_ms_p99", 2))]
+    if any(r.get("slo_attainment") is not None for r in rows):
+        columns += [("goodput", ("goodput_req_s", 2)), ("SLO met", ("slo_attainment", 3))]
+    if any(r.get("error_rate") for r in rows):
+        columns += [("errors", ("error_rate", 3))]
+    for header, _ in columns:
+        table.add_column(header, justify="left" if header == "level" else "right", no_wrap=True)
+    for row in rows:
+        cells = [f"{row['value']:g}"] + [format_number(row.get(key), digits) for _, (key, digits) in columns[1:]]  # type: ignore[misc]
+        table.add_row(*cells)
+    out.print(table)
+
+
+def _record_level(args: argparse.Namespace, config: Any, name: str, level: LoadLevel, result: WorkloadResult) -> int:
+    from benchdoc.cli.bench import _record
+
+    base = name.rsplit("@", 1)[0]
+    return _record(config, name, result, args.note, extra={"load": {"of": base, "kind": level.kind, "value": level.value}})
+
+
+def _record_capacity(args: argparse.Namespace, config: Any, experiment: str, found: Capacity,
+                     summary: dict[str, Any]) -> int:
+    from benchdoc.cli.bench import _record
+    from benchdoc.ledger.models import Sample
+
+    samples = []
+    if found.low is not None:
+        samples.append(Sample(metric="capacity_req_s", value=float(found.low), repetition=0))
+    if found.high is not None:
+        samples.append(Sample(metric="capacity_high_req_s", value=float(found.high), repetition=0))
+    passing = [s for s in found.steps if s.passed]
+    shown = max(passing, key=lambda s: s.rate) if passing else found.steps[0]
+    failure = _capacity_sentence(found) if found.low is None else None
+    return _record(config, experiment, shown.result, args.note, extra={"capacity": summary}, samples=samples,
+                   failure=failure)

@@ -1,0 +1,170 @@
+"""Load sweeps and the capacity search: one workload run at several load levels.
+
+``run_sweep`` runs each level of ``--rate 1,2,4,8`` or ``--concurrency 1,8,32`` in turn.
+``find_capacity`` searches the highest request rate whose SLO attainment stays at or
+above a target: doubling the rate until a level misses, then bisecting between the last
+level that met the target and the first that did not, within a time budget. The answer
+is a bracket: the highest rate seen to pass and the lowest seen to fail.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from benchdoc.errors import UsageError
+from benchdoc.workloads.levels import LoadLevel
+
+if TYPE_CHECKING:
+    from benchdoc.workloads.result import WorkloadResult
+    from benchdoc.workloads.spec import WorkloadSpec
+
+Runner = Callable[["WorkloadSpec"], "WorkloadResult"]
+DEFAULT_TARGET = 0.99
+
+
+def at_level(spec: WorkloadSpec, level: LoadLevel) -> WorkloadSpec:
+    """``spec`` driven at ``level``: an open loop at that rate, or a closed loop of that size."""
+    if level.kind == "rate":
+        return replace(spec, rate=level.value, concurrency=None)
+    return replace(spec, concurrency=int(level.value), rate=None, max_concurrency=None)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    level: LoadLevel
+    result: WorkloadResult
+
+
+def run_sweep(
+    spec: WorkloadSpec,
+    levels: tuple[LoadLevel, ...],
+    run: Runner | None = None,
+    on_level: Callable[[SweepPoint], None] | None = None,
+) -> list[SweepPoint]:
+    """Run ``spec`` at each level in turn; ``on_level`` hears each as it ends."""
+    run = run or _default_runner()
+    points = []
+    for level in levels:
+        point = SweepPoint(level, run(at_level(spec, level)))
+        points.append(point)
+        if on_level is not None:
+            on_level(point)
+    return points
+
+
+@dataclass(frozen=True)
+class CapacityStep:
+    """One level tried by the search: its rate, SLO attainment and whether it met the target."""
+
+    rate: float
+    attainment: float
+    passed: bool
+    result: WorkloadResult
+
+
+@dataclass
+class Capacity:
+    """The search's answer: ``low`` is the highest rate that met the target (None when even
+    the first level missed), ``high`` the lowest that missed (None when none did)."""
+
+    target: float
+    low: float | None = None
+    high: float | None = None
+    steps: list[CapacityStep] = field(default_factory=list)
+    stopped: str = ""
+
+    @property
+    def capacity_req_s(self) -> float | None:
+        return self.low
+
+    @property
+    def relative_width(self) -> float | None:
+        """(high - low) / low: how tight the bracket is."""
+        if self.low is None or self.high is None:
+            return None
+        return (self.high - self.low) / self.low
+
+
+def find_capacity(
+    spec: WorkloadSpec,
+    *,
+    target: float = DEFAULT_TARGET,
+    start_rate: float = 1.0,
+    growth: float = 2.0,
+    precision: float = 0.05,
+    budget_s: float = 600.0,
+    max_rate: float = 1e6,
+    run: Runner | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    on_step: Callable[[CapacityStep], None] | None = None,
+) -> Capacity:
+    """Search the highest rate at which ``spec`` keeps SLO attainment >= ``target``.
+
+    Stepwise (``start_rate`` x ``growth`` each level) until a level misses, then bisection
+    until the bracket is within ``precision`` of its low end. A level is not started when
+    its expected length would overrun ``budget_s``. Each level runs ``spec`` as given
+    (its ``requests`` or ``duration_s``) at the level's rate.
+    """
+    if not spec.slo:
+        raise UsageError("a capacity search needs an SLO (e.g. --slo ttft_ms:200,tpot_ms:50)")
+    if not 0.0 < target <= 1.0:
+        raise UsageError(f"the attainment target must be within (0, 1] (got {target})")
+    if not (start_rate > 0 and growth > 1 and precision > 0 and budget_s > 0):
+        raise UsageError("start rate and precision must be > 0, growth > 1, and the time budget > 0")
+    run = run or _default_runner()
+    capacity = Capacity(target=target)
+    started = clock()
+
+    def try_rate(rate: float) -> bool | None:
+        if clock() - started + _expected_s(spec, rate) > budget_s:
+            capacity.stopped = f"time budget ({budget_s:g} s) reached"
+            return None
+        result = run(replace(spec, rate=rate, concurrency=None))
+        attainment = result.metrics.get("slo_attainment", 0.0)
+        passed = attainment >= target and not result.aborted
+        step = CapacityStep(rate, attainment, passed, result)
+        capacity.steps.append(step)
+        if on_step is not None:
+            on_step(step)
+        if passed:
+            capacity.low = rate if capacity.low is None else max(capacity.low, rate)
+        else:
+            capacity.high = rate if capacity.high is None else min(capacity.high, rate)
+        return passed
+
+    rate = start_rate
+    while capacity.high is None:
+        if rate > max_rate:
+            capacity.stopped = f"every rate up to {max_rate:g} req/s met the target"
+            return capacity
+        if try_rate(rate) is None:
+            return capacity
+        rate *= growth
+    while True:
+        low = capacity.low if capacity.low is not None else 0.0
+        high = capacity.high
+        assert high is not None
+        if capacity.low is not None and (high - low) / low <= precision:
+            capacity.stopped = f"bracket within {precision:.0%}"
+            return capacity
+        if capacity.low is None and high <= start_rate * precision:
+            capacity.stopped = "even the lowest rate tried missed the target"
+            return capacity
+        if try_rate((low + high) / 2) is None:
+            return capacity
+
+
+def _expected_s(spec: WorkloadSpec, rate: float) -> float:
+    """About how long one level takes at ``rate``: its duration, or its requests / rate."""
+    if spec.duration_s is not None:
+        return spec.duration_s
+    return (spec.requests or 100) / rate
+
+
+def _default_runner() -> Runner:
+    from benchdoc.workloads import run_workload
+
+    return run_workload
