@@ -24,8 +24,10 @@ from benchdoc.plots.model import (
     BeforeAfterChart,
     Chart,
     HistoryChart,
+    LatencyThroughputChart,
     axis_label,
     format_value,
+    unit_label,
 )
 
 if TYPE_CHECKING:
@@ -98,6 +100,8 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
     if fmt not in FORMATS:
         raise UsageError(f"unknown chart format '{fmt}' (expected one of: {', '.join(FORMATS)})")
     with _style():
+        if isinstance(chart, LatencyThroughputChart):
+            return _save(_draw_latency_throughput(chart), chart, fmt)
         figure = _new_figure(chart)
         axes = figure.add_subplot()
         if isinstance(chart, BarChart):
@@ -133,13 +137,54 @@ def _new_figure(chart: Chart) -> Figure:
     return figure
 
 
+def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
+    """TTFT and TPOT side by side against throughput: one colour per experiment, solid p50,
+    dashed p99, a marker at each level."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from benchdoc.plots.latency_throughput import LATENCIES
+
+    figure = Figure(figsize=(11.0, 5.0), layout="constrained")
+    FigureCanvasAgg(figure)
+    panels = {"TTFT": figure.add_subplot(1, 2, 1), "TPOT": figure.add_subplot(1, 2, 2)}
+    colours = [c for name, c in OKABE_ITO.items() if name not in ("black", "yellow")]
+    markers = "osD^vP"
+    for index, series in enumerate(chart.series):
+        colour = colours[index % len(colours)]
+        for metric, panel, pct in LATENCIES:
+            points = [(p.throughput, p.latencies[metric]) for p in series.points if metric in p.latencies]
+            if not points:
+                continue
+            xs, ys = zip(*points)
+            (line,) = panels[panel].plot(
+                xs, ys, color=colour, linestyle="-" if pct == "p50" else "--", marker=markers[index % len(markers)],
+                markersize=5, linewidth=1.6, label=f"{series.label} {pct}",
+            )
+            line.set_gid(f"line-{index}-{metric}")
+    x_label = f"{unit_label(chart.x_metric)}, achieved"
+    for name, axes in panels.items():
+        axes.set_title(f"{name} (ms)", loc="left", fontsize=11, fontweight="bold", color=TEXT_COLOUR)
+        axes.set_xlabel(x_label)
+        axes.set_ylabel(f"{name}, ms, lower is better")
+        axes.grid(True, axis="both")
+        axes.set_ylim(bottom=0)
+        axes.set_xlim(left=0)
+    panels["TPOT"].legend(loc="upper left", fontsize=8)
+    figure.suptitle(chart.title, x=0.01, ha="left", fontsize=12, fontweight="bold", color=TEXT_COLOUR)
+    figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+    return figure
+
+
 def _slots(chart: Chart) -> float:
     """How many bar-widths the chart needs across."""
     if isinstance(chart, BarChart):
         return len(chart.bars)
     if isinstance(chart, BeforeAfterChart):
         return len(chart.pairs) * 1.6
-    return len(chart.points) * 0.45
+    if isinstance(chart, HistoryChart):
+        return len(chart.points) * 0.45
+    return 12.0  # a latency-throughput chart sets its own size
 
 
 def _save(figure: Figure, chart: Chart, fmt: str) -> bytes:

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.config import MetricConfig, did_you_mean
 from benchdoc.errors import UsageError
+from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
     from benchdoc.results import ExperimentResult, ResultSet
     from benchdoc.stats import Summary
 
-CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history")
+CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history", "latency-throughput")
 GLOB_CHARACTERS = "*?["
 
 
@@ -174,7 +175,7 @@ class HistoryChart:
         )
 
 
-Chart = BarChart | BeforeAfterChart | HistoryChart
+Chart = BarChart | BeforeAfterChart | HistoryChart | LatencyThroughputChart
 
 
 # --- shared with the drawing and the report ---------------------------------------------
@@ -371,6 +372,8 @@ def chart_data(kind: str, results: ResultSet, metric: str | None = None, experim
         if len(experiments) != 1:
             raise UsageError(f"a history chart shows exactly one experiment (got {len(experiments)})")
         return history_data(results, metric, experiments[0])
+    if kind == "latency-throughput":
+        return latency_throughput_data(results, metric, experiments)
     raise UsageError(f"unknown chart kind '{kind}' (expected one of: {', '.join(CHART_KINDS)})")
 
 

@@ -244,6 +244,15 @@ def charts_section(results: ResultSet) -> str:
             parts.append(f'<p class="muted">No before/after chart: {esc(err.message)}</p>')
         else:
             parts.append(figure(pairs, render(pairs)))
+    if any("@" in result.name for result in results):
+        from benchdoc.plots.latency_throughput import latency_throughput_data
+
+        try:
+            sweep = latency_throughput_data(results)
+        except BenchdocError as err:
+            parts.append(f'<p class="muted">No latency-throughput chart: {esc(err.message)}</p>')
+        else:
+            parts.append(figure(sweep, render(sweep)))
     if not metrics:
         parts.append('<p class="muted">Nothing measured yet.</p>')
     parts.append("</div>")
