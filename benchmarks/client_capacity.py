@@ -1,27 +1,33 @@
-"""How many streamed chunks can benchdoc's load generator take in, and how late does it see them?
+"""How many streamed chunks can benchdoc's load generator take in, and how true are its stamps?
 
-Drives the simulator at zero latency (TTFT 0, step 0: it streams as fast as it can) from
-the load generator with 1, 64 and 512 concurrent streams. The simulator runs in its own
-process, so only the client's work is counted as the client's. For each:
+Side by side in one run, against the simulator in its own process (one SSE event per
+output token, usage at the end), each client in its own process pinned to one core:
 
-- ``chunks_per_cpu_s``: output chunks taken in per second of the client process's CPU
-  time (user + system), over the whole run; the client's capacity, whatever the
-  server's speed. ``cpu_us_per_chunk`` is its inverse.
-- ``added_latency_us``: the client's added latency per chunk, in microseconds: the
-  event-loop time the client spends on each chunk (reading, parsing, stamping,
-  recording), i.e. its CPU time per chunk. The client is one event loop, so each of
-  those microseconds delays the stamp of any chunk that arrives meanwhile; a server that
-  sends a chunk every few milliseconds per stream sees its chunks stamped this late at
-  most, as long as streams x chunk rate x this cost stays well under one second per second.
-- ``flooded_lag_mean_us`` / ``flooded_lag_p99_us``: how late stamps get when the
-  zero-latency server floods the client beyond that (the queue in front of the loop). A
-  probe timer fires every 2 ms during the run; its lateness, less its lateness on an
-  idle loop (the timer's own granularity), is how long a ready socket waits.
-- ``chunks_per_s``: chunks per wall-clock second (bounded by the simulator, one Python
-  process, at high concurrency; shown for context).
+- **benchdoc**: the load generator as `benchdoc bench` runs it;
+- **bare aiohttp**: the least a client on aiohttp can do per chunk: read what arrived
+  (``iter_any``), stamp it, count the events in it. No JSON, no records. What benchdoc
+  spends beyond it is benchdoc's own work; what it spends is aiohttp's read path.
 
-    python benchmarks/client_capacity.py           # a table
-    python benchmarks/client_capacity.py --json    # {"chunks_per_cpu_s_1": ..., ...}
+Two regimes: **zero-latency** (the simulator streams as fast as it can: many chunks per
+read) and **paced** (a token every 10 ms per stream, the realistic case: one chunk per
+read). For each, 1, 64, 256 and 1024 streams; at 1024 benchdoc also runs with
+``--workers`` (unpinned, one process per core free). Figures:
+
+- ``chunks_per_cpu_s``: output chunks taken in per second of the client's CPU time (user +
+  system, child processes included); its capacity whatever the server's speed.
+- ``ttft_error_ms`` (paced, benchdoc): mean of the client's TTFT minus the server's own
+  TTFT for the same request (the simulator reports when each request arrived and when
+  its first token was written), the part of TTFT the client added: network, its send
+  queue and its event loop.
+- ``client_bound``: whether benchdoc's own saturation check flagged the run.
+
+SGLang's client (``sglang.bench_serving``) is not run here: installing it pulls in
+PyTorch and CUDA wheels, gigabytes this machine cannot fetch. Compare with the figures of
+an earlier benchdoc by running this script at that commit.
+
+    python benchmarks/client_capacity.py                 # a table
+    python benchmarks/client_capacity.py --json          # {"chunks_per_cpu_s_zero_64": ..., ...}
+    python benchmarks/client_capacity.py --streams 1,64  # fewer cases
 """
 
 from __future__ import annotations
@@ -29,127 +35,174 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import time
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from benchdoc.sim import start_in_process
 
-# streams -> (requests per stream, output tokens per request): ~10^4-10^5 chunks each.
-SHAPES: dict[int, tuple[int, int]] = {1: (5, 2000), 64: (2, 400), 512: (1, 150)}
-PROBE_INTERVAL_S = 0.002
-IDLE_PROBE_S = 0.5
+OUTPUT_TOKENS = 256
+STREAMS: tuple[int, ...] = (1, 64, 256, 1024)
+PACED_STEP_MS = 10.0
+# Requests per stream, zero-latency: enough chunks (~10^5) for a stable CPU figure.
+ZERO_REQUESTS = {1: 200, 64: 6, 256: 2, 1024: 1}
 
 
 @dataclass
 class Figures:
+    client: str
+    regime: str
     streams: int
     chunks: int
-    failed: int
-    wall_s: float
     cpu_s: float
-    flooded_lag_mean_us: float
-    flooded_lag_p99_us: float
+    wall_s: float
+    failed: int
+    ttft_error_ms: float | None = None
+    client_bound: bool | None = None
 
     @property
     def chunks_per_cpu_s(self) -> float:
-        return self.chunks / self.cpu_s
-
-    @property
-    def added_latency_us(self) -> float:
-        return 1e6 * self.cpu_s / self.chunks
-
-    @property
-    def chunks_per_s(self) -> float:
-        return self.chunks / self.wall_s
+        return self.chunks / self.cpu_s if self.cpu_s > 0 else 0.0
 
 
-def simulator() -> AbstractContextManager[str]:
-    """The simulator at zero latency in its own process; yields its URL."""
-    return start_in_process("--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096")
+def _pin(core: int | None) -> None:
+    if core is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {core})
 
 
-class LagProbe:
-    """Measures how late a timer callback runs on this event loop."""
+def _cpu() -> float:
+    import resource
 
-    def __init__(self) -> None:
-        self.lateness: list[float] = []
-        self._handle: asyncio.TimerHandle | None = None
-
-    def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        when = loop.time() + PROBE_INTERVAL_S
-
-        def fire(due: float) -> None:
-            now = loop.time()
-            self.lateness.append(now - due)
-            self._handle = loop.call_at(now + PROBE_INTERVAL_S, fire, now + PROBE_INTERVAL_S)
-
-        self._handle = loop.call_at(when, fire, when)
-
-    def stop(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-async def measure(url: str, streams: int) -> Figures:
-    import benchdoc.workloads.client  # noqa: F401  (its imports are not per-chunk work)
-    from benchdoc.workloads import Timeouts, WorkloadSpec, run_workload_async
+def _benchdoc_job(url: str, streams: int, requests: int, core: int | None, workers: int) -> dict[str, Any]:
+    _pin(core)
+    import benchdoc.workloads.client  # noqa: F401  (imports are not per-chunk work)
+    from benchdoc.workloads import Timeouts, WorkloadSpec, run_workload
 
-    per_stream, output = SHAPES[streams]
-    spec = WorkloadSpec(
-        url=url, api="openai-completions", concurrency=streams, requests=streams * per_stream,
-        input_tokens=8, output_tokens=output, metrics_url="",
-        timeouts=Timeouts(connect_s=30, first_token_s=60, idle_s=60),
-    )
-    idle = LagProbe()
-    idle.start()
-    await asyncio.sleep(IDLE_PROBE_S)
-    idle.stop()
-    probe = LagProbe()
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    probe.start()
-    result = await run_workload_async(spec)
-    probe.stop()
-    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    chunks = sum(len(r.chunk_ms) for r in result.records)
-    baseline = statistics.fmean(idle.lateness)
-    loaded = sorted(probe.lateness)
-    lag_mean = max(0.0, statistics.fmean(loaded) - baseline)
-    lag_p99 = max(0.0, loaded[min(len(loaded) - 1, int(0.99 * len(loaded)))] - baseline)
-    return Figures(streams, chunks, len(result.failures), wall, cpu, lag_mean * 1e6, lag_p99 * 1e6)
+    spec = WorkloadSpec(url=url, concurrency=streams, requests=requests, input_tokens=8,
+                        output_tokens=OUTPUT_TOKENS, metrics_url="", workers=workers,
+                        timeouts=Timeouts(connect_s=30, first_token_s=120, idle_s=60))
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    result = run_workload(spec)
+    cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
+    errors = [r.ttft_ms - r.server_ttft_ms for r in result.records
+              if r.ok and r.ttft_ms is not None and r.server_ttft_ms is not None]
+    return {
+        "chunks": sum(len(r.chunk_ms) for r in result.records), "cpu_s": cpu, "wall_s": wall,
+        "failed": len(result.failures), "ttft_error_ms": statistics.fmean(errors) if errors else None,
+        "client_bound": result.client.bound if result.client is not None else None,
+    }
+
+
+def _bare_job(url: str, streams: int, requests: int, core: int | None) -> dict[str, Any]:
+    _pin(core)
+    import aiohttp
+
+    body = json.dumps({"prompt": "one two three four five six seven eight", "max_tokens": OUTPUT_TOKENS,
+                       "min_tokens": OUTPUT_TOKENS, "ignore_eos": True, "stream": True,
+                       "stream_options": {"include_usage": True}}).encode()
+    headers = {"Content-Type": "application/json"}
+
+    async def main() -> tuple[int, int]:
+        events = failed = 0
+        connector = aiohttp.TCPConnector(limit=streams)
+        async with aiohttp.ClientSession(connector=connector) as http:
+            async def one() -> None:
+                nonlocal events, failed
+                for _ in range(requests // streams):
+                    stamps = []
+                    async with http.post(url + "/v1/completions", data=body, headers=headers) as resp:
+                        if resp.status != 200:
+                            failed += 1
+                            continue
+                        async for data in resp.content.iter_any():
+                            stamps.append(time.perf_counter())
+                            events += data.count(b"\n\n")
+                    events -= 2  # the usage event and [DONE] carry no output
+
+            await asyncio.gather(*(one() for _ in range(streams)))
+        return events, failed
+
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    chunks, failed = asyncio.run(main())
+    return {"chunks": chunks, "cpu_s": _cpu() - cpu0, "wall_s": time.perf_counter() - wall0, "failed": failed}
+
+
+def _in_child(target: Any, *args: Any) -> dict[str, Any]:
+    """Run one client in its own process, so its CPU time is its own."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(1) as pool:
+        return pool.apply(target, args)
+
+
+def measure(regime: str, streams: int, client: str, core: int | None, workers: int = 1) -> Figures:
+    step = "0" if regime == "zero" else str(PACED_STEP_MS)
+    requests = streams * (ZERO_REQUESTS[streams] if regime == "zero" else 1)
+    with start_in_process("--ttft-ms", "0", "--step-ms", step, "--max-running", "4096") as url:
+        if client == "bare":
+            data = _in_child(_bare_job, url, streams, requests, core)
+        else:
+            data = _in_child(_benchdoc_job, url, streams, requests, core, workers)
+    name = client if workers == 1 else f"{client} --workers {workers}"
+    return Figures(name, regime, streams, **data)
+
+
+def _cores() -> tuple[int | None, int | None]:
+    """(the client's core, the server's core): different ones when there are two or more."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None, None
+    cores = sorted(os.sched_getaffinity(0))
+    return (cores[-1], cores[0]) if len(cores) > 1 else (cores[0], None)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--streams", default=",".join(map(str, STREAMS)), help="stream counts (default 1,64,256,1024)")
+    parser.add_argument("--regimes", default="zero,paced", help="zero, paced or both (default)")
     args = parser.parse_args()
+    streams = [int(s) for s in args.streams.split(",")]
+    unknown = [s for s in streams if s not in ZERO_REQUESTS]
+    if unknown:
+        parser.error(f"stream counts must be among {', '.join(map(str, STREAMS))}")
+    core, _ = _cores()
     results: list[Figures] = []
-    for streams in SHAPES:
-        with simulator() as url:
-            results.append(asyncio.run(measure(url, streams)))
+    for regime in args.regimes.split(","):
+        for count in streams:
+            results.append(measure(regime, count, "benchdoc", core))
+            results.append(measure(regime, count, "bare", core))
+            if count == max(STREAMS):
+                from benchdoc.workloads.workers import free_cores
+
+                results.append(measure(regime, count, "benchdoc", None, workers=max(2, free_cores())))
     if any(f.failed for f in results):
-        print("some requests failed: " + ", ".join(f"{f.streams} streams: {f.failed}" for f in results),
-              file=sys.stderr)
+        print("some requests failed: " + ", ".join(f"{f.client} {f.regime} {f.streams}: {f.failed}"
+                                                   for f in results if f.failed), file=sys.stderr)
         return 1
     if args.json:
         figures: dict[str, float] = {}
         for f in results:
-            figures[f"chunks_per_cpu_s_{f.streams}"] = round(f.chunks_per_cpu_s, 1)
-            figures[f"added_latency_us_{f.streams}"] = round(f.added_latency_us, 2)
-            figures[f"flooded_lag_mean_us_{f.streams}"] = round(f.flooded_lag_mean_us, 1)
-            figures[f"flooded_lag_p99_us_{f.streams}"] = round(f.flooded_lag_p99_us, 1)
-            figures[f"chunks_per_s_{f.streams}"] = round(f.chunks_per_s, 1)
+            tag = {"benchdoc": "", "bare": "bare_"}.get(f.client, "workers_")
+            figures[f"{tag}chunks_per_cpu_s_{f.regime}_{f.streams}"] = round(f.chunks_per_cpu_s, 1)
+            if f.ttft_error_ms is not None:
+                figures[f"{tag}ttft_error_ms_{f.regime}_{f.streams}"] = round(f.ttft_error_ms, 3)
         print(json.dumps(figures))
         return 0
-    print(f"{'streams':>7} {'chunks':>8} {'wall s':>7} {'cpu s':>7} {'chunks/cpu-s':>13} "
-          f"{'added us/chunk':>15} {'flooded lag mean/p99 us':>24} {'chunks/s':>9}")
+    print(f"{'client':<22} {'regime':<6} {'streams':>7} {'chunks':>8} {'cpu s':>7} {'wall s':>7} "
+          f"{'chunks/cpu-s':>13} {'TTFT err ms':>12} {'client-bound':>12}")
     for f in results:
-        lag = f"{f.flooded_lag_mean_us:.0f} / {f.flooded_lag_p99_us:.0f}"
-        print(f"{f.streams:>7} {f.chunks:>8} {f.wall_s:>7.2f} {f.cpu_s:>7.2f} {f.chunks_per_cpu_s:>13.0f} "
-              f"{f.added_latency_us:>15.1f} {lag:>24} {f.chunks_per_s:>9.0f}")
+        err = f"{f.ttft_error_ms:.2f}" if f.ttft_error_ms is not None else "—"
+        bound = "—" if f.client_bound is None else ("yes" if f.client_bound else "no")
+        print(f"{f.client:<22} {f.regime:<6} {f.streams:>7} {f.chunks:>8} {f.cpu_s:>7.2f} {f.wall_s:>7.2f} "
+              f"{f.chunks_per_cpu_s:>13.0f} {err:>12} {bound:>12}")
     return 0
 
 

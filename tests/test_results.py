@@ -150,3 +150,20 @@ def test_a_metric_with_a_zero_baseline_is_not_compared(config) -> None:  # type:
     assert "error_rate" in result.summaries and "error_rate" not in result.comparisons
     # By default only the declared metrics are summarised.
     assert "error_rate" not in compute_results(config, runs.runs)["eagle3-cuda13"].summaries
+
+
+def test_client_bound_runs_are_warned_about() -> None:
+    from dataclasses import replace
+
+    from benchdoc.ledger.metadata import RunMetadata
+
+    runs = Runs()
+    runs.add("baseline", [92.6, 92.4, 92.9])
+    runs.add("eagle3", [96.1, 95.8, 96.4])
+    bound = RunMetadata(client={"bound": True, "reasons": ["its event loop lagged 4.00 ms (p99)"]})
+    runs.runs[1] = replace(runs.runs[1], metadata=bound)
+    results = compute_results(parse_config(STORY_CONFIG, Path("benchdoc.toml")), runs.runs)
+    (warning,) = results["eagle3"].warnings
+    assert warning.startswith("eagle3: the load generator was the bottleneck (client-bound) in 1 of 1 pooled runs")
+    assert "its event loop lagged 4.00 ms (p99)" in warning
+    assert results["baseline"].warnings == ()

@@ -253,6 +253,7 @@ def compute_results(
                     changes[metric] = change(old[metric].values, summary.values, config.metric_or_default(metric).direction)
         env_diff: tuple[Any, ...] = ()
         warnings: list[str] = []
+        warnings.extend(client_bound_warnings(name, pooled[name]))
         if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             if warning:
@@ -322,6 +323,19 @@ def _status(
     if comparison.verdict in ("same", "equivalent"):
         return NO_DIFFERENCE, None
     return MEASURED, comparison.verdict_text()  # insufficient: say how many runs it needs
+
+
+def client_bound_warnings(name: str, runs: Sequence[RunRecord]) -> list[str]:
+    """A warning when the load generator said it was the bottleneck in pooled runs."""
+    bound = [run for run in runs if (run.metadata.client or {}).get("bound")]
+    if not bound:
+        return []
+    reasons = (bound[0].metadata.client or {}).get("reasons") or []
+    why = f": {reasons[0]}" if reasons else ""
+    return [
+        f"{name}: the load generator was the bottleneck (client-bound) in {len(bound)} of {len(runs)} pooled "
+        f"runs{why}; its latencies include the client's own delay"
+    ]
 
 
 def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[EnvDifference]:

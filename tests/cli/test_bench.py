@@ -198,3 +198,17 @@ def test_sweep_and_search_mistakes_are_usage_errors(project: Project, tmp_path) 
     assert both.returncode == 2 and "chooses the rates itself" in both.stderr
     missing = project.run("bench", "--url", "http://127.0.0.1:9", "--dataset", str(tmp_path / "none.jsonl"))
     assert missing.returncode == 2 and missing.stderr.strip().endswith("none.jsonl: dataset file not found")
+
+
+@pytest.mark.timeout(60)
+def test_the_clients_own_load_is_in_the_summary_json_and_ledger(project: Project, sim_url: str) -> None:
+    args = ("bench", "--url", sim_url, "--concurrency", "2", "--requests", "4", "--output-tokens", "4")
+    text = project.run(*args, "--record", "baseline")
+    assert text.returncode == 0, text.stderr
+    assert "client kept up: " in text.stdout or "CLIENT-BOUND: " in text.stdout
+    assert "event-loop lag p99" in text.stdout and "beside the server's own stamps" in text.stdout
+    data = json.loads(project.run(*args, "--json", "--workers", "1").stdout)
+    assert set(data["client"]) >= {"bound", "cpu_share", "lag_ms_p99", "ttft_error_ms_mean", "reasons"}
+    assert data["settings"]["workers"] == 1
+    (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
+    assert run["metadata"]["client"]["probes"] > 0

@@ -43,6 +43,7 @@ FULL = RunMetadata(
     slurm={"job": "12", "task": 3, "node": "gpu7"},
     load={"of": "eagle3", "kind": "rate", "value": 4.0},
     capacity={"bracket": [8.0, 9.0], "target": 0.99},
+    client={"bound": True, "reasons": ["the client used 97% of a core"]},
 )
 
 

@@ -9,6 +9,7 @@ import pytest
 from tests.plots.story import T0, story_config
 
 from benchdoc.errors import UsageError
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.plots import chart_data, render
@@ -26,7 +27,7 @@ def record_sweep(ledger: Ledger, experiment: str, levels: dict[int, tuple[float,
         start = T0 + timedelta(minutes=minutes + offset)
         samples = [Sample(name, value, 0) for name, value in zip(names, values)]
         ledger.record_run(NewRun(experiment=f"{experiment}@rate={rate}", samples=samples, started_at=start,
-                                 finished_at=start + timedelta(minutes=1), metadata={"simulator": True}))
+                                 finished_at=start + timedelta(minutes=1), metadata=RunMetadata(simulator=True)))
 
 
 @pytest.fixture

@@ -68,6 +68,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     size.add_argument("--duration", type=float, metavar="S", help="send measured requests for S seconds")
     load.add_argument("--warmup", type=int, default=0, metavar="N", help="warm-up requests, excluded (default 0)")
     load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
+    load.add_argument("--workers", type=int, metavar="N",
+                      help="client processes, each with its own event loop (default: one per 256 streams, "
+                      "at most the cores free)")
+    load.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
+                      help="the client's event loop (default asyncio; uvloop is faster per chunk but hides "
+                      "how busy the loop was; needs benchdoc[uvloop])")
 
     shape_group = parser.add_argument_group("requests")
     shape_group.add_argument("--input-tokens", type=int, metavar="N",
@@ -172,6 +178,8 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         shared_prefix_groups=args.shared_prefix_groups,
         shared_prefix_tokens=args.shared_prefix_tokens,
         slo=parse_slo(args.slo) if args.slo else (),
+        workers=args.workers,
+        event_loop=args.event_loop,
         temperature=args.temperature,
         ignore_eos=not args.no_ignore_eos,
         continuous_usage=not args.no_continuous_usage,
@@ -318,6 +326,7 @@ def _record(
                 cut_short=result.cut_short,
                 failures=result.failure_reasons(),
                 simulator=result.measured_simulator,
+                client=result.client.to_dict() if result.client is not None else None,
                 **(extra or {}),
             ),
         )
@@ -411,6 +420,8 @@ def _print_summary(result: WorkloadResult) -> None:
         warning = busy_warning(environment_entry([result.load]))
         if warning:
             out.print(f"[bold]warning:[/bold] {warning}")
+    if result.client is not None:
+        out.print(result.client.sentence(), markup=False, style="bold" if result.client.bound else None)
     reasons = result.failure_reasons()
     if reasons:
         out.print("[bold]failures[/bold]")

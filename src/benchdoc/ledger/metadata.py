@@ -56,6 +56,7 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("slurm", "object", "the Slurm array task that ran it: job, task, node; state and ended_by when Slurm ended it"),
     MetadataKey("load", "{of: str, kind: str, value: float}", "the level of a load sweep this run measured (`EXP@rate=R`)"),
     MetadataKey("capacity", "object", "a capacity search: target, bracket, the levels tried and why it stopped"),
+    MetadataKey("client", "object", "the load generator's own load (lag, CPU, send delay) and whether it was client-bound"),
 )
 
 
@@ -153,6 +154,7 @@ class RepetitionRecord:
     duration_s: float | None = None
     aborted: str | None = None  # why the load generator stopped sending early
     results: str | None = None  # the file a command workload's numbers were read from
+    client: dict[str, Any] | None = None  # the load generator's own load and its verdict
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -160,7 +162,7 @@ class RepetitionRecord:
             "failed_requests": self.failed_requests, "cut_short_requests": self.cut_short_requests,
             "failure_reasons": dict(self.failure_reasons),
             "warmup_requests": self.warmup_requests, "duration_s": self.duration_s,
-            "aborted": self.aborted, "results": self.results,
+            "aborted": self.aborted, "results": self.results, "client": self.client,
         }
         return {"repetition": self.repetition, **_drop_empty(data)}
 
@@ -178,6 +180,7 @@ class RepetitionRecord:
             duration_s=_opt(data.get("duration_s"), (int, float)),
             aborted=_opt(data.get("aborted"), str),
             results=_opt(data.get("results"), str),
+            client=_dict(data.get("client")),
         )
 
 
@@ -212,6 +215,7 @@ class RunMetadata:
     slurm: dict[str, Any] | None = None
     load: dict[str, Any] | None = None
     capacity: dict[str, Any] | None = None
+    client: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -231,7 +235,7 @@ class RunMetadata:
             "simulator": self.simulator, "traceback": self.traceback,
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
             "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
-            "load": self.load, "capacity": self.capacity,
+            "load": self.load, "capacity": self.capacity, "client": self.client,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -275,6 +279,7 @@ class RunMetadata:
             slurm=_dict(data.get("slurm")),
             load=_dict(data.get("load")),
             capacity=_dict(data.get("capacity")),
+            client=_dict(data.get("client")),
         )
 
 

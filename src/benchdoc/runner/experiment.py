@@ -205,8 +205,17 @@ class ExperimentRun:
             simulator=self.simulator,
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
+            client=self._client_bound(),
         )
         return replace(metadata, **(self.context.options.tags or {}))
+
+    def _client_bound(self) -> dict[str, Any] | None:
+        """When the load generator was the bottleneck in some repetitions: how many, and why
+        (results and compare warn about such runs)."""
+        bound = [r.client for r in self.per_repetition if r.client and r.client.get("bound")]
+        if not bound:
+            return None
+        return {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])}
 
     def _workload(self, launch: Launch) -> dict[str, Any]:
         try:

@@ -82,6 +82,7 @@ def loadgen_repetition(
         warmup_requests=len(result.warmup_records),
         duration_s=round(result.duration_s, 6),
         aborted=result.aborted,
+        client=result.client.to_dict() if result.client is not None else None,
     )
     outcome = RepetitionResult(record=record, settings=result.settings, simulator=result.measured_simulator)
     if result.failed:

@@ -50,6 +50,8 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "percentiles": (list,),
     "metrics_url": (str,),
     "abort_after_connect_errors": (int,),
+    "workers": (int,),
+    "event_loop": (str,),
     "dataset": (str,),
     "dataset_format": (str,),
     "truncate_prompts": (bool,),

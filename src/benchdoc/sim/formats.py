@@ -19,6 +19,9 @@ _WORDS = (
 )
 
 DONE = b"data: [DONE]\n\n"
+# The key of the simulator's own stamps of a request (arrival, first token written), in the
+# final usage chunk of an OpenAI stream and in meta_info of /generate's last event.
+STAMPS_KEY = "benchdoc_sim_stamps"
 
 
 def token_text(position: int) -> str:
@@ -73,6 +76,17 @@ def openai_chunk(api: str, who: Identity, text: str, finish_reason: str | None) 
     choice["logprobs"] = None
     choice["finish_reason"] = finish_reason
     return {"id": who.request_id, "object": kind, "created": who.created, "model": who.model, "choices": [choice]}
+
+
+def openai_chunks(api: str, who: Identity, start: int, total: int, finish_reason: str) -> bytes:
+    """The SSE events of tokens ``start`` .. ``total - 1``, one per token, the last with
+    ``finish_reason``: the same bytes as one ``sse(openai_chunk(...))`` per token, built
+    from one template."""
+    marker = "\u0000"
+    head, tail = sse(openai_chunk(api, who, marker, None)).split(json.dumps(marker).encode())
+    events = [head + json.dumps(token_text(position)).encode() + tail for position in range(start, total - 1)]
+    events.append(sse(openai_chunk(api, who, token_text(total - 1), finish_reason)))
+    return b"".join(events)
 
 
 def openai_usage_chunk(api: str, who: Identity, prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:

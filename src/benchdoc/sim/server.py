@@ -173,11 +173,11 @@ class SimServer:
         assert task is not None
         self._handlers[task] = request
         try:
-            return await self._serve(request, api)
+            return await self._serve(request, api, time.perf_counter())
         finally:
             self._handlers.pop(task, None)
 
-    async def _serve(self, request: web.Request, api: str) -> web.StreamResponse:
+    async def _serve(self, request: web.Request, api: str, arrived: float) -> web.StreamResponse:
         if self._dead:  # a connection that slipped in while the crash was under way
             if request.transport is not None:
                 request.transport.abort()
@@ -215,7 +215,7 @@ class SimServer:
             )
             try:
                 await response.prepare(request)
-                await self._admitted(self._stream(request, response, generation, ident, rng))
+                await self._admitted(self._stream(request, response, generation, ident, rng, arrived))
             except ConnectionError:
                 self.counters.requests_aborted += 1
             return response
@@ -270,6 +270,17 @@ class SimServer:
         stall = self.config.stall_after_tokens
         return total, total if stall is None else min(total, stall)
 
+    def _zero_latency(self, generation: GenerationRequest, sent_limit: int, total: int) -> bool:
+        """Every token after the first is due at once (no step time, nothing else to model)."""
+        config = self.config
+        return (
+            config.step_ms == 0.0
+            and not config.speculative
+            and config.preempt_on_arrival is None
+            and sent_limit == total
+            and generation.api != GENERATE
+        )
+
     def _arrived(self) -> _Preemptible:
         """Register a new stream; with --preempt-on-arrival it preempts the oldest running one."""
         mine = _Preemptible()
@@ -288,10 +299,12 @@ class SimServer:
         generation: GenerationRequest,
         ident: formats.Identity,
         rng: random.Random,
+        arrived: float,
     ) -> None:
         mine = self._arrived()
+        stamps = _Stamps(arrived)
         try:
-            await self._stream_tokens(request, response, generation, ident, rng, mine)
+            await self._stream_tokens(request, response, generation, ident, rng, mine, stamps)
         finally:
             self._streams.remove(mine)
 
@@ -303,6 +316,7 @@ class SimServer:
         ident: formats.Identity,
         rng: random.Random,
         mine: _Preemptible,
+        stamps: _Stamps,
     ) -> None:
         total, sent_limit = self._planned(generation)
         finish = generation.finish_reason(self.config)
@@ -334,18 +348,30 @@ class SimServer:
                         accepted_drafts=accepted,
                         proposed_drafts=proposed,
                     )
-                    await response.write(formats.sse(formats.generate_payload(ident, text, state)))
+                    payload = formats.generate_payload(ident, text, state)
+                    stamps.written(first)
+                    if done:
+                        payload["meta_info"][formats.STAMPS_KEY] = stamps.report()
+                    await response.write(formats.sse(payload))
                     continue
                 if first and api == CHAT:
                     await response.write(formats.sse(formats.openai_role_chunk(ident)))
                 chunk = formats.openai_chunk(api, ident, piece, finish if done else None)
                 await response.write(formats.sse(chunk))
+                stamps.written(first)
+                if first and not done and self._zero_latency(generation, sent_limit, total):
+                    # Every later token is due now: one write, as a server sends what it has.
+                    await response.write(formats.openai_chunks(api, ident, released, total, finish))
+                    self.counters.generation_tokens += total - released
+                    released = total
+                    break
         if sent_limit < total:
             await _hold_open(request)
             self.counters.requests_aborted += 1
             return
         if api != GENERATE and generation.include_usage:
             usage = formats.openai_usage_chunk(api, ident, generation.input_tokens, total)
+            usage[formats.STAMPS_KEY] = stamps.report()
             await response.write(formats.sse(usage))
         await response.write(formats.DONE)
         await response.write_eof()
@@ -416,6 +442,26 @@ class SimServer:
         if self._runner is not None:
             for site in list(self._runner.sites):
                 asyncio.get_running_loop().create_task(site.stop())
+
+
+class _Stamps:
+    """When a request arrived and when its first token was written, on ``time.perf_counter``
+    (the system-wide monotonic clock): reported with the last event, so a client on the
+    same machine can set its own TTFT of the request beside the server's."""
+
+    __slots__ = ("arrived", "first_token")
+
+    def __init__(self, arrived: float) -> None:
+        self.arrived = arrived
+        self.first_token: float | None = None
+
+    def written(self, first: bool) -> None:
+        if first:
+            self.first_token = time.perf_counter()
+
+    def report(self) -> dict[str, float | None]:
+        ttft = None if self.first_token is None else (self.first_token - self.arrived) * 1000.0
+        return {"arrived_s": self.arrived, "first_token_s": self.first_token, "ttft_ms": ttft}
 
 
 class _Preemptible:

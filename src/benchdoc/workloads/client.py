@@ -16,12 +16,12 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
 from benchdoc.errors import RunError
-from benchdoc.machineload import LoadMeter, local_server_pgids
+from benchdoc.machineload import LoadFigures, LoadMeter, local_server_pgids
 from benchdoc.workloads import records as rec
 from benchdoc.workloads.aggregate import accept_length_from_meta_info
 from benchdoc.workloads.arrivals import arrival_times
@@ -37,7 +37,11 @@ from benchdoc.workloads.protocols import (
 )
 from benchdoc.workloads.records import RequestRecord
 from benchdoc.workloads.result import WorkloadResult
+from benchdoc.workloads.saturation import LoopMonitor, assess
 from benchdoc.workloads.spec import WorkloadSpec, redact_url
+
+if TYPE_CHECKING:
+    from benchdoc.workloads.workers import WorkerPart
 from benchdoc.workloads.sse import SSEParser
 
 Progress = Callable[[int, "int | None"], None]
@@ -65,6 +69,28 @@ class _Watch:
         self.finished_stream = False
 
 
+class _Written:
+    """When a request's bytes were handed to the socket (set by the session's trace hooks)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+
+async def _on_request_sent(session: Any, context: Any, params: Any) -> None:
+    written = context.trace_request_ctx
+    if isinstance(written, _Written) and written.at is None:
+        written.at = perf_counter()
+
+
+def _trace_config() -> aiohttp.TraceConfig:
+    trace = aiohttp.TraceConfig()
+    trace.on_request_headers_sent.append(_on_request_sent)
+    trace.on_request_chunk_sent.append(_on_request_sent)
+    return trace
+
+
 @dataclass
 class _Phase:
     name: str
@@ -80,10 +106,16 @@ class _Planned:
 
 class _Engine:
     def __init__(
-        self, spec: WorkloadSpec, http: aiohttp.ClientSession, headers: dict[str, str], prompts: PromptSource
+        self,
+        spec: WorkloadSpec,
+        http: aiohttp.ClientSession,
+        headers: dict[str, str],
+        prompts: PromptSource,
+        part: WorkerPart | None = None,
     ) -> None:
         self.spec = spec
         self.prompts = prompts
+        self.part = part
         self.http = http
         self.headers = headers
         self.model = spec.model
@@ -247,7 +279,12 @@ class _Engine:
         t_send: float,
         hard_deadline: float,
     ) -> None:
-        async with self.http.post(self.spec.endpoint_url, data=body, headers=self.headers) as resp:
+        written = _Written()
+        async with self.http.post(
+            self.spec.endpoint_url, data=body, headers=self.headers, trace_request_ctx=written
+        ) as resp:
+            if written.at is not None:
+                record.send_delay_ms = (written.at - t_send) * 1000.0
             self.consecutive_connect_errors = 0
             record.http_status = resp.status
             if resp.status != 200:
@@ -316,7 +353,9 @@ class _Engine:
         done: Callable[[RequestRecord], None],
     ) -> list[RequestRecord]:
         results: list[RequestRecord] = []
-        next_index = 0
+        # This process's request numbers: all of them, or every N-th of N worker processes.
+        first, stride = (self.part.index, self.part.count) if self.part else (0, 1)
+        next_index = first
 
         async def worker() -> None:
             nonlocal next_index
@@ -327,14 +366,14 @@ class _Engine:
                 if duration_s is not None and now - phase.start >= duration_s:
                     return
                 index = next_index
-                next_index += 1
+                next_index += stride
                 planned = self.plan(index, now - phase.start, warmup)
                 results.append(planned.record)
                 done(await self.send(planned, phase))
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         if count is not None:
-            for index in range(next_index, count):
+            for index in range(next_index, count, stride):
                 results.append(self._not_sent(index))
         results.sort(key=lambda r: r.index)
         return results
@@ -343,7 +382,10 @@ class _Engine:
         spec = self.spec
         assert spec.rate is not None
         schedule = arrival_times(spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed)
-        limit = asyncio.Semaphore(spec.max_concurrency) if spec.max_concurrency else None
+        cap = spec.max_concurrency
+        if cap and self.part is not None:
+            cap = max(1, self.part.share(cap))
+        limit = asyncio.Semaphore(cap) if cap else None
         results: list[RequestRecord] = []
         tasks: list[asyncio.Task[None]] = []
 
@@ -360,12 +402,16 @@ class _Engine:
 
         try:
             for index, due in enumerate(schedule):
+                if self.part is not None and not self.part.owns(index):
+                    continue
                 delay = phase.start + due - perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
                 if self.abort_reason is not None:
                     if spec.requests is not None:
-                        results.extend(self._not_sent(i) for i in range(index, len(schedule)))
+                        results.extend(
+                            self._not_sent(i) for i in range(index, len(schedule)) if self.part is None or self.part.owns(i)
+                        )
                     break
                 planned = self.plan(index, due)
                 results.append(planned.record)
@@ -412,6 +458,7 @@ def _finish_counts(record: RequestRecord, decoder: StreamDecoder, input_source: 
         record.input_tokens = record.requested_input_tokens
         record.input_token_source = input_source
     record.spec_verify_ct = decoder.spec_verify_ct
+    record.server_ttft_ms = decoder.server_ttft_ms
     record.finish_reason = decoder.finish_reason
     total = record.output_tokens
     if (
@@ -488,14 +535,25 @@ def _count(records: list[RequestRecord], attribute: str) -> dict[str, int]:
     return dict(Counter(getattr(r, attribute) for r in records if r.ok and getattr(r, attribute)))
 
 
-async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = None) -> WorkloadResult:
+async def run_workload_async(
+    spec: WorkloadSpec, progress: Progress | None = None, *, part: WorkerPart | None = None
+) -> WorkloadResult:
     """Run ``spec`` against its server and return what was measured.
 
     Raises :class:`~benchdoc.errors.UsageError` for an invalid spec and
     :class:`~benchdoc.errors.RunError` when the server cannot be reached at all;
     everything that goes wrong with individual requests is in the result instead.
+    With several workers (``spec.workers``, or chosen from the load) the run is spread
+    over that many processes; ``part`` is one worker's share of it.
     """
     spec = spec.resolved()
+    if part is None:
+        from benchdoc.workloads.workers import default_workers, run_with_workers
+
+        workers = spec.workers if spec.workers is not None else default_workers(spec)
+        if workers > 1:  # the processes are waited for in a thread: this loop stays free
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, run_with_workers, spec, workers, progress)
     prompts = prompt_source(spec)  # a missing or malformed dataset stops the run before it starts
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if spec.api_key:
@@ -503,54 +561,79 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
     pool = spec.concurrency if not spec.open_loop else (spec.max_concurrency or 0)
     connector = aiohttp.TCPConnector(limit=pool or 0, limit_per_host=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False) as http:
-        engine = _Engine(spec, http, headers, prompts)
+    async with aiohttp.ClientSession(
+        connector=connector, timeout=timeout, auto_decompress=False, trace_configs=[_trace_config()]
+    ) as http:
+        engine = _Engine(spec, http, headers, prompts, part)
         watchdog = asyncio.ensure_future(engine.watchdog())
         try:
-            server_info = await engine.discover_model()
-            spec = replace(spec, model=engine.model)
-            engine.spec = spec
-            prompts.spec = spec
-
-            warmup: list[RequestRecord] = []
-            if spec.warmup_requests:
-                warm_phase = _Phase("warmup", perf_counter(), perf_counter())
-                warm_concurrency = min(spec.warmup_requests, spec.concurrency or spec.max_concurrency or 1)
-                warmup = await engine.closed_loop(
-                    warm_phase, warm_concurrency, spec.warmup_requests, None, True, lambda r: None
-                )
-                # A failed warm-up says nothing yet: the measured phase starts afresh.
-                engine.abort_reason = None
-                engine.consecutive_connect_errors = 0
-
-            before = await engine.scrape_counters()
-            completed = 0
-            total = spec.requests
-
-            def done(_: RequestRecord) -> None:
-                nonlocal completed
-                completed += 1
-                if progress is not None:
-                    progress(completed, total)
-
-            meter = LoadMeter(local_server_pgids(spec.base_url)).start()
-            start = perf_counter()
-            phase = _Phase("measured", start, start)
-            if spec.open_loop:
-                records = await engine.open_loop(phase, done)
-            else:
-                assert spec.concurrency is not None
-                records = await engine.closed_loop(
-                    phase, spec.concurrency, spec.requests, spec.duration_s, False, done
-                )
-            duration = max(0.0, phase.last_end - phase.start)
-            load = meter.stop()
-            after = await engine.scrape_counters()
+            measured = await _measure(engine, progress)
         finally:
             watchdog.cancel()
             await asyncio.gather(watchdog, return_exceptions=True)
+    return _result(engine, measured)
 
-    accept_length, accept_source = _accept_length(spec, records, before, after)
+
+@dataclass
+class _Measured:
+    server_info: dict[str, Any]
+    warmup: list[RequestRecord]
+    records: list[RequestRecord]
+    duration_s: float
+    before: dict[str, float] | None
+    after: dict[str, float] | None
+    monitor: LoopMonitor
+    load: LoadFigures | None  # the machine's load over the measured phase
+
+
+async def _measure(engine: _Engine, progress: Progress | None) -> _Measured:
+    """Discover the model, warm up, then the measured phase with the loop monitor running."""
+    part = engine.part
+    server_info = await engine.discover_model()
+    spec = engine.spec = replace(engine.spec, model=engine.model)
+    engine.prompts.spec = spec
+    warmup: list[RequestRecord] = []
+    warmup_count = part.share(spec.warmup_requests) if part else spec.warmup_requests
+    if warmup_count:
+        warm_phase = _Phase("warmup", perf_counter(), perf_counter())
+        warm_concurrency = min(warmup_count, spec.concurrency or spec.max_concurrency or 1)
+        warmup = await engine.closed_loop(warm_phase, warm_concurrency, spec.warmup_requests, None, True, lambda r: None)
+        # A failed warm-up says nothing yet: the measured phase starts afresh.
+        engine.abort_reason = None
+        engine.consecutive_connect_errors = 0
+
+    before = await engine.scrape_counters() if part is None or part.index == 0 else None
+    completed = 0
+
+    def done(_: RequestRecord) -> None:
+        nonlocal completed
+        completed += 1
+        if progress is not None:
+            progress(completed, spec.requests)
+
+    if part is not None:  # every worker starts at the same instant
+        await asyncio.sleep(max(0.0, part.start_at - perf_counter()))
+    meter = LoadMeter(local_server_pgids(spec.base_url)).start()
+    monitor = LoopMonitor()
+    monitor.start()
+    start = part.start_at if part is not None else perf_counter()
+    phase = _Phase("measured", start, start)
+    if spec.open_loop:
+        records = await engine.open_loop(phase, done)
+    else:
+        assert spec.concurrency is not None
+        streams = part.share(spec.concurrency) if part else spec.concurrency
+        records = await engine.closed_loop(phase, streams, spec.requests, spec.duration_s, False, done)
+    monitor.stop()
+    duration = max(0.0, phase.last_end - phase.start)
+    load = meter.stop()
+    after = await engine.scrape_counters() if before is not None else None
+    return _Measured(server_info, warmup, records, duration, before, after, monitor, load)
+
+
+def _result(engine: _Engine, measured: _Measured) -> WorkloadResult:
+    spec, prompts, records = engine.spec, engine.prompts, measured.records
+    accept_length, accept_source = _accept_length(spec, records, measured.before, measured.after)
     ok = [r for r in records if r.ok]
     provenance: dict[str, Any] = {
         "output_tokens": _count(ok, "output_token_source"),
@@ -562,26 +645,39 @@ async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = Non
     }
     settings = spec.settings()
     settings["model"] = engine.model
+    settings["workers"] = engine.part.count if engine.part else 1
+    models = measured.server_info.get("models", [])
     server = {
         "url": redact_url(spec.base_url),
         "api": spec.api,
         "model": engine.model,
-        "models": [m.get("id") for m in server_info.get("models", [])],
-        "owned_by": sorted({str(m.get("owned_by")) for m in server_info.get("models", []) if m.get("owned_by")}),
+        "models": [m.get("id") for m in models],
+        "owned_by": sorted({str(m.get("owned_by")) for m in models if m.get("owned_by")}),
     }
+    share, busy, lags = measured.monitor.measure()
+    gaps = [g for r in ok for g in r.chunk_gaps_ms()]
+    delays = [r.send_delay_ms for r in ok if r.send_delay_ms is not None]
     return WorkloadResult(
         settings=settings,
         provenance=provenance,
         records=records,
-        duration_s=duration,
+        duration_s=measured.duration_s,
         server=server,
-        warmup_records=warmup,
+        warmup_records=measured.warmup,
         accept_length=accept_length,
         aborted=engine.abort_reason,
         percentiles=tuple(spec.percentiles),
-        load=load,
+        load=measured.load,
         slo=tuple(spec.slo),
+        client=assess([share], lags, gaps, delays, busy_shares=[busy] if busy is not None else [],
+                      ttft_errors_ms=ttft_errors(ok)),
+        lag_values_ms=lags,
     )
+
+
+def ttft_errors(records: list[RequestRecord]) -> list[float]:
+    """The client's TTFT less the server's own, for the requests the server stamped."""
+    return [r.ttft_ms - r.server_ttft_ms for r in records if r.ttft_ms is not None and r.server_ttft_ms is not None]
 
 
 def _accept_length(

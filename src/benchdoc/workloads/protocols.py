@@ -23,6 +23,11 @@ ENDPOINTS: dict[str, str] = {
 }
 
 
+# Where benchdoc's simulator reports its own stamps of a request (arrival, first token
+# written) in the last event of a stream: lets the client's TTFT be set beside the server's.
+SERVER_STAMPS_KEY = "benchdoc_sim_stamps"
+
+
 class StreamError(Exception):
     """The stream carried something that is not a valid event of its API."""
 
@@ -104,6 +109,7 @@ class StreamDecoder:
         self.prompt_tokens: int | None = None
         self.prompt_source: str | None = None
         self.spec_verify_ct: int | None = None
+        self.server_ttft_ms: float | None = None  # the server's own TTFT, when it reports its stamps
         self.counts_on_every_chunk = True  # every output event carried a cumulative count
         self._last_count = 0
 
@@ -126,6 +132,12 @@ class StreamDecoder:
 
     def _decode(self, event: dict[str, Any]) -> int | None:
         raise NotImplementedError
+
+    def _server_stamps(self, stamps: Any) -> None:
+        if isinstance(stamps, dict):
+            ttft = stamps.get("ttft_ms")
+            if isinstance(ttft, (int, float)) and not isinstance(ttft, bool):
+                self.server_ttft_ms = float(ttft)
 
     def _count_delta(self, count: Any) -> int | None:
         """Tokens added since the last chunk's cumulative count, or None when none was given.
@@ -163,6 +175,7 @@ class _OpenAIDecoder(StreamDecoder):
         choices = event.get("choices")
         if not choices:
             # The usage-only final chunk (or a keep-alive without choices).
+            self._server_stamps(event.get(SERVER_STAMPS_KEY))
             return None
         if not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise StreamError(f"malformed event: 'choices' is not a list of objects: {_excerpt(json.dumps(event))}")
@@ -220,6 +233,7 @@ class SGLangDecoder(StreamDecoder):
             verify = meta.get("spec_verify_ct")
             if isinstance(verify, int):
                 self.spec_verify_ct = verify
+            self._server_stamps(meta.get(SERVER_STAMPS_KEY))
             reason = meta.get("finish_reason")
             if isinstance(reason, dict):
                 self.finish_reason = str(reason.get("type") or reason)

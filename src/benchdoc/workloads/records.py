@@ -54,6 +54,10 @@ class RequestRecord:
     input_token_source: str | None = None
     finish_reason: str | None = None
     spec_verify_ct: int | None = None  # SGLang meta_info: verify steps of this request
+    # From the send stamp to the moment the request's bytes were handed to the socket.
+    send_delay_ms: float | None = None
+    # The server's own TTFT of this request, when it reports its stamps (the simulator does).
+    server_ttft_ms: float | None = None
 
     @property
     def queue_ms(self) -> float | None:
@@ -124,6 +128,8 @@ class RequestRecord:
             "chunk_token_source": self.chunk_token_source,
             "finish_reason": self.finish_reason,
             "spec_verify_ct": self.spec_verify_ct,
+            "send_delay_ms": self.send_delay_ms,
+            "server_ttft_ms": self.server_ttft_ms,
             "chunk_ms": list(self.chunk_ms),
             "chunk_tokens": list(self.chunk_tokens),
         }

@@ -10,6 +10,7 @@ from benchdoc.ledger.models import Sample
 from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import RequestRecord
+from benchdoc.workloads.saturation import ClientLoad
 
 # What benchdoc's simulator reports as the owner of its models; its numbers are simulated.
 SIMULATOR_OWNER = "benchdoc-simulator"
@@ -36,6 +37,10 @@ class WorkloadResult:
     percentiles: tuple[float, ...] = ()
     load: LoadFigures | None = None  # the machine's load over the measured phase
     slo: tuple[tuple[str, float], ...] = ()
+    # Whether the client kept up (None: not measured), and the probe's lateness values
+    # (kept to merge the workers' verdicts; not part of the summary).
+    client: ClientLoad | None = None
+    lag_values_ms: list[float] = field(default_factory=list, repr=False)
 
     @property
     def metrics(self) -> dict[str, float]:
@@ -92,6 +97,7 @@ class WorkloadResult:
             "aborted": self.aborted,
             "metrics": self.metrics,
             "load": self.load.to_dict() if self.load is not None else None,
+            "client": self.client.to_dict() if self.client is not None else None,
         }
         if include_requests:
             data["request_records"] = [r.to_dict() for r in self.records]

@@ -16,6 +16,7 @@ from benchdoc.workloads.metrics import percentile_suffix
 from benchdoc.workloads.protocols import APIS, ENDPOINTS
 
 DEFAULT_REQUESTS = 100
+EVENT_LOOPS: tuple[str, ...] = ("asyncio", "uvloop")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,12 @@ class WorkloadSpec:
     shared_prefix_groups: int = 0
     shared_prefix_tokens: int = 0
     slo: tuple[tuple[str, float], ...] = ()
+    # Client processes, each with its own event loop (None: chosen from the load and the
+    # cores free; see benchdoc.workloads.workers).
+    workers: int | None = None
+    # The event loop: "asyncio" (the default: its selector shows how busy the loop was) or
+    # "uvloop" (faster per chunk; needs benchdoc[uvloop]).
+    event_loop: str = "asyncio"
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -178,6 +185,10 @@ class WorkloadSpec:
             found.append(f"abort_after_connect_errors must be >= 1 (got {self.abort_after_connect_errors})")
         found.extend(self.timeouts.problems())
         found.extend(self._prompt_problems())
+        if self.event_loop not in EVENT_LOOPS:
+            found.append(f"event_loop must be one of {', '.join(EVENT_LOOPS)} (got {self.event_loop!r})")
+        if self.workers is not None and self.workers < 1:
+            found.append(f"workers must be >= 1 (got {self.workers})")
         found.extend(slo_problems(self.slo))
         return found
 

@@ -1,0 +1,218 @@
+"""Is the client the bottleneck? Its event loop's lag and its CPU share, measured during a run.
+
+One event loop stamps every chunk. When it has more work than time, a chunk that arrived
+waits for the loop before it is stamped, and every latency it feeds comes out late. A
+probe timer fires every few milliseconds; how late it fires is how long a ready socket
+waits too. With the process's CPU time over the wall time this says whether the client
+kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
+smallest gaps being measured, when the client's CPU was nearly all used, or when
+requests left well after they were due; the run says so, with the figures, rather than
+reporting latencies its own clock bent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PROBE_INTERVAL_S = 0.005
+# A run is client-bound when ...
+CPU_SHARE_LIMIT = 0.9  # ... the client used more than this share of a core,
+LAG_FRACTION = 0.25  # ... its loop's p99 lag exceeds this fraction of the smallest gaps measured,
+SEND_DELAY_LIMIT_MS = 1.0  # ... requests left (p99) this long after they were due,
+TTFT_ERROR_LIMIT_MS = 1.0  # ... or its TTFT exceeded the server's own by this much (mean),
+# ... the lag and the send delay counting against the client when it used at least this
+# share of a core; below it the loop was idle and the lateness came from a busy machine
+# (other processes had the cores), which is noted but is not the client's saturation.
+BUSY_SHARE = 0.5
+# "The smallest gaps": this percentile of the chunk gaps (a robust minimum).
+SMALL_GAP_PERCENTILE = 10.0
+
+
+@dataclass(frozen=True)
+class ClientLoad:
+    """How loaded the client was during the measured phase.
+
+    ``cpu_share``: CPU time of the client process(es) over their wall time (1.0 = one
+    core fully used; per process when there are several workers, the largest).
+    ``loop_busy_share``: the share of the wall time the event loop was not waiting for
+    events (None where it cannot be watched).
+    ``lag_ms_*``: lateness of the probe timer beyond its interval. ``bound`` and
+    ``reasons`` give the verdict.
+    """
+
+    cpu_share: float
+    loop_busy_share: float | None
+    lag_ms_mean: float
+    lag_ms_p99: float
+    lag_ms_max: float
+    probes: int
+    workers: int = 1
+    send_delay_ms_p99: float | None = None
+    smallest_gap_ms: float | None = None
+    # Mean and p99 of the client's TTFT less the server's own for the same requests, when
+    # the server reports its stamps: the error the client's stamps carry.
+    ttft_error_ms_mean: float | None = None
+    ttft_error_ms_p99: float | None = None
+    bound: bool = False
+    reasons: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)  # lateness not of the client's making
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["reasons"] = list(self.reasons)
+        data["notes"] = list(self.notes)
+        return data
+
+    def sentence(self) -> str:
+        """One line for a summary."""
+        busy = f", loop busy {self.loop_busy_share * 100:.0f}%" if self.loop_busy_share is not None else ""
+        figures = (f"client CPU {self.cpu_share * 100:.0f}% of a core{busy}, event-loop lag p99 {self.lag_ms_p99:.2f} ms"
+                   + (f" (max {self.lag_ms_max:.1f} ms)" if self.probes else ""))
+        if self.workers > 1:
+            figures += f", {self.workers} worker processes"
+        if self.ttft_error_ms_mean is not None:
+            figures += f"; TTFT {self.ttft_error_ms_mean:+.2f} ms (mean) beside the server's own stamps"
+        if not self.bound:
+            note = f"; {'; '.join(self.notes)}" if self.notes else ""
+            return f"client kept up: {figures}{note}"
+        return f"CLIENT-BOUND: {'; '.join(self.reasons)} — latencies include the client's own delay ({figures})"
+
+
+class LoopMonitor:
+    """A probe timer on the running loop, the time the loop spent waiting for events, and
+    the process's CPU clock, between start and stop.
+
+    The loop's busy share (1 - time waiting in its selector / wall time) tells a saturated
+    client from a starved one: a loop with work pending returns from its selector at once,
+    however little CPU the machine gives it, while an idle loop waits there.
+    """
+
+    def __init__(self, interval_s: float = PROBE_INTERVAL_S) -> None:
+        self.interval_s = interval_s
+        self.lateness: list[float] = []
+        self._handle: asyncio.TimerHandle | None = None
+        self._cpu0 = 0.0
+        self._wall0 = 0.0
+        self.cpu_s = 0.0
+        self.wall_s = 0.0
+        self.waited_s: float | None = None  # None: this loop's selector cannot be watched
+        self._selector: Any = None
+        self._select: Any = None
+
+    def _watch_selector(self, loop: asyncio.AbstractEventLoop) -> None:
+        selector: Any = getattr(loop, "_selector", None)  # asyncio's selector loops; not uvloop
+        select = getattr(selector, "select", None)
+        if selector is None or select is None:
+            return
+        self.waited_s = 0.0
+        clock = time.perf_counter
+
+        def timed_select(timeout: float | None = None) -> Any:
+            began = clock()
+            try:
+                return select(timeout)
+            finally:
+                self.waited_s = (self.waited_s or 0.0) + clock() - began
+
+        self._selector, self._select = selector, select
+        selector.select = timed_select
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._watch_selector(loop)
+        self._cpu0, self._wall0 = time.process_time(), time.perf_counter()
+        interval = self.interval_s
+        lateness = self.lateness
+
+        def fire(due: float) -> None:
+            now = loop.time()
+            lateness.append(now - due)
+            self._handle = loop.call_at(now + interval, fire, now + interval)
+
+        first = loop.time() + interval
+        self._handle = loop.call_at(first, fire, first)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        self.cpu_s = time.process_time() - self._cpu0
+        self.wall_s = time.perf_counter() - self._wall0
+        if self._selector is not None:
+            self._selector.select = self._select  # the loop's own method again
+            self._selector = None
+
+    def measure(self) -> tuple[float, float | None, list[float]]:
+        """(CPU share, loop busy share or None, lateness values in ms) once stopped."""
+        if self.wall_s <= 0:
+            return 0.0, None, []
+        busy = None if self.waited_s is None else max(0.0, 1.0 - self.waited_s / self.wall_s)
+        return self.cpu_s / self.wall_s, busy, [max(0.0, v) * 1000.0 for v in self.lateness]
+
+
+def assess(
+    cpu_shares: Sequence[float],
+    lag_ms: Sequence[float],
+    chunk_gaps_ms: Sequence[float],
+    send_delays_ms: Sequence[float] = (),
+    workers: int = 1,
+    busy_shares: Sequence[float] = (),
+    ttft_errors_ms: Sequence[float] = (),
+) -> ClientLoad:
+    """The verdict over a run: the figures and, when client-bound, why (and, in ``notes``,
+    lateness the client did not cause)."""
+    lags = sorted(lag_ms)
+    share = max(cpu_shares) if cpu_shares else 0.0
+    p99 = _percentile(lags, 99.0) if lags else 0.0
+    gaps = sorted(chunk_gaps_ms)
+    smallest = _percentile(gaps, SMALL_GAP_PERCENTILE) if gaps else None
+    delays = sorted(send_delays_ms)
+    delay_p99 = _percentile(delays, 99.0) if delays else None
+    busy = max(busy_shares) if busy_shares else None
+    errors = sorted(ttft_errors_ms)
+    reasons: list[str] = []
+    notes: list[str] = []
+    working = busy if busy is not None else share
+    late = reasons if working >= BUSY_SHARE else notes
+    idle = "" if working >= BUSY_SHARE else (
+        f" while the client's event loop was idle {(1 - working) * 100:.0f}% of the time (a busy machine)"
+    )
+    if share > CPU_SHARE_LIMIT:
+        reasons.append(f"the client used {share * 100:.0f}% of a core")
+    elif busy is not None and busy > CPU_SHARE_LIMIT:
+        reasons.append(f"the client's event loop was busy {busy * 100:.0f}% of the time")
+    if smallest is not None and p99 > LAG_FRACTION * smallest:
+        late.append(f"its event loop lagged {p99:.2f} ms (p99), more than {LAG_FRACTION:.0%} of the "
+                    f"smallest chunk gaps measured ({smallest:.2f} ms, p{SMALL_GAP_PERCENTILE:g}){idle}")
+    if delay_p99 is not None and delay_p99 > SEND_DELAY_LIMIT_MS:
+        late.append(f"requests left {delay_p99:.2f} ms (p99) after they were due{idle}")
+    error = math.fsum(errors) / len(errors) if errors else None
+    if error is not None and error > TTFT_ERROR_LIMIT_MS:
+        late.append(f"its TTFT exceeded the server's own stamps by {error:.2f} ms (mean){idle}")
+    return ClientLoad(
+        cpu_share=share,
+        loop_busy_share=busy,
+        lag_ms_mean=math.fsum(lags) / len(lags) if lags else 0.0,
+        lag_ms_p99=p99,
+        lag_ms_max=lags[-1] if lags else 0.0,
+        probes=len(lags),
+        workers=workers,
+        send_delay_ms_p99=delay_p99,
+        smallest_gap_ms=smallest,
+        bound=bool(reasons),
+        reasons=tuple(reasons),
+        notes=tuple(notes),
+        ttft_error_ms_mean=error,
+        ttft_error_ms_p99=_percentile(errors, 99.0) if errors else None,
+    )
+
+
+def _percentile(ordered: Sequence[float], pct: float) -> float:
+    from benchdoc.workloads.aggregate import percentile
+
+    return percentile(ordered, pct)

@@ -1,0 +1,79 @@
+"""The client's own load, measured: a saturated client is flagged, an idle one is not."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchdoc.workloads import WorkloadSpec, run_workload
+from benchdoc.workloads.saturation import assess
+
+
+def test_the_verdict_names_each_reason() -> None:
+    calm = assess([0.2], [0.1] * 100, [10.0] * 100, [0.05] * 10)
+    assert not calm.bound and calm.reasons == () and calm.smallest_gap_ms == 10.0
+    assert calm.sentence().startswith("client kept up: client CPU 20% of a core")
+    busy = assess([0.97], [4.0] * 100, [1.0] * 100, [3.0] * 10)
+    assert busy.bound and len(busy.reasons) == 3
+    assert "the client used 97% of a core" in busy.reasons[0]
+    assert "lagged 4.00 ms (p99), more than 25% of the smallest chunk gaps measured (1.00 ms" in busy.reasons[1]
+    assert "requests left 3.00 ms (p99) after they were due" in busy.reasons[2]
+    assert busy.sentence().startswith("CLIENT-BOUND: ")
+    # Lateness while the client idled is the machine's: noted, not the client's saturation.
+    starved = assess([0.05], [4.0] * 100, [1.0] * 100, [3.0] * 10, busy_shares=[0.1])
+    assert not starved.bound and len(starved.notes) == 2
+    assert "while the client's event loop was idle 90% of the time (a busy machine)" in starved.notes[0]
+    # A loop with work always pending is saturated however little CPU the machine gave it.
+    squeezed = assess([0.2], [40.0] * 100, [1.0] * 100, busy_shares=[0.97])
+    assert squeezed.bound and "event loop was busy 97% of the time" in squeezed.reasons[0]
+    assert "a busy machine" in starved.sentence()
+
+
+@pytest.mark.timeout(90)
+def test_many_streams_of_a_zero_latency_server_saturate_one_client(sim_subprocess) -> None:
+    url = sim_subprocess("--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096")
+    result = run_workload(WorkloadSpec(url=url, concurrency=128, requests=128, input_tokens=4, output_tokens=150,
+                                       metrics_url="", workers=1))
+    assert result.failures == []
+    client = result.client
+    assert client is not None and client.bound, client
+    assert client.probes > 0 and client.workers == 1
+    assert result.to_dict()["client"]["bound"] is True
+    assert all(r.send_delay_ms is not None and r.send_delay_ms >= 0 for r in result.records)
+
+
+@pytest.mark.timeout(60)
+def test_a_few_slow_streams_leave_the_client_idle(sim_subprocess) -> None:
+    url = sim_subprocess("--ttft-ms", "10", "--step-ms", "40")
+    result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, input_tokens=4, output_tokens=10,
+                                       metrics_url=""))
+    assert result.failures == []
+    client = result.client
+    assert client is not None and not client.bound, client.reasons
+    assert client.cpu_share < 0.5 and client.smallest_gap_ms is not None and client.smallest_gap_ms > 30
+    assert result.settings["workers"] == 1
+
+
+@pytest.mark.timeout(60)
+def test_client_ttft_is_set_beside_the_servers_own_stamps(sim_subprocess) -> None:
+    url = sim_subprocess("--ttft-ms", "30", "--step-ms", "5")
+    for api in ("openai-completions", "sglang"):
+        result = run_workload(WorkloadSpec(url=url, api=api, concurrency=2, requests=4, input_tokens=4,
+                                           output_tokens=5, metrics_url=""))
+        assert result.failures == []
+        for record in result.records:
+            assert record.server_ttft_ms is not None and record.ttft_ms is not None
+            assert record.server_ttft_ms >= 29.5  # the model's TTFT, however late the server's timer
+            # One clock: the client cannot see the first token before the server wrote it.
+            assert record.ttft_ms >= record.server_ttft_ms
+        client = result.client
+        assert client is not None and client.ttft_error_ms_mean is not None and client.ttft_error_ms_mean >= 0
+        assert "beside the server's own stamps" in client.sentence()
+
+
+@pytest.mark.timeout(60)
+def test_uvloop_runs_the_same_workload_without_a_busy_share(sim_thread) -> None:
+    url = sim_thread(ttft_ms=2.0, step_ms=1.0)
+    result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, output_tokens=5, metrics_url="",
+                                       event_loop="uvloop"))
+    assert result.failures == [] and result.settings["event_loop"] == "uvloop"
+    assert result.client is not None and result.client.loop_busy_share is None and result.client.probes > 0
