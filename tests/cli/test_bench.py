@@ -171,20 +171,22 @@ def test_concurrency_sweep_as_json(project: Project, sim_url: str) -> None:
 
 @pytest.mark.timeout(90)
 def test_capacity_search_records_its_bracket(project: Project) -> None:
-    # One batch slot held 20 + 1 ms per request: about 47 req/s.
+    # One batch slot held 21 ms per request (about 47 req/s): past it the queue, and TTFT, grow.
+    # The search's accuracy is tested against the library; here, what the command records.
     with start_in_thread(SimConfig(ttft_ms=20.0, step_ms=1.0, max_running=1)) as sim:
-        res = project.run("bench", "--url", sim.url, "--find-capacity", "--slo", "ttft_ms:80", "--target", "0.9",
-                          "--start-rate", "12", "--precision", "0.3", "--duration", "0.6", "--output-tokens", "2",
-                          "--time-budget", "30", "--record", "baseline")
+        res = project.run("bench", "--url", sim.url, "--find-capacity", "--slo", "ttft_ms:300", "--target", "0.8",
+                          "--start-rate", "5", "--precision", "0.3", "--duration", "1", "--output-tokens", "2",
+                          "--time-budget", "40", "--record", "baseline")
     assert res.returncode == 0, res.stderr
-    assert "capacity: " in res.stdout and "req/s with SLO attainment >= 0.9" in res.stdout
+    assert "capacity: " in res.stdout and "req/s with SLO attainment >= 0.8" in res.stdout
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
     samples = {s["metric"]: s["value"] for s in run["samples"]}
     low, high = run["metadata"]["capacity"]["bracket"]
-    assert samples["capacity_req_s"] == low and samples["capacity_high_req_s"] == high and low < high
-    assert 12 <= low <= 60
-    assert (high - low) / low <= 0.3
-    tried = json.loads(project.run("history", "baseline@rate=12", "--json").stdout)
+    assert samples["capacity_req_s"] == low and samples["capacity_high_req_s"] == high and 5 <= low < high
+    levels = run["metadata"]["capacity"]["levels"]
+    assert levels[0]["rate"] == 5 and levels[0]["met_target"] is True
+    assert max(level["rate"] for level in levels if level["met_target"]) == low
+    tried = json.loads(project.run("history", "baseline@rate=5", "--json").stdout)
     assert tried[0]["metadata"]["load"]["kind"] == "rate"
 
 

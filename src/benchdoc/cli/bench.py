@@ -421,7 +421,7 @@ def _print_summary(result: WorkloadResult) -> None:
         if warning:
             out.print(f"[bold]warning:[/bold] {warning}")
     if result.client is not None:
-        out.print(result.client.sentence(), markup=False, style="bold" if result.client.bound else None)
+        out.print(result.client.sentence(), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
     reasons = result.failure_reasons()
     if reasons:
         out.print("[bold]failures[/bold]")

@@ -88,7 +88,7 @@ def run_with_workers(spec: WorkloadSpec, workers: int, progress: Progress | None
     results: Any = context.Queue()
     start_at = time.perf_counter() + START_MARGIN_S + 0.1 * workers
     processes = [
-        context.Process(target=_worker_main, args=(spec, WorkerPart(i, workers, start_at), results), daemon=True)
+        context.Process(target=_worker_main, args=(spec, WorkerPart(i, workers, start_at), results))
         for i in range(workers)
     ]
     for process in processes:
