@@ -10,8 +10,9 @@ output token, usage at the end), each client in its own process pinned to one co
 
 Two regimes: **zero-latency** (the simulator streams as fast as it can: many chunks per
 read) and **paced** (a token every 10 ms per stream, the realistic case: one chunk per
-read). For each, 1, 64, 256 and 1024 streams; at 1024 benchdoc also runs with
-``--workers`` (unpinned, one process per core free). Figures:
+read). For each, 1, 64, 256 and 1024 streams; at 64 and 256 benchdoc also runs on
+uvloop (``--event-loop uvloop``), and at 1024 with ``--workers`` (unpinned, one process
+per core free; their start-up CPU counts). Figures:
 
 - ``chunks_per_cpu_s``: output chunks taken in per second of the client's CPU time (user +
   system, child processes included); its capacity whatever the server's speed.
@@ -82,13 +83,14 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _benchdoc_job(url: str, streams: int, requests: int, core: int | None, workers: int) -> dict[str, Any]:
+def _benchdoc_job(url: str, streams: int, requests: int, core: int | None, workers: int,
+                  event_loop: str = "asyncio") -> dict[str, Any]:
     _pin(core)
     import benchdoc.workloads.client  # noqa: F401  (imports are not per-chunk work)
     from benchdoc.workloads import Timeouts, WorkloadSpec, run_workload
 
     spec = WorkloadSpec(url=url, concurrency=streams, requests=requests, input_tokens=8,
-                        output_tokens=OUTPUT_TOKENS, metrics_url="", workers=workers,
+                        output_tokens=OUTPUT_TOKENS, metrics_url="", workers=workers, event_loop=event_loop,
                         timeouts=Timeouts(connect_s=30, first_token_s=120, idle_s=60))
     cpu0, wall0 = _cpu(), time.perf_counter()
     result = run_workload(spec)
@@ -136,22 +138,35 @@ def _bare_job(url: str, streams: int, requests: int, core: int | None) -> dict[s
     return {"chunks": chunks, "cpu_s": _cpu() - cpu0, "wall_s": time.perf_counter() - wall0, "failed": failed}
 
 
+def _child(results: Any, target: Any, args: tuple[Any, ...]) -> None:
+    results.put(target(*args))
+
+
 def _in_child(target: Any, *args: Any) -> dict[str, Any]:
-    """Run one client in its own process, so its CPU time is its own."""
+    """Run one client in its own process (not a daemon: it may start workers of its own),
+    so its CPU time is its own."""
     context = multiprocessing.get_context("spawn")
-    with context.Pool(1) as pool:
-        return pool.apply(target, args)
+    results = context.Queue()
+    process = context.Process(target=_child, args=(results, target, args))
+    process.start()
+    try:
+        return results.get(timeout=900)  # type: ignore[no-any-return]
+    finally:
+        process.join(timeout=30)
 
 
-def measure(regime: str, streams: int, client: str, core: int | None, workers: int = 1) -> Figures:
+def measure(regime: str, streams: int, client: str, core: int | None, workers: int = 1,
+            event_loop: str = "asyncio") -> Figures:
     step = "0" if regime == "zero" else str(PACED_STEP_MS)
     requests = streams * (ZERO_REQUESTS[streams] if regime == "zero" else 1)
     with start_in_process("--ttft-ms", "0", "--step-ms", step, "--max-running", "4096") as url:
         if client == "bare":
             data = _in_child(_bare_job, url, streams, requests, core)
         else:
-            data = _in_child(_benchdoc_job, url, streams, requests, core, workers)
+            data = _in_child(_benchdoc_job, url, streams, requests, core, workers, event_loop)
     name = client if workers == 1 else f"{client} --workers {workers}"
+    if event_loop != "asyncio":
+        name += f" --event-loop {event_loop}"
     return Figures(name, regime, streams, **data)
 
 
@@ -179,6 +194,8 @@ def main() -> int:
         for count in streams:
             results.append(measure(regime, count, "benchdoc", core))
             results.append(measure(regime, count, "bare", core))
+            if count in (64, 256):
+                results.append(measure(regime, count, "benchdoc", core, event_loop="uvloop"))
             if count == max(STREAMS):
                 from benchdoc.workloads.workers import free_cores
 
@@ -190,7 +207,7 @@ def main() -> int:
     if args.json:
         figures: dict[str, float] = {}
         for f in results:
-            tag = {"benchdoc": "", "bare": "bare_"}.get(f.client, "workers_")
+            tag = {"benchdoc": "", "bare": "bare_"}.get(f.client, "uvloop_" if "uvloop" in f.client else "workers_")
             figures[f"{tag}chunks_per_cpu_s_{f.regime}_{f.streams}"] = round(f.chunks_per_cpu_s, 1)
             if f.ttft_error_ms is not None:
                 figures[f"{tag}ttft_error_ms_{f.regime}_{f.streams}"] = round(f.ttft_error_ms, 3)

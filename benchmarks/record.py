@@ -34,7 +34,10 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "until_decided.py": ("until-decided", {}),
-    "client_capacity.py": ("client-1", {"_1": "client-1", "_64": "client-64", "_512": "client-512"}),
+    "client_capacity.py": (
+        "client-zero-1",
+        {f"_{regime}_{n}": f"client-{regime}-{n}" for regime in ("zero", "paced") for n in (1, 64, 256, 1024)},
+    ),
     "lint_corpus.py": ("lint-corpus", {}),
     "slurm_sweep.py": ("slurm-sweep", {}),
 }
