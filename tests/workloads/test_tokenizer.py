@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -61,3 +62,34 @@ def test_missing_or_broken_tokenizer_is_one_clear_line(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as caught:
         load_tokenizer(broken)
     assert "not a tokenizer file" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.timeout(30)
+def test_output_tokens_counted_from_the_text_when_the_server_sends_no_count(tokenizer_dir: Path,
+                                                                           canned_server) -> None:
+    from aiohttp import web
+
+    from benchdoc.workloads import WorkloadSpec, run_workload
+
+    pieces = ["the quick", " brown fox", " jumps over the lazy dog"]
+
+    async def completions(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for i, piece in enumerate(pieces):
+            reason = "stop" if i == len(pieces) - 1 else None
+            event = {"choices": [{"text": piece, "finish_reason": reason}]}
+            await response.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+        await response.write(b"data: [DONE]\n\n")
+        return response
+
+    server = canned_server({"POST /v1/completions": completions})
+    spec = WorkloadSpec(url=server.url, model="m", requests=2, input_tokens=5, output_tokens=50, ignore_eos=False,
+                        tokenizer=str(tokenizer_dir), metrics_url="")
+    result = run_workload(spec)
+    assert result.failures == []
+    expected = load_tokenizer(tokenizer_dir).count("".join(pieces))
+    assert expected != len(pieces)  # not the chunk count
+    assert [r.output_tokens for r in result.records] == [expected, expected]
+    assert result.provenance["output_tokens"] == {"tokenizer": 2}
+    assert result.provenance["input_tokens"] == {"tokenizer": 2}

@@ -41,6 +41,7 @@ from benchdoc.workloads.saturation import LoopMonitor, assess
 from benchdoc.workloads.spec import WorkloadSpec, redact_url
 
 if TYPE_CHECKING:
+    from benchdoc.workloads.tokenizer import Tokenizer
     from benchdoc.workloads.workers import WorkerPart
 from benchdoc.workloads.sse import SSEParser
 
@@ -226,7 +227,8 @@ class _Engine:
             f"the request took longer than its timeout ({self.request_s or 0:g} s)",
         )
         self.watches.add(watch)
-        decoder = decoder_for(self.spec.api)
+        tokenizer = self.prompts.tokenizer
+        decoder = decoder_for(self.spec.api, keep_text=tokenizer is not None)
         try:
             await self._stream(planned.body, record, decoder, watch, t_send, hard_deadline)
         except asyncio.CancelledError:
@@ -261,7 +263,7 @@ class _Engine:
             if record.end_ms is None:
                 record.error = "the stream ended without its terminating event"
             else:
-                _finish_counts(record, decoder, self.prompts.length_source)
+                _finish_counts(record, decoder, self.prompts.length_source, self.prompts.tokenizer)
                 cut = _incomplete(record, decoder, forced=self.spec.ignore_eos)
                 if cut is None:
                     record.ok = True
@@ -436,11 +438,17 @@ class _Engine:
         )
 
 
-def _finish_counts(record: RequestRecord, decoder: StreamDecoder, input_source: str = rec.INPUT_FROM_PROMPT) -> None:
+def _finish_counts(
+    record: RequestRecord,
+    decoder: StreamDecoder,
+    input_source: str = rec.INPUT_FROM_PROMPT,
+    tokenizer: Tokenizer | None = None,
+) -> None:
     """Settle the request's token counts and their provenance, never inventing one.
 
     Output tokens: the server's usage or meta_info count when it sent one, else the
-    number of output-carrying chunks. Per-chunk tokens: the server's cumulative counts
+    output text counted with the tokenizer given, else the number of output-carrying
+    chunks. Per-chunk tokens: the server's cumulative counts
     when every chunk carried one; otherwise one per chunk when that adds up, else the
     total spread evenly over the chunks (each labelled).
     """
@@ -448,6 +456,9 @@ def _finish_counts(record: RequestRecord, decoder: StreamDecoder, input_source: 
     if decoder.completion_tokens is not None:
         record.output_tokens = decoder.completion_tokens
         record.output_token_source = decoder.completion_source
+    elif tokenizer is not None:
+        record.output_tokens = tokenizer.count(decoder.output_text())
+        record.output_token_source = rec.TOKENS_FROM_TOKENIZER
     else:
         record.output_tokens = chunks
         record.output_token_source = rec.TOKENS_FROM_CHUNKS

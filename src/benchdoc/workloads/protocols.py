@@ -110,6 +110,10 @@ class StreamDecoder:
         self.prompt_source: str | None = None
         self.spec_verify_ct: int | None = None
         self.server_ttft_ms: float | None = None  # the server's own TTFT, when it reports its stamps
+        # With keep_text, the output text is kept (to count its tokens when the server
+        # sends no count); otherwise only counts are.
+        self.keep_text = False
+        self.pieces: list[str] = []
         self.counts_on_every_chunk = True  # every output event carried a cumulative count
         self._last_count = 0
 
@@ -132,6 +136,10 @@ class StreamDecoder:
 
     def _decode(self, event: dict[str, Any]) -> int | None:
         raise NotImplementedError
+
+    def output_text(self) -> str:
+        """The output received, when ``keep_text`` was set."""
+        return "".join(self.pieces)
 
     def _server_stamps(self, stamps: Any) -> None:
         if isinstance(stamps, dict):
@@ -183,30 +191,36 @@ class _OpenAIDecoder(StreamDecoder):
         reason = choice.get("finish_reason")
         if reason:
             self.finish_reason = str(reason)
-        if not self._has_text(choice):
+        text = self._text_of(choice)
+        if not text:
             return None
+        if self.keep_text:
+            self.pieces.append(text)
         delta = self._count_delta(count)
         if delta is None:
             self.counts_on_every_chunk = False
             return 1
         return max(delta, 0)
 
-    def _has_text(self, choice: dict[str, Any]) -> bool:
+    def _text_of(self, choice: dict[str, Any]) -> str:
+        """The output text a choice carries ("" for none)."""
         raise NotImplementedError
 
 
 class CompletionsDecoder(_OpenAIDecoder):
-    def _has_text(self, choice: dict[str, Any]) -> bool:
-        return bool(choice.get("text"))
+    def _text_of(self, choice: dict[str, Any]) -> str:
+        text = choice.get("text")
+        return text if isinstance(text, str) else ""
 
 
 class ChatDecoder(_OpenAIDecoder):
-    def _has_text(self, choice: dict[str, Any]) -> bool:
+    def _text_of(self, choice: dict[str, Any]) -> str:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
-            return False
+            return ""
         # Reasoning output is output: the server generated and streamed those tokens.
-        return bool(delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
+        parts = (delta.get("reasoning_content"), delta.get("reasoning"), delta.get("content"))
+        return "".join(p for p in parts if isinstance(p, str))
 
 
 class SGLangDecoder(StreamDecoder):
@@ -258,21 +272,33 @@ class SGLangDecoder(StreamDecoder):
         if not text:
             return False
         if self._incremental:
+            if self.keep_text:
+                self.pieces.append(text)
             return True
         if text.startswith(previous):
             return len(text) > len(previous)
         self._incremental = True
+        if self.keep_text:
+            self.pieces = [previous, text]
         return True
 
+    def output_text(self) -> str:
+        return "".join(self.pieces) if self._incremental else self._text
 
-def decoder_for(api: str) -> StreamDecoder:
+
+def decoder_for(api: str, keep_text: bool = False) -> StreamDecoder:
+    decoder: StreamDecoder
     if api == API_COMPLETIONS:
-        return CompletionsDecoder()
-    if api == API_CHAT:
-        return ChatDecoder()
-    if api == API_SGLANG:
-        return SGLangDecoder()
-    raise ValueError(f"unknown API {api!r} (expected one of {', '.join(APIS)})")
+        decoder = CompletionsDecoder()
+    elif api == API_CHAT:
+        decoder = ChatDecoder()
+    elif api == API_SGLANG:
+        decoder = SGLangDecoder()
+    else:
+        raise ValueError(f"unknown API {api!r} (expected one of {', '.join(APIS)})")
+    decoder.keep_text = keep_text
+    return decoder
+
 
 
 def _excerpt(text: str, limit: int = 120) -> str:

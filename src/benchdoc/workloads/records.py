@@ -15,6 +15,7 @@ from typing import Any
 TOKENS_FROM_USAGE = "usage"  # the OpenAI-style usage block sent by the server
 TOKENS_FROM_META_INFO = "meta_info"  # SGLang's meta_info.completion_tokens
 TOKENS_FROM_CHUNKS = "chunks"  # no server count: the number of output-carrying chunks
+TOKENS_FROM_TOKENIZER = "tokenizer"  # no server count: the output text counted with the tokenizer given
 
 # How the tokens of a request were attributed to its chunks (for itl_ms).
 CHUNK_TOKENS_FROM_COUNTS = "server-counts"  # cumulative server counts on every chunk, differenced
