@@ -137,30 +137,9 @@ class Config:
         labelled after it and compared with the same level of what EXP compares to."""
         if "@" not in name:
             return None
-        from benchdoc.workloads.levels import level_experiment, split_level_experiment
+        from benchdoc.workloads.levels import level_config
 
-        parts = split_level_experiment(name)
-        if parts is None:
-            return None
-        base_name, level = parts
-        try:
-            base = self.experiment(base_name)
-        except (ConfigError, UsageError):
-            return None
-        return ExperimentConfig(
-            name=level_experiment(base.name, level),
-            label=f"{base.label} @ {level.describe()}",
-            role=base.role,
-            compare_to=level_experiment(base.compare_to, level) if base.compare_to else None,
-            notes=base.notes,
-            server=base.server,
-            args=base.args,
-            env=base.env,
-            workload=base.workload,
-            repetitions=base.repetitions,
-            variables=base.variables,
-            line=base.line,
-        )
+        return level_config(self, name)
 
     def metric(self, name: str) -> MetricConfig:
         if name in self.metrics:

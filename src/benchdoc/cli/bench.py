@@ -94,6 +94,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              help="OpenAI routes: do not ask for usage on every chunk "
                              "(stream_options.continuous_usage_stats), for servers that refuse it")
 
+    _add_prompt_and_search_arguments(parser)
+
+    limits = parser.add_argument_group("timeouts (seconds)")
+    limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
+    limits.add_argument("--timeout-first-token", type=float, default=120.0, metavar="S",
+                        help="send to first output (default 120)")
+    limits.add_argument("--timeout-idle", type=float, default=60.0, metavar="S",
+                        help="silence between chunks once output started (default 60)")
+    limits.add_argument("--timeout-request", type=float, metavar="S", help="whole request (default: none)")
+
+    out = parser.add_argument_group("output")
+    out.add_argument("--percentile", type=float, action="append", default=[], metavar="P",
+                     help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
+    out.add_argument("--json", action="store_true", help="print the result as JSON")
+    out.add_argument("--per-request", action="store_true", help="with --json: include every request's record")
+    out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
+    out.add_argument("--note", help="with --record: free text kept with the run")
+    parser.set_defaults(func=run)
+
+
+def _add_prompt_and_search_arguments(parser: argparse.ArgumentParser) -> None:
+    """--dataset, --tokenizer, shared prefixes, --slo; the capacity search."""
     prompts = parser.add_argument_group("prompts")
     prompts.add_argument("--dataset", metavar="PATH",
                          help="prompts from a local file: ShareGPT .json, .jsonl with 'prompt' (and 'output_len'), "
@@ -122,23 +144,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="stop when the bracket is within this fraction (default 0.05)")
     search.add_argument("--time-budget", type=float, default=600.0, metavar="S",
                         help="no level is started that would end after S seconds (default 600)")
-
-    limits = parser.add_argument_group("timeouts (seconds)")
-    limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
-    limits.add_argument("--timeout-first-token", type=float, default=120.0, metavar="S",
-                        help="send to first output (default 120)")
-    limits.add_argument("--timeout-idle", type=float, default=60.0, metavar="S",
-                        help="silence between chunks once output started (default 60)")
-    limits.add_argument("--timeout-request", type=float, metavar="S", help="whole request (default: none)")
-
-    out = parser.add_argument_group("output")
-    out.add_argument("--percentile", type=float, action="append", default=[], metavar="P",
-                     help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
-    out.add_argument("--json", action="store_true", help="print the result as JSON")
-    out.add_argument("--per-request", action="store_true", help="with --json: include every request's record")
-    out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
-    out.add_argument("--note", help="with --record: free text kept with the run")
-    parser.set_defaults(func=run)
 
 
 def build_spec(args: argparse.Namespace) -> WorkloadSpec:
@@ -404,6 +409,11 @@ def _print_summary(result: WorkloadResult) -> None:
         rates.add_row("accept length", format_number(metrics["accept_length"], 3), "tok/step")
     out.print(rates)
 
+    _print_provenance_and_failures(out, result)
+
+
+def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
+    """Where the counts came from, the client's own load, and why requests failed."""
     provenance = result.provenance
     counts = ", ".join(f"{source} ({n})" for source, n in provenance["output_tokens"].items()) or "none"
     out.print(f"output tokens counted from: {counts}")

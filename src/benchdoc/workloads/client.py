@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -22,13 +21,11 @@ import aiohttp
 
 from benchdoc.errors import RunError
 from benchdoc.machineload import LoadFigures, LoadMeter, local_server_pgids
-from benchdoc.workloads import records as rec
-from benchdoc.workloads.aggregate import accept_length_from_meta_info
+from benchdoc.workloads import settle
 from benchdoc.workloads.arrivals import arrival_times
-from benchdoc.workloads.prometheus import SPEC_COUNTERS, accept_length_from_counters, parse_counters
+from benchdoc.workloads.prometheus import SPEC_COUNTERS, parse_counters
 from benchdoc.workloads.prompt_source import PromptSource, prompt_source
 from benchdoc.workloads.protocols import (
-    API_SGLANG,
     GenerationRequest,
     StreamDecoder,
     StreamError,
@@ -37,11 +34,10 @@ from benchdoc.workloads.protocols import (
 )
 from benchdoc.workloads.records import RequestRecord
 from benchdoc.workloads.result import WorkloadResult
-from benchdoc.workloads.saturation import LoopMonitor, assess
+from benchdoc.workloads.saturation import LoopMonitor, SendStamp, assess, send_trace_config
 from benchdoc.workloads.spec import WorkloadSpec, redact_url
 
 if TYPE_CHECKING:
-    from benchdoc.workloads.tokenizer import Tokenizer
     from benchdoc.workloads.workers import WorkerPart
 from benchdoc.workloads.sse import SSEParser
 
@@ -68,28 +64,6 @@ class _Watch:
         self.hard_reason = hard_reason
         self.expired = False
         self.finished_stream = False
-
-
-class _Written:
-    """When a request's bytes were handed to the socket (set by the session's trace hooks)."""
-
-    __slots__ = ("at",)
-
-    def __init__(self) -> None:
-        self.at: float | None = None
-
-
-async def _on_request_sent(session: Any, context: Any, params: Any) -> None:
-    written = context.trace_request_ctx
-    if isinstance(written, _Written) and written.at is None:
-        written.at = perf_counter()
-
-
-def _trace_config() -> aiohttp.TraceConfig:
-    trace = aiohttp.TraceConfig()
-    trace.on_request_headers_sent.append(_on_request_sent)
-    trace.on_request_chunk_sent.append(_on_request_sent)
-    return trace
 
 
 @dataclass
@@ -263,8 +237,8 @@ class _Engine:
             if record.end_ms is None:
                 record.error = "the stream ended without its terminating event"
             else:
-                _finish_counts(record, decoder, self.prompts.length_source, self.prompts.tokenizer)
-                cut = _incomplete(record, decoder, forced=self.spec.ignore_eos)
+                settle.finish_counts(record, decoder, self.prompts.length_source, self.prompts.tokenizer)
+                cut = settle.incomplete(record, decoder, forced=self.spec.ignore_eos)
                 if cut is None:
                     record.ok = True
                 else:
@@ -281,7 +255,7 @@ class _Engine:
         t_send: float,
         hard_deadline: float,
     ) -> None:
-        written = _Written()
+        written = SendStamp()
         async with self.http.post(
             self.spec.endpoint_url, data=body, headers=self.headers, trace_request_ctx=written
         ) as resp:
@@ -438,86 +412,6 @@ class _Engine:
         )
 
 
-def _finish_counts(
-    record: RequestRecord,
-    decoder: StreamDecoder,
-    input_source: str = rec.INPUT_FROM_PROMPT,
-    tokenizer: Tokenizer | None = None,
-) -> None:
-    """Settle the request's token counts and their provenance, never inventing one.
-
-    Output tokens: the server's usage or meta_info count when it sent one, else the
-    output text counted with the tokenizer given, else the number of output-carrying
-    chunks. Per-chunk tokens: the server's cumulative counts
-    when every chunk carried one; otherwise one per chunk when that adds up, else the
-    total spread evenly over the chunks (each labelled).
-    """
-    chunks = len(record.chunk_tokens)
-    if decoder.completion_tokens is not None:
-        record.output_tokens = decoder.completion_tokens
-        record.output_token_source = decoder.completion_source
-    elif tokenizer is not None:
-        record.output_tokens = tokenizer.count(decoder.output_text())
-        record.output_token_source = rec.TOKENS_FROM_TOKENIZER
-    else:
-        record.output_tokens = chunks
-        record.output_token_source = rec.TOKENS_FROM_CHUNKS
-    if decoder.prompt_tokens is not None:
-        record.input_tokens = decoder.prompt_tokens
-        record.input_token_source = decoder.prompt_source
-    else:
-        record.input_tokens = record.requested_input_tokens
-        record.input_token_source = input_source
-    record.spec_verify_ct = decoder.spec_verify_ct
-    record.server_ttft_ms = decoder.server_ttft_ms
-    record.finish_reason = decoder.finish_reason
-    total = record.output_tokens
-    if (
-        decoder.counts_on_every_chunk
-        and decoder.completion_source is not None
-        and sum(record.chunk_tokens) == total
-    ):
-        record.chunk_token_source = rec.CHUNK_TOKENS_FROM_COUNTS
-    elif total == chunks:
-        record.chunk_token_source = rec.CHUNK_TOKENS_ONE_EACH
-        record.chunk_tokens = array("q", [1] * chunks)
-    else:
-        record.chunk_token_source = rec.CHUNK_TOKENS_SPREAD
-        record.chunk_tokens = array("q", _spread(total, chunks))
-
-
-def _incomplete(record: RequestRecord, decoder: StreamDecoder, forced: bool) -> str | None:
-    """Why a stream that ended without an error is not a complete request, or None.
-
-    Complete means the server said why it stopped (``finish_reason``) and, when the
-    length was forced (ignore_eos/min_tokens), the output reached it, counted the way the
-    record's provenance says (the server's count, else the chunks).
-    """
-    got, wanted = record.output_tokens or 0, record.requested_output_tokens
-    closed = "" if decoder.done else " (closed without [DONE])"
-    if decoder.finish_reason is None:
-        return f"stream ended after {got} of {wanted} tokens without finish_reason{closed}"
-    if forced and got < wanted:
-        return (
-            f"stream ended after {got} of {wanted} forced tokens "
-            f"(finish_reason {decoder.finish_reason}){closed}"
-        )
-    return None
-
-
-def _spread(total: int, chunks: int) -> list[int]:
-    """``total`` tokens over ``chunks`` chunks: one in the first, the rest as evenly as
-    integers allow over the others."""
-    if chunks == 0:
-        return []
-    if chunks == 1:
-        return [total]
-    first = 1 if total >= 1 else 0
-    rest = total - first
-    base, extra = divmod(rest, chunks - 1)
-    return [first] + [base + (1 if i < extra else 0) for i in range(chunks - 1)]
-
-
 def _http_error(status: int, reason: str | None, raw: bytes) -> str:
     text = raw.decode("utf-8", errors="replace").strip()
     try:
@@ -573,7 +467,7 @@ async def run_workload_async(
     connector = aiohttp.TCPConnector(limit=pool or 0, limit_per_host=0, force_close=False)
     timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
     async with aiohttp.ClientSession(
-        connector=connector, timeout=timeout, auto_decompress=False, trace_configs=[_trace_config()]
+        connector=connector, timeout=timeout, auto_decompress=False, trace_configs=[send_trace_config()]
     ) as http:
         engine = _Engine(spec, http, headers, prompts, part)
         watchdog = asyncio.ensure_future(engine.watchdog())
@@ -644,7 +538,7 @@ async def _measure(engine: _Engine, progress: Progress | None) -> _Measured:
 
 def _result(engine: _Engine, measured: _Measured) -> WorkloadResult:
     spec, prompts, records = engine.spec, engine.prompts, measured.records
-    accept_length, accept_source = _accept_length(spec, records, measured.before, measured.after)
+    accept_length, accept_source = settle.accept_length(spec, records, measured.before, measured.after)
     ok = [r for r in records if r.ok]
     provenance: dict[str, Any] = {
         "output_tokens": _count(ok, "output_token_source"),
@@ -681,36 +575,6 @@ def _result(engine: _Engine, measured: _Measured) -> WorkloadResult:
         load=measured.load,
         slo=tuple(spec.slo),
         client=assess([share], lags, gaps, delays, busy_shares=[busy] if busy is not None else [],
-                      ttft_errors_ms=ttft_errors(ok)),
+                      ttft_errors_ms=settle.ttft_errors(ok)),
         lag_values_ms=lags,
     )
-
-
-def ttft_errors(records: list[RequestRecord]) -> list[float]:
-    """The client's TTFT less the server's own, for the requests the server stamped."""
-    return [r.ttft_ms - r.server_ttft_ms for r in records if r.ttft_ms is not None and r.server_ttft_ms is not None]
-
-
-def _accept_length(
-    spec: WorkloadSpec,
-    records: list[RequestRecord],
-    before: dict[str, float] | None,
-    after: dict[str, float] | None,
-) -> tuple[float | None, str | None]:
-    """Speculative decoding's accept length and a sentence saying where it came from."""
-    if spec.api == API_SGLANG:
-        value = accept_length_from_meta_info(records)
-        if value is not None:
-            n = sum(1 for r in records if r.ok and r.spec_verify_ct)
-            return value, (
-                f"meta_info: sum(completion_tokens) / sum(spec_verify_ct) over {n} successful measured requests"
-            )
-    if before is not None and after is not None:
-        value = accept_length_from_counters(before, after)
-        if value is not None:
-            return value, (
-                "prometheus: 1 + delta(vllm:spec_decode_num_accepted_tokens_total) / "
-                "delta(vllm:spec_decode_num_drafts_total), scraped before and after the measured phase "
-                "(counts any other traffic the server served meanwhile)"
-            )
-    return None, None

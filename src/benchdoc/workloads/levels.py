@@ -3,15 +3,19 @@
 Each level of a sweep (``--rate 1,2,4,8`` or ``--concurrency 1,8,32``) is recorded as its
 own experiment, named after the swept one with the level appended. Every view of the
 ledger then works on a level as on any experiment (its own runs, pooling, summaries), and
-a chart of latency against throughput finds the levels of ``EXP`` by their names. Pure
-string handling: importing this module imports nothing else of benchdoc.
+a chart of latency against throughput finds the levels of ``EXP`` by their names. Names
+are pure string handling; importing this module imports nothing else of benchdoc.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config, ExperimentConfig
 
 LOAD_KINDS: tuple[str, ...] = ("rate", "concurrency")
 SEPARATOR = "@"
@@ -77,3 +81,26 @@ def split_level_experiment(name: str) -> tuple[str, LoadLevel] | None:
         return match["base"], LoadLevel(match["kind"], float(match["value"]))
     except ValueError:
         return None
+
+
+def level_config(config: Config, name: str) -> ExperimentConfig | None:
+    """The experiment ``EXP@rate=4`` of a project whose ``EXP`` is declared (or an alias):
+    labelled after it, and compared with the same level of what ``EXP`` compares to."""
+    from benchdoc.errors import ConfigError, UsageError
+
+    parts = split_level_experiment(name)
+    if parts is None:
+        return None
+    base_name, level = parts
+    try:
+        base = config.experiment(base_name)
+    except (ConfigError, UsageError):
+        return None
+    return replace(
+        base,
+        name=level_experiment(base.name, level),
+        label=f"{base.label} @ {level.describe()}",
+        aliases=(),
+        supersedes=None,
+        compare_to=level_experiment(base.compare_to, level) if base.compare_to else None,
+    )

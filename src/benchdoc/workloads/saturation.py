@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from time import perf_counter
 from typing import Any
 
 PROBE_INTERVAL_S = 0.005
@@ -216,3 +217,28 @@ def _percentile(ordered: Sequence[float], pct: float) -> float:
     from benchdoc.workloads.aggregate import percentile
 
     return percentile(ordered, pct)
+
+
+class SendStamp:
+    """When a request's bytes were handed to the socket (set by the session's trace hooks)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+
+
+async def _on_request_sent(session: Any, context: Any, params: Any) -> None:
+    written = context.trace_request_ctx
+    if isinstance(written, SendStamp) and written.at is None:
+        written.at = perf_counter()
+
+
+def send_trace_config() -> Any:
+    """aiohttp request tracing that sets a request's SendStamp (its ``trace_request_ctx``)."""
+    import aiohttp  # the client's own engine; imported when a workload runs
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_headers_sent.append(_on_request_sent)
+    trace.on_request_chunk_sent.append(_on_request_sent)
+    return trace

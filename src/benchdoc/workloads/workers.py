@@ -151,8 +151,8 @@ def _worker_main(spec: WorkloadSpec, part: WorkerPart, results: Any) -> None:
 def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
     """One result from the workers' results (they share ``start_at`` as their phase start)."""
     from benchdoc.workloads.aggregate import accept_length_from_meta_info
-    from benchdoc.workloads.client import ttft_errors
     from benchdoc.workloads.saturation import assess
+    from benchdoc.workloads.settle import ttft_errors
 
     if not parts:
         raise RunError("no client worker returned a result")
