@@ -176,7 +176,7 @@ def test_capacity_search_records_its_bracket(project: Project) -> None:
     with start_in_thread(SimConfig(ttft_ms=20.0, step_ms=1.0, max_running=1)) as sim:
         res = project.run("bench", "--url", sim.url, "--find-capacity", "--slo", "ttft_ms:300", "--target", "0.8",
                           "--start-rate", "5", "--precision", "0.3", "--duration", "1", "--output-tokens", "2",
-                          "--time-budget", "40", "--record", "baseline")
+                          "--time-budget", "40", "--record", "baseline", process=True)  # the simulator has this one
     assert res.returncode == 0, res.stderr
     assert "capacity: " in res.stdout and "req/s with SLO attainment >= 0.8" in res.stdout
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
