@@ -132,12 +132,13 @@ def project_text(sim: list[str], marker: str, body: str) -> str:
 
 @pytest.fixture
 def cluster_project(cluster: SlurmCluster, pg_server: str, tmp_path_factory: pytest.TempPathFactory,
-                    request: pytest.FixtureRequest) -> Callable[[str], ClusterProject]:
+                    request: pytest.FixtureRequest) -> Callable[..., ClusterProject]:
     """A factory: a project folder (tasks run as root, any folder will do) with the given
-    experiments and sweeps, and a fresh PostgreSQL database as its ledger."""
+    experiments and sweeps, and a fresh PostgreSQL database as its ledger, on the session's
+    cluster (or the one given)."""
     import sqlalchemy as sa
 
-    def make(body: str) -> ClusterProject:
+    def make(body: str, on: SlurmCluster | None = None) -> ClusterProject:
         name = "s_" + uuid.uuid4().hex[:10]
         admin = sa.create_engine(pg_server.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
@@ -149,6 +150,6 @@ def cluster_project(cluster: SlurmCluster, pg_server: str, tmp_path_factory: pyt
         marker = uuid.uuid4().hex
         sim = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "1"]
         (root / "benchdoc.toml").write_text(project_text(sim, marker, body), encoding="utf-8")
-        return ClusterProject(root=root, url=url, cluster=cluster, marker=marker)
+        return ClusterProject(root=root, url=url, cluster=on or cluster, marker=marker)
 
     return make

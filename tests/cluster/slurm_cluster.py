@@ -53,11 +53,7 @@ SelectTypeParameters=CR_Core
 GresTypes=gpu
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/slurmdbd
-AccountingStorageHost=127.0.0.1
-AccountingStoragePort={dbd_port}
-AccountingStoragePass={folder}/munge/munge.socket
-JobCompType=jobcomp/none
+{accounting}JobCompType=jobcomp/none
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=1,bf_interval=1
 ReturnToService=2
@@ -70,6 +66,14 @@ NodeName={host} NodeAddr=127.0.0.1 CPUs=4 Boards=1 SocketsPerBoard=1 CoresPerSoc
 PartitionName={partition} Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """
 
+
+ACCOUNTING = """\
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort={dbd_port}
+AccountingStoragePass={folder}/munge/munge.socket
+"""
+NO_ACCOUNTING = "AccountingStorageType=accounting_storage/none\n"
 
 SLURMDBD_CONF = """\
 AuthType=auth/munge
@@ -153,9 +157,10 @@ def _stop(pid: int | None, timeout_s: float = 15.0) -> None:
 
 
 @contextmanager
-def slurm_cluster() -> Iterator[SlurmCluster]:
-    """Start munged, slurmctld and slurmd (as root) on a private configuration; yield the
-    cluster once `sinfo` shows its node idle; stop the daemons by pid afterwards."""
+def slurm_cluster(accounting: bool = True) -> Iterator[SlurmCluster]:
+    """Start munged, slurmctld and slurmd (as root) on a private configuration, and with
+    ``accounting`` MariaDB and slurmdbd; yield the cluster once `sinfo` shows its node
+    idle; cancel what is left and stop the daemons by pid afterwards."""
     if os.geteuid() != 0:
         raise RuntimeError("the Slurm test cluster starts its daemons as root")
     missing = missing_programs()
@@ -173,7 +178,8 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
     host = socket.gethostname().split(".")[0]
     conf = folder / "slurm.conf"
     dbd_port, db_port, db_password = _free_port(), _free_port(), os.urandom(8).hex()
-    conf.write_text(SLURM_CONF.format(host=host, folder=folder, partition=PARTITION, dbd_port=dbd_port,
+    storage = ACCOUNTING.format(dbd_port=dbd_port, folder=folder) if accounting else NO_ACCOUNTING
+    conf.write_text(SLURM_CONF.format(host=host, folder=folder, partition=PARTITION, accounting=storage,
                                       ctld_port=_free_port(), slurmd_port=_free_port()))
     dbd_conf = folder / "slurmdbd.conf"  # slurmdbd reads it beside SLURM_CONF; it must be private
     dbd_conf.write_text(SLURMDBD_CONF.format(host=host, folder=folder, dbd_port=dbd_port, db_port=db_port,
@@ -191,11 +197,12 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
             check=True, capture_output=True, timeout=30,
         )
         pids.append(_read_pid(folder / "munge" / "munged.pid"))
-        pids.append(_start_mariadb(folder, db_port, db_password))
-        subprocess.run(["slurmdbd"], env=env, check=True, capture_output=True, timeout=30)
-        pids.append(_wait_pid(folder / "slurmdbd.pid"))
-        _wait_for(lambda: _answers(cluster, "sacctmgr", "-n", "list", "cluster"), "slurmdbd never answered", cluster)
-        cluster.run("sacctmgr", "-i", "add", "cluster", "benchdoc-test")
+        if accounting:
+            pids.append(_start_mariadb(folder, db_port, db_password))
+            subprocess.run(["slurmdbd"], env=env, check=True, capture_output=True, timeout=30)
+            pids.append(_wait_pid(folder / "slurmdbd.pid"))
+            _wait_for(lambda: _answers(cluster, "sacctmgr", "-n", "list", "cluster"), "slurmdbd never answered", cluster)
+            cluster.run("sacctmgr", "-i", "add", "cluster", "benchdoc-test")
         subprocess.run(["slurmctld", "-i", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
         pids.append(_wait_pid(folder / "slurmctld.pid"))
         subprocess.run(["slurmd", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
@@ -205,7 +212,7 @@ def slurm_cluster() -> Iterator[SlurmCluster]:
     except subprocess.CalledProcessError as exc:
         raise RuntimeError(f"{exc.cmd[0]} failed: {exc.stderr or exc.stdout}\n{cluster.logs()}") from exc
     finally:
-        if len(pids) == 5:
+        if len(pids) == (5 if accounting else 3):
             _cancel_everything(cluster)
         for pid in reversed(pids):
             _stop(pid)

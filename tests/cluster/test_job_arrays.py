@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.cluster.conftest import PASSWORD, ClusterProject
+from tests.cluster.slurm_cluster import slurm_cluster
 
 from benchdoc.ledger import Ledger
 
@@ -144,3 +145,22 @@ def test_bad_input_is_one_clear_line_and_nothing_is_recorded(cluster_project: Ca
     dry = project.run("submit", "--slurm", "--dry-run", "eagle3-s1-*")
     assert dry.returncode == 0 and dry.stdout.startswith("#!/bin/bash\n") and "--array=0-1\n" in dry.stdout
     assert "#SBATCH --exclusive" in dry.stdout and PASSWORD not in dry.stdout
+
+
+def test_without_accounting_status_reads_scontrol(cluster_project: Callable[..., ClusterProject]) -> None:
+    """A cluster without slurmdbd: sacct says so, and status asks scontrol instead; a
+    pending task removed by scancel (no record anywhere) is reconciled all the same."""
+    with slurm_cluster(accounting=False) as bare:
+        project = cluster_project(GRID, on=bare)
+        assert "accounting storage is disabled" in bare.run("sacct", check=False).stderr.lower()
+        submitted = project.run("submit", "eagle3-s1-*", "--slurm", "--max-parallel", "1")
+        assert submitted.returncode == 0, submitted.stderr
+        job_id = submitted.stdout.strip()
+        bare.run("scancel", f"{job_id}_1")
+        status = project.wait(job_id, timeout_s=120)
+        assert [(e.state, e.detail.split(" ")[0]) for e in status.experiments] == [("done", "run"), ("failed", "CANCELLED")]
+        assert status.experiments[1].detail == "CANCELLED (before it started)"
+        with Ledger.open(project.url) as ledger:
+            (cancelled,) = ledger.runs("eagle3-s1-p0.8")
+        assert cancelled.outcome == "failed" and (cancelled.metadata.slurm or {}).get("reconciled") is True
+        assert project.leftover_servers() == []
