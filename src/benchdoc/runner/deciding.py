@@ -27,6 +27,7 @@ class UntilDecided:
         self.plan: StoppingPlan | None = None
         self.notes: list[str] = []
         self.baseline: list[float] = []
+        self.baseline_runs: list[int] = []  # the ledger ids of the runs the baseline values come from
         self.looks: list[Look] = []
         self.decision: str | None = None
 
@@ -40,7 +41,9 @@ class UntilDecided:
             self._note(f"no compare_to to decide against; running its {self.planned} repetitions")
             return
         results = build_results(config, self.context.ledger, metrics=[self.metric])
-        self.baseline = results[target].values(self.metric) if target in results.experiments else []
+        if target in results.experiments:
+            self.baseline = results[target].values(self.metric)
+            self.baseline_runs = [run.id for run in results[target].pooled]
         if not self.baseline:
             self._note(
                 f"'{target}' has no successful {self.metric} result in the ledger to decide against; "
@@ -91,8 +94,10 @@ class UntilDecided:
             "compare_to": self.setup.experiment.compare_to,
             "metric": config.primary_metric,
             "baseline_n": len(self.baseline),
+            "baseline_runs": self.baseline_runs,
             "alpha": config.stats.alpha,
             "alpha_per_look": plan.alpha_per_look if plan else None,
+            "shares": plan.shares if plan else None,
             "looks_planned": list(plan.looks) if plan else [],
             "max_repetitions": self.max_repetitions,
             "looks": [
