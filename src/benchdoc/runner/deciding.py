@@ -11,7 +11,7 @@ from benchdoc.ledger.models import Sample
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import LookTaken
 from benchdoc.runner.plan import ExperimentSetup
-from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, take_look
+from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, stopping_record, take_look
 
 
 class UntilDecided:
@@ -88,26 +88,11 @@ class UntilDecided:
     def to_json(self) -> dict[str, Any]:
         """The plan, each look and the decision, as the run's ``metadata.until_decided``."""
         config = self.context.config
-        plan = self.plan
-        return {
-            "method": "bonferroni alpha spending over the planned looks",
-            "compare_to": self.setup.experiment.compare_to,
-            "metric": config.primary_metric,
-            "baseline_n": len(self.baseline),
-            "baseline_runs": self.baseline_runs,
-            "alpha": config.stats.alpha,
-            "alpha_per_look": plan.alpha_per_look if plan else None,
-            "shares": plan.shares if plan else None,
-            "looks_planned": list(plan.looks) if plan else [],
-            "max_repetitions": self.max_repetitions,
-            "looks": [
-                {"repetitions": look.repetitions, "p": look.p_value, "equivalence_p": look.equivalence_p,
-                 "delta_pct": look.delta_pct, "decision": look.decision}
-                for look in self.looks
-            ],
-            "decision": self.decision,
-            "notes": self.notes,
-        }
+        return stopping_record(
+            self.plan, self.looks, self.decision, compare_to=self.setup.experiment.compare_to,
+            metric=config.primary_metric, baseline_runs=self.baseline_runs, baseline_n=len(self.baseline),
+            alpha=config.stats.alpha, max_repetitions=self.max_repetitions, notes=self.notes,
+        )
 
     def _note(self, message: str) -> None:
         self.notes.append(message)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Decision = Literal["significant", "equivalent"]
 
@@ -120,6 +120,46 @@ def take_look(
         decision=decision,
         verdict=comparison.verdict,
     )
+
+
+def stopping_record(
+    plan: StoppingPlan | None,
+    looks: Sequence[Look],
+    decision: Decision | str | None,
+    *,
+    compare_to: str | None,
+    metric: str | None,
+    baseline_runs: Sequence[int],
+    baseline_n: int,
+    alpha: float,
+    max_repetitions: int,
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """What a run records of its sequential test (``metadata.until_decided``).
+
+    Views read it back (``benchdoc.results``) to show the run as the test decided it:
+    ``shares`` and ``decision``, the runs of ``compare_to`` it looked at, and the
+    repetitions of the last look.
+    """
+    return {
+        "method": "bonferroni alpha spending over the planned looks",
+        "compare_to": compare_to,
+        "metric": metric,
+        "baseline_n": baseline_n,
+        "baseline_runs": list(baseline_runs),
+        "alpha": alpha,
+        "alpha_per_look": plan.alpha_per_look if plan else None,
+        "shares": plan.shares if plan else None,
+        "looks_planned": list(plan.looks) if plan else [],
+        "max_repetitions": max_repetitions,
+        "looks": [
+            {"repetitions": look.repetitions, "p": look.p_value, "equivalence_p": look.equivalence_p,
+             "delta_pct": look.delta_pct, "decision": look.decision}
+            for look in looks
+        ],
+        "decision": decision,
+        "notes": list(notes),
+    }
 
 
 def _ranges(values: Sequence[int]) -> str:
