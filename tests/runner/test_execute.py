@@ -363,6 +363,8 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
     assert decided["decision"] == "significant" and decided["baseline_n"] == 10
     assert decided["looks"][0]["repetitions"] == 5 and decided["looks"][0]["p"] <= decided["alpha_per_look"]
     assert decided["alpha_per_look"] * len(decided["looks_planned"]) <= 0.05
+    assert decided["alpha_per_look"] * decided["shares"] == pytest.approx(0.05)
+    assert decided["baseline_runs"] == [1]  # the ledger id of the baseline run it looked at
     # Against a single recorded value no look can decide: the planned repetitions run, and it says so.
     lonely = runs["lonely"]
     assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata.until_decided["decision"] is None
