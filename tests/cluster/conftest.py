@@ -31,7 +31,9 @@ def _why_no_cluster() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+# Module scope: torn down after this folder's tests, within their time limits, not at the
+# end of the whole session (where the last test of the suite would pay for it).
+@pytest.fixture(scope="module")
 def cluster() -> Iterator[SlurmCluster]:
     reason = _why_no_cluster()
     if reason:
@@ -40,7 +42,7 @@ def cluster() -> Iterator[SlurmCluster]:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def pg_server() -> Iterator[str]:
     with postgres_server() as url:
         yield url

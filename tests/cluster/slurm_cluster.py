@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -136,26 +137,6 @@ def _read_pid(path: Path) -> int | None:
         return None
 
 
-def _stop(pid: int | None, timeout_s: float = 15.0) -> None:
-    if pid is None:
-        return
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.1)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 @contextmanager
 def slurm_cluster(accounting: bool = True) -> Iterator[SlurmCluster]:
     """Start munged, slurmctld and slurmd (as root) on a private configuration, and with
@@ -189,6 +170,7 @@ def slurm_cluster(accounting: bool = True) -> Iterator[SlurmCluster]:
     cluster = SlurmCluster(folder=folder, partition=PARTITION, conf=conf)
     env = {**os.environ, **cluster.env}
     pids: list[int | None] = []
+    reaper: subprocess.Popen[bytes] | None = None
     try:
         subprocess.run(
             ["munged", "--force", f"--socket={folder}/munge/munge.socket", f"--key-file={key}",
@@ -196,7 +178,7 @@ def slurm_cluster(accounting: bool = True) -> Iterator[SlurmCluster]:
              f"--seed-file={folder}/munge/munged.seed"],
             check=True, capture_output=True, timeout=30,
         )
-        pids.append(_read_pid(folder / "munge" / "munged.pid"))
+        pids.append(_wait_pid(folder / "munge" / "munged.pid"))
         if accounting:
             pids.append(_start_mariadb(folder, db_port, db_password))
             subprocess.run(["slurmdbd"], env=env, check=True, capture_output=True, timeout=30)
@@ -207,19 +189,84 @@ def slurm_cluster(accounting: bool = True) -> Iterator[SlurmCluster]:
         pids.append(_wait_pid(folder / "slurmctld.pid"))
         subprocess.run(["slurmd", "-f", str(conf)], env=env, check=True, capture_output=True, timeout=30)
         pids.append(_wait_pid(folder / "slurmd.pid"))
+        reaper = _start_reaper(folder, [pid for pid in pids if pid is not None])
         _wait_idle(cluster)
         yield cluster
     except subprocess.CalledProcessError as exc:
         raise RuntimeError(f"{exc.cmd[0]} failed: {exc.stderr or exc.stdout}\n{cluster.logs()}") from exc
     finally:
-        if len(pids) == (5 if accounting else 3):
-            _cancel_everything(cluster)
-        for pid in reversed(pids):
-            _stop(pid)
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            if len(pids) == (5 if accounting else 3):
+                _cancel_everything(cluster)
+        finally:
+            _stop_all([pid for pid in pids if pid is not None])
+            if reaper is not None:
+                _stop_all([reaper.pid])
+                reaper.wait()
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-def _cancel_everything(cluster: SlurmCluster, timeout_s: float = 30.0) -> None:
+# Run beside the tests: when the test process is gone without tearing the cluster down
+# (killed by a timeout, say), stop the daemons by their pids and remove the folder.
+_REAPER = """\
+import os, shutil, signal, sys, time
+owner, folder, pids = int(sys.argv[1]), sys.argv[2], [int(p) for p in sys.argv[3:]]
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+while alive(owner):
+    time.sleep(1)
+for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 0)):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + wait
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+def _start_reaper(folder: Path, pids: list[int]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _REAPER, str(os.getpid()), str(folder), *map(str, pids)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+
+
+def _stop_all(pids: list[int], grace_s: float = 10.0) -> None:
+    """SIGTERM every daemon at once, SIGKILL whatever still runs after ``grace_s``."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.1)
+    for pid in pids:
+        if _alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _cancel_everything(cluster: SlurmCluster, timeout_s: float = 20.0) -> None:
     """Cancel the cluster's jobs and wait until they are gone: a job step outlives slurmd."""
     cluster.run("scancel", "--full", "--partition", cluster.partition, check=False)
     deadline = time.monotonic() + timeout_s

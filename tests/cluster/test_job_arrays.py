@@ -124,6 +124,7 @@ repetitions = 1
     assert "quick" not in manifests[-1].read_text().split('"experiments"')[1].split("]")[0]
 
 
+@pytest.mark.timeout(240)
 def test_bad_input_is_one_clear_line_and_nothing_is_recorded(cluster_project: Callable[[str], ClusterProject]) -> None:
     project = cluster_project(GRID)
     slurm_dir = project.root / ".benchdoc" / "slurm"
@@ -147,6 +148,7 @@ def test_bad_input_is_one_clear_line_and_nothing_is_recorded(cluster_project: Ca
     assert "#SBATCH --exclusive" in dry.stdout and PASSWORD not in dry.stdout
 
 
+@pytest.mark.timeout(240)
 def test_without_accounting_status_reads_scontrol(cluster_project: Callable[..., ClusterProject]) -> None:
     """A cluster without slurmdbd: sacct says so, and status asks scontrol instead; a
     pending task removed by scancel (no record anywhere) is reconciled all the same."""
