@@ -37,6 +37,11 @@ class MetricConfig:
     better_word: str = "better"
     worse_word: str = "worse"
 
+    @property
+    def measures_speed(self) -> bool:
+        """A throughput or a latency: its losses are "slower", whatever words it is shown with."""
+        return _is_speed(self.unit)
+
 
 @dataclass(frozen=True)
 class ExperimentConfig:

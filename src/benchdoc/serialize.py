@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.results.words import Wording, verdict_text
+
 if TYPE_CHECKING:
     from benchdoc.config import Config
-    from benchdoc.results import ExperimentResult
-    from benchdoc.stats import Change, Comparison, Summary
+    from benchdoc.results import Change, Comparison, ExperimentResult, Summary
 
 
 def summary_to_dict(summary: Summary) -> dict[str, Any]:
@@ -18,7 +19,8 @@ def summary_to_dict(summary: Summary) -> dict[str, Any]:
     return data
 
 
-def comparison_to_dict(comparison: Comparison, better_word: str = "better", worse_word: str = "worse") -> dict[str, Any]:
+def comparison_to_dict(comparison: Comparison, metric: Wording | None = None) -> dict[str, Any]:
+    """A comparison's numbers and verdict; ``metric`` gives the verdict's words ("faster")."""
     return {
         "candidate": summary_to_dict(comparison.candidate),
         "baseline": summary_to_dict(comparison.baseline),
@@ -38,7 +40,7 @@ def comparison_to_dict(comparison: Comparison, better_word: str = "better", wors
         "equivalent": comparison.equivalent,
         "runs_needed": comparison.runs_needed,
         "verdict": comparison.verdict,
-        "verdict_text": comparison.verdict_text(better_word, worse_word),
+        "verdict_text": verdict_text(comparison, metric),
     }
 
 
@@ -47,10 +49,6 @@ def change_to_dict(change: Change) -> dict[str, Any]:
 
 
 def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
-    def words(metric: str) -> tuple[str, str]:
-        spec = config.metric_or_default(metric)
-        return spec.better_word, spec.worse_word
-
     return {
         "name": result.name,
         "label": result.label,
@@ -64,7 +62,7 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
         "runs_pooled": [r.id for r in result.pooled],
         "measured_at": result.measured_at.isoformat() if result.measured_at else None,
         "summaries": {m: summary_to_dict(s) for m, s in result.summaries.items()},
-        "comparisons": {m: comparison_to_dict(c, *words(m)) for m, c in result.comparisons.items()},
+        "comparisons": {m: comparison_to_dict(c, config.metric_or_default(m)) for m, c in result.comparisons.items()},
         "changes": {m: change_to_dict(c) for m, c in result.changes.items()},
         "environment_diff": [{"key": d.key, "a": d.a, "b": d.b, "text": d.text()} for d in result.environment_diff],
         "warnings": list(result.warnings),

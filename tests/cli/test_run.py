@@ -130,7 +130,7 @@ def test_usage_errors_exit_2(project) -> None:  # type: ignore[no-untyped-def]
     for args, message in [
         (("run", "baselin"), "unknown experiment 'baselin' (did you mean 'baseline'?)"),
         (("run", "by-hand"), "experiment 'by-hand' has no server to run"),
-        (("run", "zzz*"), "'zzz*' matches no experiment"),
+        (("run", "zzz*"), "no experiment matches 'zzz*'"),
         (("run", "--max-repetitions", "9"), "--max-repetitions goes with --until-decided"),
         (("run", "-n", "0"), "--repetitions must be at least 1"),
     ]:

@@ -118,7 +118,7 @@ def test_document_errors_name_file_and_line_and_write_nothing(project: Project) 
     assert res.returncode == 3
     for expected in (
         "bad.md:3: unknown experiment 'nope'",
-        "bad.md:6: experiments pattern 'zzz-*' matches no experiment",
+        "bad.md:6: no experiment matches 'zzz-*'",
         "bad.md:9: unknown metric 'tok'",
         "bad.md:12:",
         "bad.md:16:",

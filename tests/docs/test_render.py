@@ -13,7 +13,7 @@ from benchdoc.config import parse_config
 from benchdoc.docs import parse_text
 from benchdoc.docs.render import Renderer
 from benchdoc.errors import DocumentError
-from benchdoc.results import compute_results
+from benchdoc.results import LazyResults, compute_results
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def renderer() -> Renderer:
     runs.add("eagle3-cuda13", NEW, day=1)
     runs.add("nccl-tree", failed="CUDA graph incompatible", day=1)
     results = compute_results(config, runs.runs)
-    return Renderer(config, lambda: results, Path("log.md"))
+    return Renderer(config, LazyResults.of(results), Path("log.md"))
 
 
 def render(renderer: Renderer, marker: str) -> str:
@@ -91,3 +91,15 @@ def test_render_errors_are_clear(renderer: Renderer, marker: str, message: str) 
     with pytest.raises(DocumentError) as info:
         render(renderer, marker)
     assert message in str(info.value)
+
+
+def test_a_metric_is_named_by_its_label_as_tables_show_it(renderer: Renderer) -> None:
+    """metric=tok/s is the same table as metric=output_tok_s; a label may hold a space."""
+    by_name = render(renderer, '<!-- benchdoc:table experiments="baseline eagle3-cuda13" metric=output_tok_s -->')
+    assert render(renderer, '<!-- benchdoc:table experiments="baseline eagle3-cuda13" metric=tok/s -->') == by_name
+    value = render(renderer, "<!-- benchdoc:value eagle3-cuda13.tok/s -->")
+    assert value == render(renderer, "<!-- benchdoc:value eagle3-cuda13.output_tok_s -->") == "96.1"
+    spaced = render(renderer, '<!-- benchdoc:table experiments="baseline" metric="TTFT p50" -->')
+    assert "TTFT p50" in spaced.splitlines()[0]
+    with pytest.raises(DocumentError, match="unknown metric 'tok/'"):
+        render(renderer, "<!-- benchdoc:table metric=tok/ -->")

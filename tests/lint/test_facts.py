@@ -12,7 +12,7 @@ from benchdoc.cache import DerivedCache
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, load_facts
 from benchdoc.lint.facts import CACHE_KEY, CACHE_NAMESPACE
-from benchdoc.results import build_results
+from benchdoc.results import LazyResults, build_results
 
 
 def test_current_history_comparison_and_change(story_facts: LintFacts) -> None:
@@ -59,13 +59,13 @@ def test_warm_cache_needs_no_results(tmp_path: Path) -> None:
             calls.append(1)
             return build_results(config, ledger)
 
-        cold = load_facts(config, results, cache)
+        cold = load_facts(config, LazyResults(results), cache)
         cache.save()
-        warm = load_facts(config, results, DerivedCache(tmp_path / "cache", "fingerprint-1"))
+        warm = load_facts(config, LazyResults(results), DerivedCache(tmp_path / "cache", "fingerprint-1"))
         assert calls == [1]  # computed once, then read back
         assert warm == cold
         # A different fingerprint (a new run) empties the cache: computed again.
-        load_facts(config, results, DerivedCache(tmp_path / "cache", "fingerprint-2"))
+        load_facts(config, LazyResults(results), DerivedCache(tmp_path / "cache", "fingerprint-2"))
         assert calls == [1, 1]
 
 
@@ -75,5 +75,5 @@ def test_unreadable_cached_facts_are_recomputed(tmp_path: Path) -> None:
         record_story(ledger)
         cache = DerivedCache(tmp_path / "cache", "f")
         cache.put(CACHE_NAMESPACE, CACHE_KEY, {"experiments": {"x": {"oops": 1}}})
-        facts = load_facts(config, lambda: build_results(config, ledger), cache)
+        facts = load_facts(config, LazyResults.from_ledger(config, ledger), cache)
         assert "eagle3-cuda13" in facts.experiments

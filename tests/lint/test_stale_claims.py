@@ -81,7 +81,7 @@ def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str
     from benchdoc.docs.sync import plan_text
     from benchdoc.ledger.store import Ledger
     from benchdoc.lint import facts_from_results
-    from benchdoc.results import build_results
+    from benchdoc.results import LazyResults, build_results
 
     config = story_config(tmp_path)
     with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
@@ -89,7 +89,7 @@ def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str
         results = build_results(config, ledger)
     (finding,) = lint_text(facts_from_results(results), sentence + "\n")
     marker = finding.fix[finding.fix.index("<!--") :]
-    plan = plan_text(marker + "\n", Renderer(config, lambda: results, tmp_path / "log.md"))
+    plan = plan_text(marker + "\n", Renderer(config, LazyResults.of(results), tmp_path / "log.md"))
     (region,) = plan.regions
     assert not plan.errors and region.new_content == region.region.content  # sync leaves the suggested text as it is
 

@@ -77,7 +77,7 @@ def test_selection_follows_config_order_and_skips_experiments_without_server(con
 @pytest.mark.parametrize(
     ("patterns", "message"),
     [
-        (["nope-*"], "'nope-*' matches no experiment"),
+        (["nope-*"], "no experiment matches 'nope-*'"),
         (["measured-*"], "matches measured-elsewhere, none of which has a server to run"),
         (["measured-elsewhere"], "experiment 'measured-elsewhere' has no server to run"),
         (["baselin"], "unknown experiment 'baselin' (did you mean 'baseline'?)"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from benchdoc.cli._common import load_project, open_ledger
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
@@ -32,19 +31,13 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.cli.lint import report as report_lint
     from benchdoc.cli.sync import report
     from benchdoc.docs.project import document_paths, plan_documents
-    from benchdoc.results import build_results
+    from benchdoc.results import LazyResults
 
     config = load_project(args)
     paths = document_paths(config, args.documents, action="check")
     with open_ledger(config, create=False) as ledger:
-        shared: list[Any] = []
-
-        def results() -> Any:
-            # One computation for both the regions and the lint, and none when the cache is warm.
-            if not shared:
-                shared.append(build_results(config, ledger))
-            return shared[0]
-
+        # One computation for both the regions and the lint, and none when the cache is warm.
+        results = LazyResults.from_ledger(config, ledger)
         cache = DerivedCache.for_project(config, ledger)
         syncs = plan_documents(config, results, paths, cache=cache)
         facts = None if args.no_lint else project_facts(config, ledger, cache, results)

@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--format", "-f", choices=FORMATS, default="csv", help="default: csv")
     parser.add_argument("--output", "-o", metavar="FILE", help="write to FILE (default: standard output)")
-    parser.add_argument("--experiment", "-e", action="append", help="only this experiment (repeatable)")
+    parser.add_argument(
+        "--experiment", "-e", action="append", help="only this experiment: a name, alias or glob like 'eagle3-*' (repeatable)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -29,9 +31,11 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.export import flat_rows, render_rows
     from benchdoc.textfile import write_atomic
 
+    from benchdoc.results.catalog import select_recorded
+
     config = load_project(args)
-    experiments = [config.experiment(e).name for e in args.experiment] if args.experiment else None
     with open_ledger(config) as ledger:
+        experiments = select_recorded(config, ledger, args.experiment) if args.experiment else None
         runs = ledger.runs(experiments)
     text = render_rows(flat_rows(runs), args.format)
     if args.output:

@@ -21,9 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "history",
         help="every run of an experiment, newest first",
         description="List every run of EXPERIMENT, newest first: outcome, reason (the cause read from the log "
-        "first), values, commit and host. A retracted run is shown struck through, with why.",
+        "first), values, commit and host. A retracted run is shown struck through, with why. "
+        "A glob ('eagle3-*') lists each experiment it matches in turn.",
     )
-    parser.add_argument("experiment", help="experiment name (or alias)")
+    parser.add_argument("experiment", help="experiment name, alias or glob (declared, or only recorded)")
     parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     parser.add_argument("--requests", action="store_true",
                         help="also list each run's requests, repetition by repetition (as kept in the ledger)")
@@ -32,10 +33,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchdoc.results.catalog import select_recorded
+
     config = load_project(args)
-    experiment = config.experiment(args.experiment).name
     with open_ledger(config) as ledger:
-        runs = ledger.runs(experiment)
+        experiments = select_recorded(config, ledger, [args.experiment])
+        runs = ledger.runs(experiments)
         kept = ledger.requests([r.id for r in runs]) if args.requests else {}
     if args.json:
         data = [r.to_json() for r in runs]
@@ -45,13 +48,15 @@ def run(args: argparse.Namespace) -> int:
         print_json(data)
         return 0
     out = console()
-    if not runs:
-        out.print(f"no runs of {experiment} yet")
-        return 0
-    print_runs(out, config, experiment, runs, all_metrics=args.all_metrics)
-    if args.requests:
-        for r in runs:
-            print_requests(out, r, kept[r.id])
+    for experiment in experiments:  # a glob lists each experiment it matches in turn
+        own = [r for r in runs if r.experiment == experiment]
+        if not own:
+            out.print(f"no runs of {experiment} yet")
+            continue
+        print_runs(out, config, experiment, own, all_metrics=args.all_metrics)
+        if args.requests:
+            for r in own:
+                print_requests(out, r, kept[r.id])
     return 0
 
 
@@ -63,7 +68,8 @@ def print_runs(out: Console, config: Config, experiment: str, runs: list[RunReco
     # A load-generator run records dozens of metrics; the declared ones are what the user reads.
     declared = [m for m in config.metrics if m in recorded]
     metrics = sorted(recorded) if all_metrics or not declared else declared
-    table = Table(title=f"{config.experiments[experiment].label} — {len(runs)} run(s)", title_justify="left")
+    label = config.experiments[experiment].label if experiment in config.experiments else experiment  # or only recorded
+    table = Table(title=f"{label} — {len(runs)} run(s)", title_justify="left")
     for column in ("run", "when (UTC)", "outcome", *metrics, "reason / note", "commit", "host"):
         table.add_column(column, justify="right" if column in metrics or column == "run" else "left")
     for r in runs:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
 from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK, UsageError
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
     from benchdoc.lint import DocumentLint, LintFacts
+    from benchdoc.results import LazyResults
 
 ORDER = 70
 
@@ -90,12 +91,12 @@ def run(args: argparse.Namespace) -> int:
     return report(results, as_json=args.json)
 
 
-def project_facts(config: Config, ledger: Ledger, cache: DerivedCache, results: Any = None) -> LintFacts:
-    """The lint's facts: from the derived cache when warm, else computed (``results``: a shared provider)."""
+def project_facts(config: Config, ledger: Ledger, cache: DerivedCache, results: LazyResults | None = None) -> LintFacts:
+    """The lint's facts: from the derived cache when warm, else computed (``results``: shared with the regions)."""
     from benchdoc.lint import load_facts
-    from benchdoc.results import build_results
+    from benchdoc.results import LazyResults
 
-    facts = load_facts(config, results or (lambda: build_results(config, ledger)), cache)
+    facts = load_facts(config, results or LazyResults.from_ledger(config, ledger), cache)
     cache.save()
     return facts
 

@@ -378,6 +378,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     from rich.text import Text
 
     from benchdoc.results import build_results
+    from benchdoc.results.words import verdict_text
 
     primary = config.primary_metric
     # Only the primary metric is summarised: comparing every recorded metric (error_rate is
@@ -397,7 +398,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     for outcome in report.outcomes:
         result = results.experiments.get(outcome.experiment)
         # A setup or harness error is not the experiment's result: its status stays what it was.
-        status = result.status if result and outcome.outcome != "error" else outcome.outcome
+        status = str(result.status) if result and outcome.outcome != "error" else outcome.outcome
         if outcome.outcome != "ok":
             status = f"{status}: {outcome.explanation}"
         if outcome.decision:
@@ -409,9 +410,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
             cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == "ok" else "—")
             comparison = result.comparisons.get(primary)
             if comparison is not None and outcome.outcome == "ok":
-                vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + comparison.verdict_text(
-                    spec.better_word, spec.worse_word, spec.digits
-                )
+                vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + verdict_text(comparison, spec, spec.digits)
             elif result.compare_to and outcome.outcome == "ok":
                 vs = f"vs {result.compare_to}: no result yet"
         elif primary:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from benchdoc.cli._common import (
     add_pooling_arguments,
@@ -15,6 +15,10 @@ from benchdoc.cli._common import (
     pooling_from_args,
     print_json,
 )
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.results import ExperimentResult, ResultSet
 
 ORDER = 30
 
@@ -28,8 +32,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "its compare_to (delta %, its interval, p-value and verdict). By default each experiment's "
         "latest run is used.",
     )
-    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", help="only these (default: all)")
-    parser.add_argument("--metric", "-m", action="append", help="metric(s) to show (default: those declared)")
+    parser.add_argument(
+        "experiments", nargs="*", metavar="EXPERIMENT", help="only these: names, aliases or globs like 'eagle3-*' (default: all)"
+    )
+    parser.add_argument("--metric", "-m", action="append", help="metric(s) to show, by name or label (default: those declared)")
     parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     add_pooling_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -40,13 +46,14 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.results import build_results
 
     config = load_project(args)
-    selected = [config.experiment(e).name for e in args.experiments] if args.experiments else None
-    metrics = [config.metric(m).name for m in args.metric] if args.metric else None
+    metrics = [_metric_name(config, m) for m in args.metric] if args.metric else None
     with open_ledger(config) as ledger:
         results = build_results(
             config, ledger, pooling=pooling_from_args(args), metrics=metrics, all_metrics=args.all_metrics
         )
-    chosen = [r for r in results if selected is None or r.name in selected]
+    if metrics is not None:
+        metrics = list(dict.fromkeys(results.metric(m).name for m in metrics))  # each one known, declared or measured
+    chosen = results.select(args.experiments) if args.experiments else list(results)
     if args.json:
         from benchdoc.serialize import result_to_dict
 
@@ -60,8 +67,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def present(results: Any, chosen: list[Any], metrics: list[str] | None) -> None:
+def _metric_name(config: Config, name: str) -> str:
+    """A declared metric's name for a name or label; any other name as given, checked once measured."""
+    from benchdoc.selection import SelectionError, find_metric
+
+    try:
+        return find_metric(name, config.metrics).name
+    except SelectionError:
+        return name
+
+
+def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str] | None) -> None:
     from rich.table import Table
+
+    from benchdoc.results.words import verdict_text
 
     config = results.config
     out = console()
@@ -84,7 +103,7 @@ def present(results: Any, chosen: list[Any], metrics: list[str] | None) -> None:
         comparison = result.comparisons.get(primary) if primary else None
         if comparison is not None:
             spec = config.metric_or_default(primary)
-            vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + comparison.verdict_text(spec.better_word, spec.worse_word)
+            vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + verdict_text(comparison, spec)
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
         status = result.status + (f" ({result.reason})" if result.reason else "")

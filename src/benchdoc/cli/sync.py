@@ -53,13 +53,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchdoc.cache import DerivedCache
     from benchdoc.docs.project import document_paths, plan_documents, write_sync
-    from benchdoc.results import build_results
+    from benchdoc.results import LazyResults
 
     config = load_project(args)
     paths = document_paths(config, args.documents)
     with open_ledger(config) as ledger:
         syncs = plan_documents(
-            config, lambda: build_results(config, ledger), paths, force=args.force, cache=DerivedCache.for_project(config, ledger)
+            config, LazyResults.from_ledger(config, ledger), paths, force=args.force,
+            cache=DerivedCache.for_project(config, ledger),
         )
     show_diffs = not args.quiet
     problems = report(syncs, show_diffs=show_diffs, check=args.check)

@@ -7,7 +7,7 @@ region renderer, and writes plans (and the chart files they embed) atomically.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
     from benchdoc.docs.sync import DocumentPlan
-    from benchdoc.results import ResultSet
+    from benchdoc.results import LazyResults
 
 
 @dataclass
@@ -69,26 +69,19 @@ def _relative(path: Path) -> Path:
 
 def plan_documents(
     config: Config,
-    results: Callable[[], ResultSet],
+    results: LazyResults,
     paths: Sequence[Path],
     *,
     force: bool = False,
     cache: DerivedCache | None = None,
 ) -> list[DocumentSync]:
-    """Plan every document; nothing is written. ``results`` is called once, if a region needs it."""
+    """Plan every document; nothing is written. ``results`` are computed once, if a region needs them."""
     from benchdoc.docs.render import Renderer
     from benchdoc.docs.sync import plan_document
 
     syncs = []
-    shared: list[ResultSet] = []
-
-    def provide() -> ResultSet:
-        if not shared:
-            shared.append(results())
-        return shared[0]
-
     for path in paths:
-        renderer = Renderer(config, provide, path, cache=cache)
+        renderer = Renderer(config, results, path, cache=cache)
         plan = plan_document(path, renderer, force=force)
         syncs.append(DocumentSync(plan, dict(renderer.files)))
     if cache is not None:

@@ -24,42 +24,35 @@ Region kinds:
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchdoc.errors import DocumentError
+from benchdoc.errors import DocumentError, UsageError
+from benchdoc.results.status import STATUSES, Status
+from benchdoc.results.pairs import TEST_NAME
+from benchdoc.results.words import DASH, verdict_sentence, vs_cell
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config, MetricConfig
     from benchdoc.docs.document import Region
-    from benchdoc.results import ExperimentResult, ResultSet
-    from benchdoc.stats import Comparison
+    from benchdoc.results import Comparison, ExperimentResult, LazyResults, ResultSet
 
 KINDS = ("table", "value", "list", "chart")
 TABLE_COLUMNS = ("label", "status", "value", "n", "vs", "change", "notes")
 VALUE_SHOWS = ("value", "interval", "n", "delta", "verdict", "status", "change", "before", "reason")
-DASH = "—"
 
 
-def verdict_sentence(
-    verdict: str | None, delta_pct: float, other: str, *, better_word: str, worse_word: str, margin: float | None
-) -> str:
-    """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)'.
-
-    The prose lint suggests exactly this text as a fix, so it lives in one place.
-    """
-    if verdict in ("better", "worse"):
-        word = better_word if verdict == "better" else worse_word
-        return f"{abs(delta_pct):.1f}% {word} than {other}"
-    if verdict == "equivalent":
-        return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
-    if verdict == "insufficient":
-        return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
-    return f"no significant difference from {other} ({delta_pct:+.1f}%)"
+@contextmanager
+def _in_document() -> Iterator[None]:
+    """A name or metric the results cannot resolve is a fault of the document's marker."""
+    try:
+        yield
+    except UsageError as err:
+        raise DocumentError(err.message) from None
 
 
 def _attr_bool(value: str | None, default: bool, name: str) -> bool:
@@ -82,22 +75,19 @@ def _cell(text: str) -> str:
 class Renderer:
     """Renders regions of one document; collects chart files to write.
 
-    ``results`` is a callable giving the ResultSet, called at most once and only when a
-    region needs it: with a warm ``cache``, `benchdoc check` never computes statistics.
+    ``lazy`` computes the results only when a region needs them: with a warm ``cache``,
+    `benchdoc check` never computes statistics.
     """
 
     config: Config
-    results_provider: Callable[[], ResultSet]
+    lazy: LazyResults
     document: Path
     cache: DerivedCache | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
-    _results: ResultSet | None = None
 
     @property
     def results(self) -> ResultSet:
-        if self._results is None:
-            self._results = self.results_provider()
-        return self._results
+        return self.lazy.get()
 
     def __call__(self, region: Region) -> str:
         if self.cache is None:
@@ -147,42 +137,29 @@ class Renderer:
     # -- shared lookups ----------------------------------------------------------------
 
     def select(self, spec: str | None) -> list[ExperimentResult]:
-        """Experiments by names and glob patterns, in the order given; each listed once."""
-        from benchdoc.config import did_you_mean
-
-        everything = list(self.results.experiments.values())
+        """Experiments by names, aliases and glob patterns, in the order given (default: those declared)."""
         if not spec:
-            return [r for r in everything if r.name in self.config.experiments]
-        chosen: list[ExperimentResult] = []
-        for pattern in spec.split():
-            if any(ch in pattern for ch in "*?["):
-                matched = [r for r in everything if fnmatch.fnmatchcase(r.name, pattern)]
-                if not matched:
-                    raise DocumentError(f"experiments pattern '{pattern}' matches no experiment")
-            else:
-                if pattern not in self.results.experiments:
-                    try:
-                        pattern = self.config.experiment(pattern).name
-                    except Exception:
-                        raise DocumentError(
-                            f"unknown experiment '{pattern}'{did_you_mean(pattern, self.results.experiments)}"
-                        ) from None
-                matched = [self.results.experiments[pattern]]
-            chosen.extend(r for r in matched if r not in chosen)
-        return chosen
+            return [r for r in self.results if r.name in self.config.experiments]
+        with _in_document():
+            return self.results.select(spec.split())
 
     def experiment(self, name: str) -> ExperimentResult:
-        return self.select(name)[0]
+        with _in_document():
+            return self.results[name]
 
     def metric(self, name: str | None) -> MetricConfig:
-        from benchdoc.config import did_you_mean
-
-        name = name or self.config.primary_metric
-        if not name:
+        """The metric a marker names, by name or label (default: the primary metric)."""
+        if not name and not self.config.primary_metric:
             raise DocumentError("no metric given and benchdoc.toml declares none")
-        if name not in self.config.metrics:
-            raise DocumentError(f"unknown metric '{name}'{did_you_mean(name, self.config.metrics)}")
-        return self.config.metrics[name]
+        with _in_document():
+            return self.results.metric(name or None)
+
+    def _names_metric(self, text: str) -> bool:
+        try:
+            self.results.metric(text)
+        except UsageError:
+            return False
+        return True
 
     def digits(self, region: Region, metric: MetricConfig) -> int:
         raw = region.attrs.get("digits")
@@ -193,24 +170,16 @@ class Renderer:
         return int(raw)
 
     def comparison(self, result: ExperimentResult, metric: str, against: str | None) -> Comparison | None:
-        """The comparison of ``result`` against ``against`` (default: its compare_to)."""
+        """The comparison of ``result`` against ``against`` (default: its compare_to), or None."""
         target = against or result.compare_to
         if not target or target == result.name:
             return None
-        if target == result.compare_to:
-            return result.comparisons.get(metric)
-        # A comparison the project does not declare: computed here, uncorrected.
-        other = self.experiment(target)
-        mine, theirs = result.summaries.get(metric), other.summaries.get(metric)
-        if mine is None or theirs is None:
-            return None
-        from benchdoc.stats import compare
+        from benchdoc.results import NoComparison
 
-        spec = self.config.metric_or_default(metric)
-        return compare(
-            mine.values, theirs.values, direction=spec.direction, alpha=self.config.stats.alpha,
-            confidence=self.config.stats.confidence, equivalence_margin=spec.equivalence_margin,
-        )
+        try:
+            return self.results.compare(result.name, target, metric).comparison
+        except NoComparison:
+            return None
 
     # -- formatting --------------------------------------------------------------------
 
@@ -218,26 +187,13 @@ class Renderer:
     def number(value: float, digits: int) -> str:
         return f"{float(value):.{digits}f}"
 
-    def vs_text(self, comparison: Comparison, metric: MetricConfig) -> str:
-        from benchdoc.stats import format_p
-
-        delta = f"{comparison.delta_pct:+.1f}%"
-        if comparison.verdict in ("better", "worse"):
-            word = metric.better_word if comparison.verdict == "better" else metric.worse_word
-            return f"{delta} {word} (p={format_p(comparison.p_used)})"
-        if comparison.verdict == "equivalent":
-            return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
-        if comparison.verdict == "insufficient":
-            return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
-        return f"~ {delta} (no significant difference, p={format_p(comparison.p_used)})"
-
     def notes(self, result: ExperimentResult) -> str:
         parts: list[str] = []
-        if result.status == "Failed" and result.reason:
+        if result.status is Status.FAILED and result.reason:
             parts.append(result.reason)
-        elif result.status == "Superseded" and result.reason:
-            parts.append(f"Superseded {result.reason}")
-        elif result.status == "Measured" and result.reason:
+        elif result.status is Status.SUPERSEDED and result.reason:
+            parts.append(f"{Status.SUPERSEDED} {result.reason}")
+        elif result.status is Status.MEASURED and result.reason:
             parts.append(result.reason)
         if result.config.notes and result.config.notes not in parts:
             parts.append(result.config.notes)
@@ -249,7 +205,8 @@ class Renderer:
 
     def table(self, region: Region) -> str:
         attrs = region.attrs
-        names: list[str | None] = list((attrs.get("metrics") or attrs.get("metric") or "").split()) or [None]
+        # metrics="a b" lists names; metric= is one name or label, which may hold spaces ("TTFT p50").
+        names: list[str | None] = list(attrs["metrics"].split()) if attrs.get("metrics") else [attrs.get("metric")]
         metrics = [self.metric(n) for n in names]
         experiments = self.select(attrs.get("experiments"))
         against = attrs.get("compare")
@@ -321,7 +278,7 @@ class Renderer:
                             cells.append("reference" if result.summaries else DASH)
                             continue
                         c = self.comparison(result, m.name, against)
-                        cells.append(self.vs_text(c, m) if c else DASH)
+                        cells.append(vs_cell(c, m) if c else DASH)
                 elif column == "change":
                     for m in metrics:
                         ch = result.changes.get(m.name)
@@ -342,7 +299,7 @@ class Renderer:
         parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples)"]
         parts.append("n = samples")
         notes = [self.results.correction_note(m.name) for m in metrics]
-        test = "Mann-Whitney U, two-sided"
+        test = TEST_NAME
         if against:
             parts.append(f"vs: {test}, uncorrected")
         elif any(notes):
@@ -359,7 +316,7 @@ class Renderer:
         name = target
         if metric_name is None and "." in target:
             head, _, tail = target.rpartition(".")
-            if tail in self.config.metrics:
+            if self._names_metric(tail):
                 name, metric_name = head, tail
         result = self.experiment(name)
         metric = self.metric(metric_name)
@@ -404,8 +361,6 @@ class Renderer:
 
     def list(self, region: Region) -> str:
         wanted = [s.lower() for s in region.attrs.get("status", "failed untested").split()]
-        from benchdoc.results import STATUSES
-
         known = {s.lower() for s in STATUSES}
         for status in wanted:
             if status not in known:

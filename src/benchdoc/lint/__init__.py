@@ -1,6 +1,6 @@
 """The prose lint: numbers, relative claims and verdicts in a log's narrative that the ledger contradicts.
 
-    facts = load_facts(config, lambda: build_results(config, ledger), cache)
+    facts = load_facts(config, LazyResults.from_ledger(config, ledger), cache)
     for document in lint_paths(facts, lint_documents(config, [])):
         for finding in document.findings:
             print(finding.location, finding.kind, finding.message)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
-    from benchdoc.results import ExperimentResult, ResultSet
+    from benchdoc.results import ExperimentResult, LazyResults, ResultSet
 
 CACHE_NAMESPACE = "lint"
 CACHE_KEY = "facts-v3"
@@ -199,10 +199,10 @@ def facts_from_results(results: ResultSet) -> LintFacts:
     )
 
 
-def load_facts(config: Config, results: Any, cache: DerivedCache | None = None) -> LintFacts:
-    """The facts from the cache when it is warm, else from ``results()`` (then cached).
+def load_facts(config: Config, results: LazyResults, cache: DerivedCache | None = None) -> LintFacts:
+    """The facts from the cache when it is warm, else from the results (then cached).
 
-    ``results`` is a callable returning the ResultSet; it is not called on a warm cache.
+    The results are not computed on a warm cache.
     """
     if cache is not None:
         cached = cache.get(CACHE_NAMESPACE, CACHE_KEY)
@@ -211,7 +211,7 @@ def load_facts(config: Config, results: Any, cache: DerivedCache | None = None) 
                 return LintFacts.from_json(cached)
             except (KeyError, TypeError, ValueError):
                 pass  # written by another version: recompute
-    facts = facts_from_results(results())
+    facts = facts_from_results(results.get())
     if cache is not None:
         cache.put(CACHE_NAMESPACE, CACHE_KEY, facts.to_json())
     return facts

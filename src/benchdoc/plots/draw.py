@@ -29,6 +29,7 @@ from benchdoc.plots.model import (
     format_value,
     unit_label,
 )
+from benchdoc.results.status import Status
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,17 +55,17 @@ OKABE_ITO: dict[str, str] = {
 }
 NEUTRAL_GREY = "#999999"
 TEXT_COLOUR = "#222222"
-STATUS_COLOURS: dict[str, str] = {
-    "Reference": OKABE_ITO["blue"],
-    "Works": OKABE_ITO["bluish_green"],
-    "Slower": OKABE_ITO["vermillion"],
-    "Worse": OKABE_ITO["vermillion"],
-    "No difference": OKABE_ITO["sky_blue"],
-    "Measured": OKABE_ITO["orange"],
-    "Superseded": NEUTRAL_GREY,
+STATUS_COLOURS: dict[Status, str] = {
+    Status.REFERENCE: OKABE_ITO["blue"],
+    Status.WORKS: OKABE_ITO["bluish_green"],
+    Status.SLOWER: OKABE_ITO["vermillion"],
+    Status.WORSE: OKABE_ITO["vermillion"],
+    Status.NO_DIFFERENCE: OKABE_ITO["sky_blue"],
+    Status.MEASURED: OKABE_ITO["orange"],
+    Status.SUPERSEDED: NEUTRAL_GREY,
 }
 # Colour is never the only cue: losing bars are hatched as well.
-STATUS_HATCHES: dict[str, str] = {"Slower": "//", "Worse": "//"}
+STATUS_HATCHES: dict[Status, str] = {status: "//" for status in Status if status.loses}
 BEFORE_COLOUR = NEUTRAL_GREY
 AFTER_COLOUR = OKABE_ITO["blue"]
 FAILED_COLOUR = OKABE_ITO["vermillion"]
@@ -234,7 +235,7 @@ def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch:
     if bar.gap is not None:
         (band,) = axes.bar(x, gap_height, width=width, color="#f4f4f4", edgecolor="#aaaaaa", linewidth=0.8, linestyle="--")
         band.set_gid(f"gap-band-{gid}")
-        gap_colour = FAILED_COLOUR if bar.gap.startswith("Failed") else "#555555"
+        gap_colour = FAILED_COLOUR if bar.status is Status.FAILED else "#555555"
         text = axes.text(
             x, gap_height * 0.03, _wrap(_shorten(bar.gap), 34), rotation=90, ha="center", va="bottom",
             fontsize=8.5, color=TEXT_COLOUR, linespacing=1.1,

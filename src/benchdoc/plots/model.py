@@ -10,20 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from benchdoc.config import MetricConfig, did_you_mean
+from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
+from benchdoc.results.status import Status
+from benchdoc.results.words import delta_mark, failure_reason
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
-    from benchdoc.results import ExperimentResult, ResultSet
-    from benchdoc.stats import Summary
+    from benchdoc.results import ExperimentResult, ResultSet, Summary
 
 CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history", "latency-throughput")
-GLOB_CHARACTERS = "*?["
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class Bar:
 
     experiment: str
     label: str
-    status: str
+    status: Status
     median: float | None
     ci_low: float | None
     ci_high: float | None
@@ -207,51 +206,13 @@ def is_simulated(run: RunRecord) -> bool:
 
 
 def resolve_metric(results: ResultSet, metric: str | None) -> MetricConfig:
-    """The metric to chart: the one named, else the primary metric, else the only one measured."""
-    config = results.config
-    measured = sorted({m for result in results for m in result.summaries})
-    if metric is None:
-        if config.primary_metric:
-            return config.metric_or_default(config.primary_metric)
-        known = sorted(set(config.metrics) | set(measured))
-        if len(known) == 1:
-            return config.metric_or_default(known[0])
-        raise UsageError(f"name the metric to chart (one of: {', '.join(known) or 'none recorded'})")
-    if metric in config.metrics or metric in measured:
-        return config.metric_or_default(metric)
-    for spec in config.metrics.values():  # a metric may be named by its label, as tables show it
-        if spec.label == metric:
-            return spec
-    choices = sorted(set(config.metrics) | set(measured))
-    raise UsageError(f"unknown metric '{metric}'{did_you_mean(metric, choices)}")
+    """The metric to chart: the one named (or labelled), else the primary metric, else the only one measured."""
+    return results.metric(metric)
 
 
 def select_experiments(results: ResultSet, patterns: Sequence[str]) -> list[str]:
-    """Experiment names matching names, aliases or glob patterns, in the order given.
-
-    A glob's matches come in config order; each experiment appears once. A name or
-    pattern matching nothing is an error, never silently dropped.
-    """
-    chosen: list[str] = []
-    for pattern in patterns:
-        if any(ch in pattern for ch in GLOB_CHARACTERS):
-            matches = [name for name in results.experiments if fnmatchcase(name, pattern)]
-            if not matches:
-                raise UsageError(f"no experiment matches '{pattern}'")
-        else:
-            matches = [_experiment_name(results, pattern)]
-        chosen.extend(name for name in matches if name not in chosen)
-    return chosen
-
-
-def _experiment_name(results: ResultSet, name: str) -> str:
-    if name in results.experiments:
-        return name
-    lowered = name.lower()
-    for result in results:
-        if lowered in (alias.lower() for alias in result.config.aliases):
-            return result.name
-    raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, results.experiments)}")
+    """Experiment names matching names, aliases or glob patterns, in the order given (see ResultSet.select)."""
+    return [result.name for result in results.select(patterns)]
 
 
 def pooling_caption(results: ResultSet, *, what: str, bars: Sequence[Bar]) -> str:
@@ -324,8 +285,6 @@ def before_after_data(results: ResultSet, metric: str | None = None, experiments
 
 def history_data(results: ResultSet, metric: str | None, experiment: str) -> HistoryChart:
     """Every run of one experiment, oldest first: the median and interval of each run."""
-    from benchdoc.stats import summarize
-
     spec = resolve_metric(results, metric)
     name = select_experiments(results, [experiment])
     if len(name) != 1:
@@ -337,14 +296,13 @@ def history_data(results: ResultSet, metric: str | None, experiment: str) -> His
     confidence = results.config.stats.confidence
     points = []
     for run in sorted(result.runs, key=lambda r: (r.started_at, r.id)):
-        values = run.values(spec.name)
+        summary = results.run_summary(run, spec.name)
         if run.outcome != "ok":
-            reason = run.explanation or "failed"
-            points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, False, gap=f"Failed: {reason}"))
-        elif not values:
+            gap = f"{Status.FAILED}: {failure_reason(run)}"
+            points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, False, gap=gap))
+        elif summary is None:
             points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, run.id in pooled_ids, gap="No data"))
         else:
-            summary = summarize(values, confidence)
             points.append(
                 HistoryPoint(
                     run.id, run.started_at, summary.median, summary.ci_low, summary.ci_high, summary.n, run.id in pooled_ids
@@ -384,29 +342,18 @@ def _simulated(caption: str, simulated: bool) -> str:
 
 
 def _bar(result: ExperimentResult, spec: MetricConfig) -> Bar:
-    from benchdoc.results import FAILED, UNTESTED
-
-    if result.status == FAILED:
+    if result.status is Status.FAILED:
         reason = result.reason or "failed"
-        return Bar(result.name, result.label, result.status, None, None, None, 0, gap=f"Failed: {reason}")
-    if result.status == UNTESTED:
-        return Bar(result.name, result.label, result.status, None, None, None, 0, gap="Untested")
+        return Bar(result.name, result.label, result.status, None, None, None, 0, gap=f"{Status.FAILED}: {reason}")
+    if result.status is Status.UNTESTED:
+        return Bar(result.name, result.label, result.status, None, None, None, 0, gap=str(Status.UNTESTED))
     summary: Summary | None = result.summaries.get(spec.name)
     if summary is None:
         return Bar(result.name, result.label, result.status, None, None, None, 0, gap=f"No {spec.label} data")
     return Bar(
         result.name, result.label, result.status, summary.median, summary.ci_low, summary.ci_high, summary.n,
-        delta=_delta_text(result.comparisons.get(spec.name)),
+        delta=delta_mark(result.comparisons.get(spec.name)),
     )
-
-
-def _delta_text(comparison: Any) -> str | None:
-    if comparison is None:
-        return None
-    if comparison.verdict in ("same", "equivalent"):
-        return "~"
-    text = f"{comparison.delta_pct:+.1f}%"
-    return text if comparison.verdict in ("better", "worse") else f"{text}?"
 
 
 def _reference_lines(results: ResultSet, chosen: Sequence[ExperimentResult], spec: MetricConfig) -> tuple[ReferenceLine, ...]:

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
-from benchdoc.results import FAILED, STATUSES, SUPERSEDED, UNTESTED
+from benchdoc.results.status import STATUSES, Status
+from benchdoc.results.words import delta_text, failure_reason, format_p, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -38,7 +39,7 @@ def sort_number(value: float) -> str:
     return repr(float(value))
 
 
-def status_badge(status: str) -> str:
+def status_badge(status: Status) -> str:
     css = "s-" + "-".join(status.lower().split())
     return f'<span class="badge {esc(css)}">{esc(status)}</span>'
 
@@ -169,8 +170,8 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
             cells.append('<td data-sort="">—</td>')
             cells.append('<td class="num" data-sort="">—</td>')
         else:
-            verdict = comparison.verdict_text(primary.better_word, primary.worse_word)
-            delta = "~" if comparison.verdict == "same" else f"{comparison.delta_pct:+.1f}%"
+            verdict = verdict_text(comparison, primary)
+            delta = delta_text(comparison)
             cells.append(
                 f'<td data-sort="{sort_number(comparison.delta_pct)}">{esc(delta)} vs {esc(result.compare_to)}'
                 f'<br><span class="muted">{esc(verdict)}</span></td>'
@@ -187,8 +188,8 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
     latest = result.latest_run
     cells.append(f'<td data-sort="{esc(latest.started_at.isoformat() if latest else "")}">{esc(when(latest.started_at if latest else None))}</td>')
     reason = result.reason or ""
-    if result.status == SUPERSEDED and reason.startswith("by "):
-        reason = f"Superseded {reason}"
+    if result.status is Status.SUPERSEDED and reason.startswith("by "):
+        reason = f"{Status.SUPERSEDED} {reason}"
     notes = [reason]
     if result.failure_log_line:
         notes.append(result.failure_log_line)
@@ -269,15 +270,15 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
         key=lambda pair: (pair[1].started_at, pair[1].id),
         reverse=True,
     )
-    untested = [result for result in results if result.status == UNTESTED]
+    untested = [result for result in results if result.status is Status.UNTESTED]
     parts = ['<section id="failures">', "<h2>Failures</h2>"]
     if not failed:
         parts.append('<p class="muted">No run has failed.</p>')
     for result, run in failed[:MAX_FAILED_RUNS]:
-        current = " (latest run: the experiment is Failed)" if result.status == FAILED and run is result.latest_run else ""
+        current = f" (latest run: the experiment is {Status.FAILED})" if result.status is Status.FAILED and run is result.latest_run else ""
         reason = run.failure_reason or "failed"
         parts.append(f'<div class="failure"><h3>{esc(result.label)} — run #{run.id}, {esc(when(run.started_at))}{esc(current)}</h3>')
-        parts.append(f"<p><strong>Failed:</strong> {esc(reason)}</p>")
+        parts.append(f"<p><strong>{Status.FAILED}:</strong> {esc(reason)}</p>")
         if run.failure_cause:
             parts.append(f"<p><strong>Cause:</strong> {esc(run.failure_cause)}</p>")
         if run.failure_log_line:
@@ -339,11 +340,9 @@ def experiments_section(results: ResultSet, max_history_charts: int) -> str:
 
 
 def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]:
-    from benchdoc.stats import format_p
-
     facts = []
-    if result.reason and result.status != SUPERSEDED:  # a superseded one says so just below
-        label = "Failed" if result.status == FAILED else "Notes"
+    if result.reason and result.status is not Status.SUPERSEDED:  # a superseded one says so just below
+        label = Status.FAILED if result.status is Status.FAILED else "Notes"
         facts.append(f"<p><strong>{label}:</strong> {esc(result.reason)}</p>")
     if result.config.notes and result.config.notes != result.reason:
         facts.append(f"<p><strong>Notes:</strong> {esc(result.config.notes)}</p>")
@@ -359,7 +358,7 @@ def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]
             spec = results.config.metric_or_default(metric_name)
             low, high = comparison.delta_ci_low, comparison.delta_ci_high
             interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
-            verdict = comparison.verdict_text(spec.better_word, spec.worse_word)
+            verdict = verdict_text(comparison, spec)
             p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}, "
             items.append(
                 f"<li>{esc(spec.label)}: {comparison.delta_pct:+.1f}%{esc(interval)} — {esc(verdict)} "

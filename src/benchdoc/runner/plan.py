@@ -10,7 +10,6 @@ unknown ``{name}`` is an error located at its key; ``{{name}}`` stands for a lit
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import shlex
@@ -32,10 +31,10 @@ from benchdoc.runner.spec import (
     server_spec,
     workload_config,
 )
+from benchdoc.selection import is_glob, known_experiments, matches
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_-]*)\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 RESERVED_NAMES = ("host", "port", "url", "output")
-GLOB_CHARS = "*?["
 
 
 @dataclass(frozen=True)
@@ -103,24 +102,19 @@ def select_experiments(config: Config, patterns: Sequence[str]) -> list[str]:
                 "(give one server = \"NAME\" and workload = \"NAME\"; see docs/running.md)"
             )
         return runnable
+    known = known_experiments(config.experiments.values())
     chosen: set[str] = set()
     for pattern in patterns:
-        if any(ch in pattern for ch in GLOB_CHARS):
-            matched = [n for n in config.experiments if fnmatch.fnmatchcase(n, pattern)]
-            if not matched:
-                raise UsageError(f"'{pattern}' matches no experiment in {config.path.name}")
-            runnable_matched = [n for n in matched if n in runnable]
-            if not runnable_matched:
-                raise UsageError(f"'{pattern}' matches {', '.join(matched)}, none of which has a server to run")
-            chosen.update(runnable_matched)
-            continue
-        name = config.experiment(pattern).name  # an unknown name is a UsageError
-        if name not in runnable:
+        matched = matches(pattern, known)
+        runnable_matched = [n for n in matched if n in runnable]
+        if is_glob(pattern) and not runnable_matched:
+            raise UsageError(f"'{pattern}' matches {', '.join(matched)}, none of which has a server to run")
+        if not runnable_matched:
             raise UsageError(
-                f"experiment '{name}' has no server to run; add server = \"NAME\" and workload = \"NAME\" "
-                f"to [experiments.{name}] (or record its results with 'benchdoc record')"
+                f"experiment '{matched[0]}' has no server to run; add server = \"NAME\" and workload = \"NAME\" "
+                f"to [experiments.{matched[0]}] (or record its results with 'benchdoc record')"
             )
-        chosen.add(name)
+        chosen.update(runnable_matched)
     return [name for name in config.experiments if name in chosen]
 
 

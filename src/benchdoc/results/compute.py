@@ -1,0 +1,216 @@
+"""The one join of ledger + statistics + config: computing each experiment's current result.
+
+For every experiment this computes which runs are pooled, the summary of each metric,
+the comparison against its ``compare_to`` (corrected for multiple comparisons across the
+whole project, so `show`, tables and the lint agree), the before -> after change against
+the experiment it supersedes, its status, and the environment differences behind a
+comparison. `show`, documents, the prose lint and reports all read this; none recomputes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from benchdoc.config import Config, ExperimentConfig
+from benchdoc.ledger.models import RunRecord
+from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
+from benchdoc.results.pairs import can_compare, compare_summaries
+from benchdoc.results.status import decide_status
+
+if TYPE_CHECKING:
+    from benchdoc.envdiff import EnvDifference
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.stats import Change, Comparison, Summary
+
+def build_results(
+    config: Config,
+    ledger: Ledger,
+    *,
+    pooling: Pooling | None = None,
+    metrics: Iterable[str] | None = None,
+    all_metrics: bool = False,
+) -> ResultSet:
+    """Read every run from the ledger and compute each experiment's result."""
+    return compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics, all_metrics=all_metrics)
+
+
+def compute_results(
+    config: Config,
+    runs: Iterable[RunRecord],
+    *,
+    pooling: Pooling | None = None,
+    metrics: Iterable[str] | None = None,
+    all_metrics: bool = False,
+) -> ResultSet:
+    """Compute results from runs already read (newest first or in any order).
+
+    ``metrics`` limits the summaries and comparisons to those metrics. By default they
+    cover the metrics declared in benchdoc.toml (a load-generator run records dozens;
+    the declared ones are what tables, statuses and the lint read), or every recorded
+    metric when none is declared or ``all_metrics`` is set.
+
+    Retracted runs and runs that ended in a setup or harness ``error`` are no result:
+    they are left out here, and so out of every table, status, chart and the lint
+    (``history`` still lists them).
+    """
+    pooling = pooling or Pooling()
+    by_experiment: dict[str, list[RunRecord]] = {}
+    counted = (r for r in runs if r.retraction is None and r.outcome != "error")
+    for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
+        by_experiment.setdefault(run.experiment, []).append(run)
+    experiments: dict[str, ExperimentConfig] = dict(config.experiments)
+    for name in by_experiment:
+        if name not in experiments:  # a level of a sweep, or recorded but no longer (or never) declared
+            experiments[name] = config.level_experiment(name) or ExperimentConfig(name=name, label=name)
+    if metrics is not None:
+        wanted: list[str] | None = list(metrics)
+    elif config.metrics and not all_metrics:
+        wanted = list(config.metrics)
+    else:
+        wanted = None
+    pooled = {name: pooling.select(by_experiment.get(name, [])) for name in experiments}
+    summaries = {name: _summaries(config, chosen, wanted) for name, chosen in pooled.items()}
+    comparisons, family_sizes = _corrected_comparisons(config, experiments, summaries)
+    superseded_by = {e.supersedes: e.name for e in experiments.values() if e.supersedes}
+    changed = _config_changed(config, by_experiment, pooled)
+    results: dict[str, ExperimentResult] = {}
+    for name, exp in experiments.items():
+        all_runs = by_experiment.get(name, [])
+        env_diff: tuple[EnvDifference, ...] = ()
+        warnings = client_bound_warnings(name, pooled[name])
+        if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
+            env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
+            warnings.extend([warning] if warning else [])
+        status, reason = decide_status(config, exp, all_runs, comparisons.get(name, {}), superseded_by.get(name))
+        latest = all_runs[0] if all_runs else None
+        results[name] = ExperimentResult(
+            name=name,
+            config=exp,
+            status=status,
+            reason=reason,
+            failure_log_line=latest.failure_log_line if latest and latest.outcome != "ok" else None,
+            runs=tuple(all_runs),
+            pooled=tuple(pooled[name]),
+            summaries=summaries[name],
+            comparisons=comparisons.get(name, {}),
+            changes=_changes(config, exp, summaries),
+            superseded_by=superseded_by.get(name),
+            environment_diff=env_diff,
+            warnings=tuple(warnings),
+            config_changed=name in changed,
+        )
+    return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
+
+
+def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None) -> dict[str, Summary]:
+    """The summary of each metric over the pooled runs (only ``wanted`` ones, when given)."""
+    from benchdoc.stats import summarize
+
+    names = sorted({s.metric for r in chosen for s in r.samples})
+    if wanted is not None:
+        names = [m for m in names if m in wanted]
+    return {
+        metric: summarize([v for r in chosen for v in r.values(metric)], config.stats.confidence)
+        for metric in names
+        if any(r.values(metric) for r in chosen)
+    }
+
+
+def _corrected_comparisons(
+    config: Config, experiments: dict[str, ExperimentConfig], summaries: dict[str, dict[str, Summary]]
+) -> tuple[dict[str, dict[str, Comparison]], dict[str, int]]:
+    """Each experiment against its compare_to, per metric, then one correction per metric
+    across the whole project; and how many comparisons each metric's family holds."""
+    from benchdoc.stats import adjust_comparisons
+
+    raw: dict[str, dict[str, Comparison]] = {}
+    for name, exp in experiments.items():
+        target = exp.compare_to
+        if not target or target not in summaries:
+            continue
+        for metric, summary in summaries[name].items():
+            base = summaries[target].get(metric)
+            if base is None or not can_compare(base):
+                continue
+            raw.setdefault(metric, {})[name] = compare_summaries(config, metric, summary, base)
+    comparisons: dict[str, dict[str, Comparison]] = {}
+    family_sizes: dict[str, int] = {}
+    for metric, family in raw.items():
+        family_sizes[metric] = len(family)
+        corrected = adjust_comparisons(family, config.stats.correction) if config.stats.correction != "none" else family
+        for name, comparison in corrected.items():
+            comparisons.setdefault(name, {})[metric] = comparison
+    return comparisons, family_sizes
+
+
+def _changes(config: Config, exp: ExperimentConfig, summaries: dict[str, dict[str, Summary]]) -> dict[str, Change]:
+    """Before -> after of each metric against the experiment ``exp`` supersedes."""
+    from benchdoc.stats import change
+
+    if not exp.supersedes or exp.supersedes not in summaries:
+        return {}
+    old = summaries[exp.supersedes]
+    return {
+        metric: change(old[metric].values, summary.values, config.metric_or_default(metric).direction)
+        for metric, summary in summaries[exp.name].items()
+        if metric in old and old[metric].median > 0
+    }
+
+
+def _config_changed(
+    config: Config, by_experiment: dict[str, list[RunRecord]], pooled: dict[str, list[RunRecord]]
+) -> set[str]:
+    """Experiments whose latest or pooled runs ran another configuration than the current one."""
+    # The fingerprint is the runner's view of a configuration (the argv it would launch).
+    from benchdoc.runner.fingerprint import config_fingerprints, ran_current_config
+
+    recorded = [name for name, runs in by_experiment.items() if runs and name in config.experiments]
+    current = config_fingerprints(config, [n for n in recorded if config.experiments[n].server])
+    return {
+        name
+        for name, fingerprint in current.items()
+        if any(not ran_current_config(run, fingerprint) for run in [by_experiment[name][0], *pooled.get(name, [])])
+    }
+
+
+def client_bound_warnings(name: str, runs: Sequence[RunRecord]) -> list[str]:
+    """A warning when the load generator said it was the bottleneck in pooled runs."""
+    bound = [run for run in runs if (run.metadata.client or {}).get("bound")]
+    if not bound:
+        return []
+    reasons = (bound[0].metadata.client or {}).get("reasons") or []
+    why = f": {reasons[0]}" if reasons else ""
+    return [
+        f"{name}: the load generator was the bottleneck (client-bound) in {len(bound)} of {len(runs)} pooled "
+        f"runs{why}; its latencies include the client's own delay"
+    ]
+
+
+def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[EnvDifference]:
+    """What differs from the baseline's latest pooled run to the candidate's, important keys first."""
+    from benchdoc.envdiff import environment_diff
+
+    # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result;
+    # the machine's load is compared by its state (busy or quiet), not by its raw figures.
+    return environment_diff(
+        baseline[0].environment,
+        candidate[0].environment,
+        ignore=("host.memory_gb", "host.kernel", "git.branch", "load.figures.*"),
+    )
+
+
+def _environment_comparison(
+    candidate: list[RunRecord], baseline: list[RunRecord], name: str, target: str
+) -> tuple[tuple[EnvDifference, ...], str | None]:
+    from benchdoc.envdiff import hostnames
+
+    diff = environment_differences(candidate, baseline)
+    hosts = hostnames([r.environment for r in candidate]) | hostnames([r.environment for r in baseline])
+    warning = None
+    if len(hosts) > 1:
+        warning = (
+            f"{name} vs {target} mixes runs from different machines ({', '.join(sorted(hosts))}); "
+            "the difference may be the machine, not the configuration"
+        )
+    return tuple(diff), warning

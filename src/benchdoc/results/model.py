@@ -1,0 +1,252 @@
+"""The results of a project, as data: each experiment's current result, and the questions
+every view asks of them (which experiments a pattern names, which metric a name or label
+means, how one experiment compares with another)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from benchdoc.config import Config, ExperimentConfig, MetricConfig
+from benchdoc.errors import UsageError
+from benchdoc.ledger.models import RunRecord
+from benchdoc.results.status import Status
+
+if TYPE_CHECKING:
+    from benchdoc.envdiff import EnvDifference
+    from benchdoc.stats import Change, Comparison, Summary
+
+
+class NoComparison(UsageError):
+    """Two experiments cannot be compared on a metric (no results, no shared metric, ...)."""
+
+
+@dataclass(frozen=True)
+class Pooling:
+    """Which runs of an experiment are pooled into its current result.
+
+    ``latest`` (default): the latest run, all its repetitions. ``runs``: the latest N
+    successful runs. ``since``: every successful run started at or after a moment.
+    ``all``: every successful run.
+    """
+
+    mode: Literal["latest", "runs", "since", "all"] = "latest"
+    count: int | None = None
+    since: datetime | None = None
+
+    def describe(self) -> str:
+        if self.mode == "runs":
+            return f"the latest {self.count} successful runs of each experiment"
+        if self.mode == "since":
+            return f"every successful run since {self.since:%Y-%m-%d %H:%M} UTC" if self.since else "every run"
+        if self.mode == "all":
+            return "every successful run of each experiment"
+        return "the latest run of each experiment (all its repetitions)"
+
+    def select(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
+        """The runs to pool, from ``runs`` ordered newest first."""
+        ok = [r for r in runs if r.outcome == "ok"]
+        if self.mode == "latest":
+            return [runs[0]] if runs and runs[0].outcome == "ok" else []
+        if self.mode == "runs":
+            return ok[: self.count or 1]
+        if self.mode == "since":
+            return [r for r in ok if self.since is None or r.started_at >= self.since]
+        return ok
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """An experiment's current result, status and comparisons."""
+
+    name: str
+    config: ExperimentConfig
+    status: Status
+    reason: str | None  # why it failed, or the notes of an untested experiment
+    failure_log_line: str | None
+    runs: tuple[RunRecord, ...]  # every run, newest first
+    pooled: tuple[RunRecord, ...]  # the runs the summaries are computed from
+    summaries: dict[str, Summary] = field(default_factory=dict)
+    comparisons: dict[str, Comparison] = field(default_factory=dict)  # against compare_to, per metric
+    changes: dict[str, Change] = field(default_factory=dict)  # against the superseded experiment
+    superseded_by: str | None = None
+    environment_diff: tuple[EnvDifference, ...] = ()  # against compare_to's pooled runs
+    warnings: tuple[str, ...] = ()
+    # Its latest (or a pooled) run ran another configuration than benchdoc.toml now gives.
+    config_changed: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.config.label
+
+    @property
+    def compare_to(self) -> str | None:
+        return self.config.compare_to
+
+    @property
+    def supersedes(self) -> str | None:
+        return self.config.supersedes
+
+    @property
+    def latest_run(self) -> RunRecord | None:
+        return self.runs[0] if self.runs else None
+
+    @property
+    def measured_at(self) -> datetime | None:
+        return self.pooled[0].started_at if self.pooled else None
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.pooled)
+
+    def value(self, metric: str) -> float | None:
+        """The current centre (median) of a metric, or None when there is none."""
+        summary = self.summaries.get(metric)
+        return summary.median if summary else None
+
+    def values(self, metric: str) -> list[float]:
+        return [v for run in self.pooled for v in run.values(metric)]
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """One experiment against another on one metric, and whether it was corrected.
+
+    ``corrected`` is True for a configured ``compare_to`` pair: ``comparison`` is then the
+    very object `show`, tables and the lint read, its p adjusted across the project's
+    family for the metric. An ad-hoc pair is computed with the same settings and bootstrap
+    size but is not part of that family: its p is uncorrected, and ``note`` says so.
+    """
+
+    candidate: str
+    baseline: str
+    metric: str
+    comparison: Comparison
+    corrected: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    """Every experiment's result, in config order (experiments only in the ledger last)."""
+
+    config: Config
+    experiments: dict[str, ExperimentResult]
+    pooling: Pooling
+    correction: str
+    family_sizes: dict[str, int]  # metric -> number of comparisons corrected together
+    _ad_hoc: dict[tuple[str, str, str], Comparison] = field(default_factory=dict, repr=False, compare=False)
+
+    def __getitem__(self, name: str) -> ExperimentResult:
+        """The result of the experiment with this name or alias."""
+        from benchdoc.selection import experiment_name
+
+        return self.experiments[experiment_name(name, self._known())]
+
+    def __iter__(self) -> Iterator[ExperimentResult]:
+        return iter(self.experiments.values())
+
+    def _known(self) -> dict[str, tuple[str, ...]]:
+        from benchdoc.selection import known_experiments
+
+        return known_experiments(result.config for result in self)
+
+    def select(self, patterns: Iterable[str]) -> list[ExperimentResult]:
+        """Experiments named by names, aliases or glob patterns, in the order given, each once.
+
+        Experiments recorded but not declared in benchdoc.toml are named like any other.
+        """
+        from benchdoc.selection import select
+
+        return [self.experiments[name] for name in select(patterns, self._known())]
+
+    def run_summary(self, run: RunRecord, metric: str) -> Summary | None:
+        """One run's own summary of a metric (its repetitions), at the project's confidence."""
+        from benchdoc.stats import summarize
+
+        values = run.values(metric)
+        return summarize(values, self.config.stats.confidence) if values and run.outcome == "ok" else None
+
+    def measured_metrics(self) -> list[str]:
+        """Every metric some experiment has a summary of, sorted."""
+        return sorted({metric for result in self for metric in result.summaries})
+
+    def metric(self, name: str | None = None) -> MetricConfig:
+        """The metric called or labelled ``name`` (``tok/s``, ``TTFT p50``, ``output_tok_s``).
+
+        No name: the primary metric, else the only metric measured. A metric recorded but
+        not declared is found by its name, with neutral words.
+        """
+        from benchdoc.selection import find_metric
+
+        return find_metric(name, self.config.metrics, self.measured_metrics(), self.config.primary_metric)
+
+    def correction_note(self, metric: str) -> str | None:
+        """'Holm–Bonferroni correction across 4 comparisons', when one applies to this metric."""
+        from benchdoc.stats import CORRECTION_NAMES
+
+        size = self.family_sizes.get(metric, 0)
+        if self.correction == "none" or size < 2:
+            return None
+        return f"{CORRECTION_NAMES.get(self.correction, self.correction)} correction across {size} comparisons"
+
+    def compare(self, candidate: str, baseline: str | None = None, metric: str | None = None) -> PairComparison:
+        """``candidate`` against ``baseline`` (default: its compare_to) on ``metric`` (default: primary).
+
+        A configured pair gives the project's corrected comparison itself; any other pair is
+        computed with the same settings, uncorrected, and says so. NoComparison says why not.
+        """
+        a = self[candidate]
+        if baseline is None and a.compare_to is None:
+            raise NoComparison(f"{a.name} has no compare_to; name the experiment to compare it with")
+        b = self[baseline if baseline is not None else a.compare_to or ""]
+        if a.name == b.name:
+            raise NoComparison(f"cannot compare {a.name} with itself")
+        spec = self.metric(metric)
+        mine, theirs = self._summaries(a, b, spec.name)
+        if b.name == a.compare_to and spec.name in a.comparisons:
+            note = self.correction_note(spec.name) or "a single comparison: no correction applies"
+            return PairComparison(a.name, b.name, spec.name, a.comparisons[spec.name], True, note)
+        key = (a.name, b.name, spec.name)
+        if key not in self._ad_hoc:
+            from benchdoc.results.pairs import compare_summaries
+
+            self._ad_hoc[key] = compare_summaries(self.config, spec.name, mine, theirs)
+        note = f"not part of the corrected family ({b.name} is not {a.name}'s compare_to): p is uncorrected"
+        return PairComparison(a.name, b.name, spec.name, self._ad_hoc[key], False, note)
+
+    def shared_metrics(self, candidate: str, baseline: str) -> list[str]:
+        """The metrics both experiments have that a ratio can be taken of (an error rate of 0
+        cannot), the declared ones only when there are any; NoComparison when a side has none."""
+        from benchdoc.results.pairs import can_compare
+
+        a, b = self[candidate], self[baseline]
+        self._check_results(a, b)
+        shared = [m for m in a.summaries if m in b.summaries and can_compare(b.summaries[m])]
+        declared = [m for m in shared if m in self.config.metrics]
+        if not (declared or shared):
+            raise NoComparison(f"{a.name} and {b.name} share no metric")
+        return declared or shared
+
+    @staticmethod
+    def _check_results(*sides: ExperimentResult) -> None:
+        for side in sides:
+            if not side.summaries:
+                why = f"its latest run failed: {side.reason}" if side.status is Status.FAILED else "it has no successful runs"
+                raise NoComparison(f"cannot compare: {side.name} has no results to compare ({why})")
+
+    def _summaries(self, a: ExperimentResult, b: ExperimentResult, metric: str) -> tuple[Summary, Summary]:
+        """Both sides' summaries of ``metric``, or NoComparison saying what is missing."""
+        from benchdoc.results.pairs import can_compare
+
+        self._check_results(a, b)
+        if metric not in a.summaries or metric not in b.summaries:
+            raise NoComparison(f"metric '{metric}' is not recorded for both {a.name} and {b.name}")
+        if not can_compare(b.summaries[metric]):
+            raise NoComparison(
+                f"cannot compare {metric}: {b.name}'s median is {b.summaries[metric].median:g}, "
+                "and a ratio needs a positive baseline"
+            )
+        return a.summaries[metric], b.summaries[metric]

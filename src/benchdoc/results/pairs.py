@@ -1,0 +1,38 @@
+"""One comparison of two experiments' values, with the project's statistical settings.
+
+Every comparison benchdoc shows is made here: the configured ``compare_to`` pairs (which
+`compute_results` then corrects as one family per metric) and the pairs asked for ad hoc
+(`benchdoc compare A B`, a table's ``compare=``). Same test, level, confidence and
+equivalence margin for both, so a pair reads the same wherever it is shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchdoc.stats import TEST_NAME  # the test behind every comparison's p-value, as captions name it
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+    from benchdoc.stats import Comparison, Summary
+
+def compare_summaries(config: Config, metric: str, candidate: Summary, baseline: Summary) -> Comparison:
+    """``candidate`` against ``baseline`` for ``metric``, uncorrected, with the project's settings."""
+    from benchdoc.stats import compare
+
+    spec = config.metric_or_default(metric)
+    return compare(
+        candidate.values,
+        baseline.values,
+        direction=spec.direction,
+        alpha=config.stats.alpha,
+        confidence=config.stats.confidence,
+        equivalence_margin=spec.equivalence_margin,
+        candidate_summary=candidate,
+        baseline_summary=baseline,
+    )
+
+
+def can_compare(baseline: Summary) -> bool:
+    """A relative comparison needs a positive baseline (an error rate of 0 has none)."""
+    return baseline.median > 0

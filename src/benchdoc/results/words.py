@@ -1,0 +1,139 @@
+"""Verdicts and statuses in words: the one place that says '3.8% faster', '~' or 'now fails'.
+
+Tables, value regions, charts, `show`, `compare`, the report and the prose lint all word a
+comparison through these functions, so the same result reads the same everywhere, and
+the lint's suggested fix is exactly what a region would render.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from benchdoc.results.status import Status
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.models import RunRecord
+    from benchdoc.stats import Comparison
+
+DASH = "—"
+NOISE = "~"  # benchstat's mark: the difference is noise
+
+
+class Wording(Protocol):
+    """What a metric contributes to words: which way is better and how to say it."""
+
+    @property
+    def better_word(self) -> str: ...
+
+    @property
+    def worse_word(self) -> str: ...
+
+
+def format_p(p: float) -> str:
+    """A p-value for people: two significant digits, '<0.001' below that."""
+    from benchdoc.stats import format_p as formatted
+
+    return formatted(p)
+
+
+def _adjusted(comparison: Comparison) -> str:
+    return f" {comparison.correction}-adjusted" if comparison.p_adjusted is not None else ""
+
+
+def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: int = 1) -> str:
+    """The verdict alone: '3.8% faster', '~ (no significant difference, p=0.41)',
+    'equivalent within ±1%', 'need >= 4 runs each'."""
+    if comparison.verdict == "insufficient":
+        return f"need >= {comparison.runs_needed} runs each"
+    if comparison.verdict in ("better", "worse"):
+        return f"{abs(comparison.delta_pct):.{digits}f}% {_word(comparison.verdict, metric)}"
+    if comparison.verdict == "equivalent":
+        return f"equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%"
+    return f"{NOISE} (no significant difference, p={format_p(comparison.p_used)}{_adjusted(comparison)})"
+
+
+def _word(verdict: str, metric: Wording | None) -> str:
+    if verdict == "better":
+        return metric.better_word if metric else "better"
+    return metric.worse_word if metric else "worse"
+
+
+def delta_text(comparison: Comparison) -> str:
+    """The delta as a table shows it: '+3.8%', or '~' when the difference is noise."""
+    return NOISE if comparison.verdict == "same" else f"{comparison.delta_pct:+.1f}%"
+
+
+def delta_mark(comparison: Comparison | None) -> str | None:
+    """A chart's short label: '+3.8%', '~' for noise or equivalence, '+3.8%?' when undecided."""
+    if comparison is None:
+        return None
+    if comparison.verdict in ("same", "equivalent"):
+        return NOISE
+    text = f"{comparison.delta_pct:+.1f}%"
+    return text if comparison.verdict in ("better", "worse") else f"{text}?"
+
+
+def vs_cell(comparison: Comparison, metric: Wording) -> str:
+    """A table's "vs" cell: '+3.8% faster (p=0.008)', '~ +0.2% (no significant difference, p=0.41)'."""
+    delta = f"{comparison.delta_pct:+.1f}%"
+    if comparison.verdict in ("better", "worse"):
+        return f"{delta} {_word(comparison.verdict, metric)} (p={format_p(comparison.p_used)})"
+    if comparison.verdict == "equivalent":
+        return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
+    if comparison.verdict == "insufficient":
+        return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
+    return f"{NOISE} {delta} (no significant difference, p={format_p(comparison.p_used)})"
+
+
+def verdict_sentence(
+    verdict: str | None, delta_pct: float, other: str, *, better_word: str, worse_word: str, margin: float | None
+) -> str:
+    """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)'.
+
+    Takes plain numbers, not a Comparison, so the prose lint can suggest exactly this text
+    from its cached facts.
+    """
+    if verdict in ("better", "worse"):
+        word = better_word if verdict == "better" else worse_word
+        return f"{abs(delta_pct):.1f}% {word} than {other}"
+    if verdict == "equivalent":
+        return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
+    if verdict == "insufficient":
+        return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
+    return f"no significant difference from {other} ({delta_pct:+.1f}%)"
+
+
+def failure_reason(run: RunRecord) -> str:
+    """Why a run did not succeed, as shown everywhere: its cause read from the log, then its reason."""
+    return run.explanation or "failed"
+
+
+# How a sentence says an experiment's status changed: "EAGLE-3 now fails".
+_STATUS_PHRASES: dict[Status, str] = {
+    Status.WORKS: "now works",
+    Status.SLOWER: "is now slower",
+    Status.WORSE: "is now worse",
+    Status.NO_DIFFERENCE: "now makes no significant difference",
+    Status.FAILED: "now fails",
+    Status.REFERENCE: "is the reference",
+    Status.UNTESTED: "is untested",
+    Status.MEASURED: "has no verdict yet",
+    Status.SUPERSEDED: "is superseded",
+}
+
+
+def status_phrase(status: Status | str) -> str:
+    """'now works', 'now fails', 'is the reference': a status as the rest of a sentence."""
+    known = Status.parse(str(status))
+    return _STATUS_PHRASES[known] if known is not None else f"is now {status}"
+
+
+def status_of_verdict(verdict: str, measures_speed: bool = True) -> Status | None:
+    """The status a comparison's verdict gives a non-reference experiment that ran."""
+    if verdict == "better":
+        return Status.WORKS
+    if verdict == "worse":
+        return Status.SLOWER if measures_speed else Status.WORSE
+    if verdict in ("same", "equivalent"):
+        return Status.NO_DIFFERENCE
+    return None

@@ -1,0 +1,75 @@
+"""words.py: every verdict and status said one way, the same wherever it is shown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchdoc.config import MetricConfig
+from benchdoc.results import Status
+from benchdoc.results.words import delta_mark, delta_text, status_of_verdict, status_phrase, verdict_sentence, verdict_text, vs_cell
+from benchdoc.stats import Comparison, adjust_comparisons, compare
+
+BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
+SPEED = MetricConfig("output_tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower", equivalence_margin=0.01)
+
+
+def comparisons() -> dict[str, Comparison]:
+    return {
+        "better": compare([96.1, 95.8, 96.4, 96.0, 96.3], BASE),
+        "worse": compare([80.1, 80.3, 80.0, 80.2, 80.4], BASE),
+        "same": compare([92.5, 92.8, 92.4, 92.6, 92.7], BASE),
+        "equivalent": compare([92.6, 92.5, 92.7, 92.6, 92.6] * 4, BASE * 4, equivalence_margin=0.01),
+        "insufficient": compare([96.1], [92.6]),
+    }
+
+
+def test_each_verdict_in_words() -> None:
+    c = comparisons()
+    assert [c[k].verdict for k in c] == list(c)
+    assert verdict_text(c["better"], SPEED) == "3.8% faster"
+    assert verdict_text(c["worse"], SPEED).endswith("% slower")
+    assert verdict_text(c["same"]).startswith("~ (no significant difference, p=")
+    assert verdict_text(c["equivalent"]) == "equivalent within ±1%"
+    assert verdict_text(c["insufficient"]) == "need >= 4 runs each"
+    assert delta_text(c["same"]) == "~" and delta_text(c["better"]) == "+3.8%"
+    assert [delta_mark(c[k]) for k in c] == ["+3.8%", delta_text(c["worse"]), "~", "~", "+3.8%?"]
+    assert vs_cell(c["better"], SPEED) == "+3.8% faster (p=0.0079)"
+
+
+def test_a_corrected_p_says_so() -> None:
+    family = adjust_comparisons({"a": compare([92.5, 92.8, 92.4, 92.6, 92.7], BASE), "b": compare(BASE, BASE)}, "holm")
+    assert verdict_text(family["a"]).endswith(" holm-adjusted)")
+
+
+def test_the_verdict_sentence_a_value_region_renders() -> None:
+    def say(verdict: str, delta: float) -> str:
+        return verdict_sentence(verdict, delta, "Baseline", better_word="faster", worse_word="slower", margin=0.01)
+
+    assert say("better", 3.8) == "3.8% faster than Baseline"
+    assert say("equivalent", 0.1) == "equivalent to Baseline (within ±1%)"
+    assert say("same", 0.1) == "no significant difference from Baseline (+0.1%)"
+    assert say("insufficient", 3.8) == "+3.8% vs Baseline (too few runs to tell)"
+
+
+def test_statuses_are_their_words_in_json_tables_and_comparisons() -> None:
+    assert json.dumps([Status.NO_DIFFERENCE]) == '["No difference"]'
+    assert f"{Status.FAILED}: OOM" == "Failed: OOM" and str(Status.WORKS) == "Works"
+    assert Status.WORKS == "Works" and {Status.WORKS: 1}["Works"] == 1
+    assert Status.parse("no  DIFFERENCE") is Status.NO_DIFFERENCE and Status.parse("fine") is None
+
+
+@pytest.mark.parametrize(
+    ("status", "phrase"),
+    [(Status.WORKS, "now works"), (Status.FAILED, "now fails"), ("Reference", "is the reference"), ("odd", "is now odd")],
+)
+def test_status_phrases(status: str, phrase: str) -> None:
+    assert status_phrase(status) == phrase
+
+
+def test_a_lost_comparison_is_slower_for_a_speed_and_worse_otherwise() -> None:
+    assert status_of_verdict("worse", measures_speed=True) is Status.SLOWER
+    assert status_of_verdict("worse", measures_speed=False) is Status.WORSE
+    assert status_of_verdict("better") is Status.WORKS and status_of_verdict("equivalent") is Status.NO_DIFFERENCE
+    assert status_of_verdict("insufficient") is None
