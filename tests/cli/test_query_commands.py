@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.conftest import Project
 
 from benchdoc.cli import main
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
-from tests.conftest import Project
 
 BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
 VARIANT = [110.1, 110.3, 110.5, 110.2, 110.4]

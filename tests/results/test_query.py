@@ -6,14 +6,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tests.conftest import STORY_CONFIG
+from tests.test_results import BASE, NEW, Runs
 
 from benchdoc.config import parse_config
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import Sample
 from benchdoc.results import BOOTSTRAP_RESAMPLES, LazyResults, NoComparison, ResultSet, compute_results
 from benchdoc.stats import adjust_comparisons, compare
-from tests.conftest import STORY_CONFIG
-from tests.test_results import BASE, NEW, Runs
 
 VARIANT = [110.1, 110.3, 110.5, 110.2, 110.4]
 TEN_VARIANTS_CONFIG = (

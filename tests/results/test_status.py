@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.test_results import BASE, Runs
 
 from benchdoc.config import parse_config
 from benchdoc.results import Status, compute_results
-from tests.test_results import BASE, Runs
 
 WORSE_VALUES = [80.1, 80.3, 80.0, 80.2, 80.4]
 

@@ -8,7 +8,15 @@ import pytest
 
 from benchdoc.config import MetricConfig
 from benchdoc.results import Status
-from benchdoc.results.words import delta_mark, delta_text, status_of_verdict, status_phrase, verdict_sentence, verdict_text, vs_cell
+from benchdoc.results.words import (
+    delta_mark,
+    delta_text,
+    status_of_verdict,
+    status_phrase,
+    verdict_sentence,
+    verdict_text,
+    vs_cell,
+)
 from benchdoc.stats import Comparison, adjust_comparisons, compare
 
 BASE = [92.6, 92.4, 92.9, 92.5, 92.7]

@@ -29,9 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.export import flat_rows, render_rows
-    from benchdoc.textfile import write_atomic
-
     from benchdoc.results.catalog import select_recorded
+    from benchdoc.textfile import write_atomic
 
     config = load_project(args)
     with open_ledger(config) as ledger:

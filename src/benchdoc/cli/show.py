@@ -101,12 +101,12 @@ def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[st
         cells = [format_summary(result.summaries.get(m), config.metric_or_default(m).digits) for m in shown_metrics]
         vs = "—"
         comparison = result.comparisons.get(primary) if primary else None
-        if comparison is not None:
+        if primary and comparison is not None:
             spec = config.metric_or_default(primary)
             vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + verdict_text(comparison, spec)
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
-        status = result.status + (f" ({result.reason})" if result.reason else "")
+        status = f"{result.status}" + (f" ({result.reason})" if result.reason else "")
         if result.config_changed:
             status += " (config changed since)"
         n = f"{len(result.pooled)}/{len(result.runs)}" if result.runs else "0"

@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import DocumentError, UsageError
-from benchdoc.results.status import STATUSES, Status
 from benchdoc.results.pairs import TEST_NAME
+from benchdoc.results.status import STATUSES, Status
 from benchdoc.results.words import DASH, verdict_sentence, vs_cell
 
 if TYPE_CHECKING:

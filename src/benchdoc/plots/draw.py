@@ -326,12 +326,12 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
             Line2D([], [], color=OKABE_ITO["black"], linestyle=style, linewidth=1.2,
                    label=_shorten(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 60))
         )
-    seen: list[str] = []
+    seen: list[Status] = []
     for bar in chart.bars:
         if bar.gap is None and bar.status not in seen:
             seen.append(bar.status)
     for status in seen:
-        handles.append(Patch(facecolor=STATUS_COLOURS.get(status, OKABE_ITO["orange"]), hatch=STATUS_HATCHES.get(status), edgecolor="#ffffff", label=status))
+        handles.append(Patch(facecolor=STATUS_COLOURS.get(status, OKABE_ITO["orange"]), hatch=STATUS_HATCHES.get(status), edgecolor="#ffffff", label=str(status)))
     _set_labels(axes, [b.label for b in chart.bars])
     axes.set_xlim(-0.6, len(chart.bars) - 0.4)
     axes.set_ylim(0, top * 1.22)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from benchdoc.stats import TEST_NAME  # the test behind every comparison's p-value, as captions name it
+from benchdoc.stats import TEST_NAME as TEST_NAME  # re-exported: the test behind every p-value, as captions name it
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
