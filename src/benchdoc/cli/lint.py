@@ -7,14 +7,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
-from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK, UsageError
+from benchdoc.errors import EXIT_DOCUMENT, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
-    from benchdoc.ledger.store import Ledger
-    from benchdoc.lint import DocumentLint, LintFacts
-    from benchdoc.results import LazyResults
+    from benchdoc.lint import LintFacts
 
 ORDER = 70
 
@@ -77,6 +74,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.cache import DerivedCache
+    from benchdoc.check import project_facts
+    from benchdoc.cli._reports import print_lint
 
     config = load_project(args)
     with open_ledger(config, create=False) as ledger:
@@ -88,42 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = lint_documents(config, args.documents)
     results = lint_paths(facts, paths)
-    return report(results, as_json=args.json)
-
-
-def project_facts(config: Config, ledger: Ledger, cache: DerivedCache, results: LazyResults | None = None) -> LintFacts:
-    """The lint's facts: from the derived cache when warm, else computed (``results``: shared with the regions)."""
-    from benchdoc.lint import load_facts
-    from benchdoc.results import LazyResults
-
-    facts = load_facts(config, results or LazyResults.from_ledger(config, ledger), cache)
-    cache.save()
-    return facts
-
-
-def report(results: list[DocumentLint], *, as_json: bool, summary: bool = True) -> int:
-    """Print findings (text or JSON), document errors and (with ``summary``) a closing line; return the exit code."""
-    findings = [f for result in results for f in result.findings]
-    errors = [e for result in results for e in result.errors]
-    if as_json:
-        print_json([f.to_json() for f in findings])
-    else:
-        for finding in findings:
-            section = f" [{finding.section}]" if finding.section else ""
-            print(f"{finding.location}: {finding.kind}{section}: \"{finding.text}\" {finding.message}")
-            print(f"    fix: {finding.fix}")
-    for error in errors:
-        print(f"benchdoc: error: {error}", file=sys.stderr)
-    if errors:
-        return EXIT_DOCUMENT
-    if findings:
-        documents = len({f.file for f in findings})
-        if summary:
-            print(f"benchdoc lint: {len(findings)} stale statement(s) in {documents} document(s)", file=sys.stderr)
-        return EXIT_FAILED
-    if not as_json and summary:
-        print(f"benchdoc lint: no stale prose in {len(results)} document(s)")
-    return EXIT_OK
+    return print_lint(results, as_json=args.json)
 
 
 def list_changed(args: argparse.Namespace, config: Config, facts: LintFacts) -> int:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from typing import Any
 
 from benchdoc.cli._common import load_project, open_ledger
 from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK
@@ -52,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.cache import DerivedCache
+    from benchdoc.cli._reports import print_syncs
     from benchdoc.docs.project import document_paths, plan_documents, write_sync
     from benchdoc.results import LazyResults
 
@@ -63,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             cache=DerivedCache.for_project(config, ledger),
         )
     show_diffs = not args.quiet
-    problems = report(syncs, show_diffs=show_diffs, check=args.check)
+    problems = print_syncs(syncs, show_diffs=show_diffs, check=args.check)
     changed = [s for s in syncs if s.changed]
     if problems:
         return EXIT_DOCUMENT
@@ -98,30 +97,3 @@ def run(args: argparse.Namespace) -> int:
 
     record_sync_quietly(config)  # where the ledger stood, for `benchdoc lint --changed`
     return EXIT_OK
-
-
-def report(syncs: list[Any], *, show_diffs: bool, check: bool) -> int:
-    """Print diffs, stale regions with how to fix them, and errors; return the number of problems."""
-    from benchdoc.docs.diff import colorize_diff
-
-    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    problems = 0
-    for sync in syncs:
-        plan = sync.plan
-        if show_diffs and plan.diff:
-            sys.stdout.write(colorize_diff(plan.diff) if colour else plan.diff)
-        for region_plan in plan.regions:
-            if region_plan.status.value == "stale" and check:
-                print(region_plan.summary())
-            if region_plan.hand_edit_diff and region_plan.status.value == "hand-edited":
-                if show_diffs:
-                    sys.stdout.write(region_plan.hand_edit_diff)
-                elif region_plan.error is None:  # --force --quiet: one line, not the diff
-                    print(f"{region_plan.region.location}: overwriting a {region_plan.region.kind} region edited by hand")
-        for path in sync.stale_files:
-            if check:
-                print(f"{path}: chart file is out of date: regenerate it with `benchdoc sync --write`")
-        for error in plan.errors:
-            print(f"benchdoc: error: {error}", file=sys.stderr)
-            problems += 1
-    return problems

@@ -1,0 +1,96 @@
+"""What `benchdoc check` does, as a library call: are the documents true to the ledger?
+
+Plans a sync of every document (nothing is written) and lints the prose of those that
+parse, as the plans parsed them. The regions and the lint share one computation of the
+results, and with a warm derived cache neither needs it, so no statistic is computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdoc.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from benchdoc.cache import DerivedCache
+    from benchdoc.config import Config
+    from benchdoc.docs.project import DocumentSync
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.lint import DocumentLint, LintFacts
+    from benchdoc.results import LazyResults
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The sync plan of each document and, unless skipped, the lint of each that parsed."""
+
+    syncs: tuple[DocumentSync, ...]
+    lint: tuple[DocumentLint, ...] | None  # None when the prose was not checked
+
+    @property
+    def stale(self) -> list[DocumentSync]:
+        """Documents (or the chart files they embed) that a sync would change."""
+        return [sync for sync in self.syncs if sync.changed]
+
+    @property
+    def problems(self) -> int:
+        """Broken documents' errors and regions edited by hand."""
+        return sum(len(sync.plan.errors) for sync in self.syncs)
+
+    @property
+    def statements(self) -> int:
+        """Stale statements the lint found in the prose."""
+        return sum(len(document.findings) for document in self.lint or ())
+
+    @property
+    def ok(self) -> bool:
+        return not (self.problems or self.stale or self.statements)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.ok else EXIT_FAILED
+
+    def summary(self) -> str:
+        """One line: all is well, or what is wrong and how to fix it."""
+        if self.ok:
+            return f"{len(self.syncs)} document(s) up to date"
+        parts = [f"{len(self.stale)} stale document(s)", f"{self.problems} problem(s)"]
+        if self.lint is not None:
+            parts.append(f"{self.statements} stale statement(s) in prose")
+        fixes = ["regenerate the regions with `benchdoc sync --write`"] if self.stale or self.problems else []
+        if self.statements:
+            fixes.append("reword the prose or bind its numbers with <!-- benchdoc:value --> (see each fix:)")
+        return f"{', '.join(parts)}; {'; '.join(fixes)}"
+
+
+def project_facts(
+    config: Config, ledger: Ledger, cache: DerivedCache, results: LazyResults | None = None
+) -> LintFacts:
+    """The lint's facts: from the derived cache when warm, else from ``results`` (then cached)."""
+    from benchdoc.lint import load_facts
+    from benchdoc.results import LazyResults
+
+    facts = load_facts(config, results or LazyResults.from_ledger(config, ledger), cache)
+    cache.save()
+    return facts
+
+
+def check_project(config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True) -> CheckResult:
+    """Plan a sync of each document in ``paths`` and lint the prose of those that parse."""
+    from benchdoc.cache import DerivedCache
+    from benchdoc.docs.project import plan_documents
+    from benchdoc.lint import lint_parsed
+    from benchdoc.results import LazyResults
+
+    results = LazyResults.from_ledger(config, ledger)  # shared by the regions and the lint
+    cache = DerivedCache.for_project(config, ledger)
+    syncs = plan_documents(config, results, paths, cache=cache)
+    if not lint:
+        return CheckResult(tuple(syncs), None)
+    facts = project_facts(config, ledger, cache, results)
+    # Broken documents are reported by their plans; the lint reads the others as the plans parsed them.
+    parsed = [(Path(sync.plan.path), sync.plan.parsed) for sync in syncs if not sync.plan.parsed.errors]
+    return CheckResult(tuple(syncs), tuple(lint_parsed(facts, parsed)))
