@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.results.status import Status
+
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
@@ -82,7 +84,7 @@ class ExperimentFacts:
     name: str
     label: str
     aliases: tuple[str, ...]
-    status: str
+    status: Status
     reason: str | None
     is_reference: bool
     compare_to: str | None
@@ -167,7 +169,7 @@ def _experiment_from_json(data: Mapping[str, Any]) -> ExperimentFacts:
         name=data["name"],
         label=data["label"],
         aliases=tuple(data.get("aliases", ())),
-        status=data["status"],
+        status=Status(data["status"]),
         reason=data.get("reason"),
         is_reference=bool(data.get("is_reference")),
         compare_to=data.get("compare_to"),

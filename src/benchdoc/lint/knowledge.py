@@ -26,19 +26,6 @@ from benchdoc.lint.words import HISTORICAL_CUES, METRIC_NOISE_WORDS, UNIT_SPELLI
 if TYPE_CHECKING:
     from benchdoc.lint.context import Context
 
-RAN_OK = frozenset({"Works", "Slower", "Worse", "No difference"})
-STATUS_PHRASES = {
-    "Works": "now works",
-    "Slower": "is now slower",
-    "Worse": "is now worse",
-    "No difference": "now makes no significant difference",
-    "Failed": "now fails",
-    "Reference": "is the reference",
-    "Untested": "is untested",
-    "Measured": "has no verdict yet",
-}
-
-
 class Knowledge:
     """The facts of one project, with the finders and look-ups every rule shares."""
 

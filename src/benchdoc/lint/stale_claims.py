@@ -21,6 +21,7 @@ from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, hist
 from benchdoc.lint.text import Unit
 from benchdoc.lint.verdicts import find_verdicts
 from benchdoc.lint.words import HYPOTHETICAL, NOISE_HEDGE, SAME
+from benchdoc.results.words import verdict_sentence
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
@@ -424,8 +425,6 @@ def delta_words(delta: float, metric: MetricInfo) -> str:
 
 def _verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
     """What a ``show=verdict`` value region renders for this comparison."""
-    from benchdoc.docs.render import verdict_sentence
-
     return verdict_sentence(
         delta.verdict, delta.value, target,
         better_word=metric.better_word, worse_word=metric.worse_word, margin=metric.equivalence_margin,

@@ -17,7 +17,7 @@ from benchdoc.lint.attribution import Place
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
-from benchdoc.lint.knowledge import STATUS_PHRASES, Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
+from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
 from benchdoc.lint.words import (
@@ -26,6 +26,7 @@ from benchdoc.lint.words import (
     QUALIFIER_AFTER,
     QUALIFIER_BEFORE,
 )
+from benchdoc.results.words import status_phrase
 
 _CELL_VALUE = re.compile(
     r"^\s*(?:~|≈)?\s*[+\-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:(?:±|\+/-)\s*\d+(?:\.\d+)?\s*%?)?\s*(?P<unit>[^\d\s][^\s]*)?\s*$"
@@ -174,7 +175,7 @@ class ValueRule:
             if run is None:
                 return None
             latest = cite_latest(current)
-            state = f"{current.label} {STATUS_PHRASES.get(current.status, 'is now ' + current.status)}" + (
+            state = f"{current.label} {status_phrase(current.status)}" + (
                 f": {current.reason}" if current.reason else ""
             ) + (f" ({latest})" if latest else "")
             message = f"quotes the result of {cite_run(run.run_id, run.date)} ({fmt(run.value, metric.digits)}{unit}); {state}"

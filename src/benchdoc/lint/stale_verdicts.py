@@ -12,7 +12,7 @@ import re
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
-from benchdoc.lint.knowledge import RAN_OK, STATUS_PHRASES, Knowledge, cite_current, cite_latest
+from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest
 from benchdoc.lint.text import Unit
 from benchdoc.lint.verdicts import VerdictWord
 from benchdoc.lint.words import (
@@ -25,8 +25,9 @@ from benchdoc.lint.words import (
     WINS,
     WORKS,
 )
+from benchdoc.results.status import Status
+from benchdoc.results.words import status_of_verdict, status_phrase
 
-_VERDICT_STATUS = {"better": "Works", "worse": "Slower", "same": "No difference", "equivalent": "No difference"}
 _MAX_VERDICT_GAP = 80  # characters between an experiment's name and a verdict word about it
 
 
@@ -82,7 +83,8 @@ class VerdictRule:
         own, _ = self._status_for(current, None)
         if status in (current.status, named.status, own):
             return None
-        if current.status in ("Measured", "Untested") and status not in ("Failed", "Works"):
+        undecided = (Status.MEASURED, Status.UNTESTED)
+        if current.status in undecided and status not in (Status.FAILED, Status.WORKS):
             return None
         start = len(cell.text) - len(cell.text.lstrip())
         shown = self._status_text(current, None, current.status)
@@ -117,7 +119,7 @@ class VerdictRule:
             return named[0]
         return None
 
-    def _status_for(self, current: ExperimentFacts, metric: str | None) -> tuple[str | None, float | None]:
+    def _status_for(self, current: ExperimentFacts, metric: str | None) -> tuple[Status | None, float | None]:
         """The status to judge a verdict by, and the delta in the good direction (positive = better)."""
         name = metric or self.facts.primary_metric
         info = self.facts.metrics.get(name) if name else None
@@ -125,43 +127,44 @@ class VerdictRule:
         goodness = None
         if facts is not None and facts.comparison is not None and info is not None:
             goodness = facts.comparison.delta_pct if info.direction == "higher" else -facts.comparison.delta_pct
-        if current.status == "Superseded":
+        if current.status is Status.SUPERSEDED:
             # Named by its own label: judged by its own last result.
             if facts is None or facts.comparison is None:
                 return None, None
-            return _VERDICT_STATUS.get(facts.comparison.verdict), goodness
-        if metric is None or current.status not in RAN_OK:
+            return status_of_verdict(facts.comparison.verdict), goodness
+        if metric is None or not current.status.ran:
             return current.status, goodness
         if facts is None or facts.comparison is None:
             return None, None
-        return _VERDICT_STATUS.get(facts.comparison.verdict), goodness
+        return status_of_verdict(facts.comparison.verdict), goodness
 
-    def _status_text(self, current: ExperimentFacts, metric: str | None, status: str) -> str:
+    def _status_text(self, current: ExperimentFacts, metric: str | None, status: Status) -> str:
         """'now works (+3.8% vs Baseline)', 'now fails (CUDA graph incompatible)'."""
         name = metric or self.facts.primary_metric
         facts = current.metrics.get(name) if name else None
         detail = ""
-        if status != "Failed" and facts is not None and facts.comparison is not None:
+        if status is not Status.FAILED and facts is not None and facts.comparison is not None:
             target = self.facts.experiments.get(facts.comparison.against)
             detail = (f" ({facts.comparison.delta_pct:+.1f}% vs {target.label if target else facts.comparison.against}, "
                       f"{cite_current(current)})")
         elif current.reason or current.runs:
             detail = " (" + ", ".join(part for part in (current.reason, cite_latest(current)) if part) + ")"
-        phrase = STATUS_PHRASES.get(status, f"is now {status}")
+        phrase = status_phrase(status)
         if metric is not None:
             phrase += f" on {self.facts.metrics[metric].label}"
         return phrase + detail
 
 
-def _contradicts(meaning: str, status: str, goodness: float | None) -> bool:
+def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
+    no_difference = status is Status.NO_DIFFERENCE
     if meaning == FAILS:
-        return status in RAN_OK
+        return status.ran
     if meaning == WORKS:
-        return status == "Failed"
+        return status is Status.FAILED
     if meaning == WINS:
-        return status in ("Failed", "Slower", "Worse") or (status == "No difference" and goodness is not None and goodness <= 0)
+        return status is Status.FAILED or status.loses or (no_difference and goodness is not None and goodness <= 0)
     if meaning == LOSES:
-        return status == "Works" or (status == "No difference" and goodness is not None and goodness >= 0)
+        return status is Status.WORKS or (no_difference and goodness is not None and goodness >= 0)
     if meaning == SAME:
-        return status in ("Works", "Slower", "Worse")
+        return status is Status.WORKS or status.loses
     return False

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from benchdoc.results.status import Status
+
 # Other spellings of the units a benchdoc.toml commonly declares (compared lowercased).
 UNIT_SPELLINGS: dict[str, tuple[str, ...]] = {
     "tok/s": ("tok/s", "tokens/s", "tok/sec", "tokens/sec", "tokens per second", "tokens/second", "t/s"),
@@ -119,21 +121,14 @@ VERDICT_PHRASES: tuple[tuple[str, str], ...] = (
 # A sentence opening with these speaks of the experiment the previous sentence named.
 PRONOUN_START = re.compile(r"^(?:it|its|it's|this|that|they|their|these|those|both|which)\b", re.IGNORECASE)
 
-# Words in a status cell of a hand-kept table, to the status they name.
-STATUS_WORDS: dict[str, str] = {
-    "reference": "Reference",
-    "works": "Works",
-    "work": "Works",
-    "ok": "Works",
-    "slower": "Slower",
-    "worse": "Worse",
-    "no difference": "No difference",
-    "same": "No difference",
-    "failed": "Failed",
-    "fails": "Failed",
-    "fail": "Failed",
-    "untested": "Untested",
-    "measured": "Measured",
-    "superseded": "Superseded",
+# Words in a status cell of a hand-kept table, to the status they name: every status by its
+# own word, and the other words people write for some of them.
+STATUS_WORDS: dict[str, Status] = {
+    **{status.value.lower(): status for status in Status},
+    "work": Status.WORKS,
+    "ok": Status.WORKS,
+    "same": Status.NO_DIFFERENCE,
+    "fails": Status.FAILED,
+    "fail": Status.FAILED,
 }
 STATUS_HEADERS = re.compile(r"^(?:status|verdict|result|outcome|state)$", re.IGNORECASE)
