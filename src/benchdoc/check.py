@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchdoc.cache import DerivedCache
+from benchdoc.docs.project import DocumentSync, plan_documents
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
+from benchdoc.lint import DocumentLint, LintFacts, lint_parsed, load_facts
+from benchdoc.results import LazyResults
 
 if TYPE_CHECKING:
-    from benchdoc.cache import DerivedCache
     from benchdoc.config import Config
-    from benchdoc.docs.project import DocumentSync
     from benchdoc.ledger.store import Ledger
-    from benchdoc.lint import DocumentLint, LintFacts
-    from benchdoc.results import LazyResults
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,6 @@ def project_facts(
     config: Config, ledger: Ledger, cache: DerivedCache, results: LazyResults | None = None
 ) -> LintFacts:
     """The lint's facts: from the derived cache when warm, else from ``results`` (then cached)."""
-    from benchdoc.lint import load_facts
-    from benchdoc.results import LazyResults
-
     facts = load_facts(config, results or LazyResults.from_ledger(config, ledger), cache)
     cache.save()
     return facts
@@ -80,11 +77,6 @@ def project_facts(
 
 def check_project(config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True) -> CheckResult:
     """Plan a sync of each document in ``paths`` and lint the prose of those that parse."""
-    from benchdoc.cache import DerivedCache
-    from benchdoc.docs.project import plan_documents
-    from benchdoc.lint import lint_parsed
-    from benchdoc.results import LazyResults
-
     results = LazyResults.from_ledger(config, ledger)  # shared by the regions and the lint
     cache = DerivedCache.for_project(config, ledger)
     syncs = plan_documents(config, results, paths, cache=cache)

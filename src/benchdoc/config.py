@@ -126,16 +126,16 @@ class Config:
         A name the user typed that the project does not declare is a usage error (exit 2),
         the same in every command; a bad name inside benchdoc.toml is a ConfigError.
         """
-        if name in self.experiments:
-            return self.experiments[name]
-        lowered = name.lower()
-        for exp in self.experiments.values():
-            if lowered in (a.lower() for a in exp.aliases):
-                return exp
-        level = self.level_experiment(name)
-        if level is not None:
+        # selection is built on this module's types; imported here so the two stay acyclic.
+        from benchdoc.selection import SelectionError, experiment_name, known_experiments
+
+        try:
+            return self.experiments[experiment_name(name, known_experiments(self.experiments.values()))]
+        except SelectionError:
+            level = self.level_experiment(name)
+            if level is None:
+                raise
             return level
-        raise UsageError(f"unknown experiment '{name}'{did_you_mean(name, self.experiments)}")
 
     def level_experiment(self, name: str) -> ExperimentConfig | None:
         """``EXP@rate=4``: one load level of a sweep of a declared experiment (or alias),

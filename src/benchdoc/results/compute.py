@@ -17,6 +17,7 @@ from benchdoc.ledger.models import RunRecord
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import decide_status
+from benchdoc.stats import adjust_comparisons, change, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
@@ -105,8 +106,6 @@ def compute_results(
 
 def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None) -> dict[str, Summary]:
     """The summary of each metric over the pooled runs (only ``wanted`` ones, when given)."""
-    from benchdoc.stats import summarize
-
     names = sorted({s.metric for r in chosen for s in r.samples})
     if wanted is not None:
         names = [m for m in names if m in wanted]
@@ -122,8 +121,6 @@ def _corrected_comparisons(
 ) -> tuple[dict[str, dict[str, Comparison]], dict[str, int]]:
     """Each experiment against its compare_to, per metric, then one correction per metric
     across the whole project; and how many comparisons each metric's family holds."""
-    from benchdoc.stats import adjust_comparisons
-
     raw: dict[str, dict[str, Comparison]] = {}
     for name, exp in experiments.items():
         target = exp.compare_to
@@ -146,8 +143,6 @@ def _corrected_comparisons(
 
 def _changes(config: Config, exp: ExperimentConfig, summaries: dict[str, dict[str, Summary]]) -> dict[str, Change]:
     """Before -> after of each metric against the experiment ``exp`` supersedes."""
-    from benchdoc.stats import change
-
     if not exp.supersedes or exp.supersedes not in summaries:
         return {}
     old = summaries[exp.supersedes]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from benchdoc.results.compute import build_results
+
 if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
@@ -25,8 +27,6 @@ class LazyResults:
     @classmethod
     def from_ledger(cls, config: Config, ledger: Ledger) -> LazyResults:
         """The results of every run in ``ledger``, pooled and compared as the project says."""
-        from benchdoc.results.compute import build_results
-
         return cls(lambda: build_results(config, ledger))
 
     @classmethod

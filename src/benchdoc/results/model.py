@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Literal
 from benchdoc.config import Config, ExperimentConfig, MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import RunRecord
+from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import Status
+from benchdoc.selection import experiment_name, find_metric, known_experiments, select
+from benchdoc.stats import CORRECTION_NAMES, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
@@ -141,16 +144,12 @@ class ResultSet:
 
     def __getitem__(self, name: str) -> ExperimentResult:
         """The result of the experiment with this name or alias."""
-        from benchdoc.selection import experiment_name
-
         return self.experiments[experiment_name(name, self._known())]
 
     def __iter__(self) -> Iterator[ExperimentResult]:
         return iter(self.experiments.values())
 
     def _known(self) -> dict[str, tuple[str, ...]]:
-        from benchdoc.selection import known_experiments
-
         return known_experiments(result.config for result in self)
 
     def select(self, patterns: Iterable[str]) -> list[ExperimentResult]:
@@ -158,14 +157,10 @@ class ResultSet:
 
         Experiments recorded but not declared in benchdoc.toml are named like any other.
         """
-        from benchdoc.selection import select
-
         return [self.experiments[name] for name in select(patterns, self._known())]
 
     def run_summary(self, run: RunRecord, metric: str) -> Summary | None:
         """One run's own summary of a metric (its repetitions), at the project's confidence."""
-        from benchdoc.stats import summarize
-
         values = run.values(metric)
         return summarize(values, self.config.stats.confidence) if values and run.outcome == "ok" else None
 
@@ -179,14 +174,10 @@ class ResultSet:
         No name: the primary metric, else the only metric measured. A metric recorded but
         not declared is found by its name, with neutral words.
         """
-        from benchdoc.selection import find_metric
-
         return find_metric(name, self.config.metrics, self.measured_metrics(), self.config.primary_metric)
 
     def correction_note(self, metric: str) -> str | None:
         """'Holm–Bonferroni correction across 4 comparisons', when one applies to this metric."""
-        from benchdoc.stats import CORRECTION_NAMES
-
         size = self.family_sizes.get(metric, 0)
         if self.correction == "none" or size < 2:
             return None
@@ -211,8 +202,6 @@ class ResultSet:
             return PairComparison(a.name, b.name, spec.name, a.comparisons[spec.name], True, note)
         key = (a.name, b.name, spec.name)
         if key not in self._ad_hoc:
-            from benchdoc.results.pairs import compare_summaries
-
             self._ad_hoc[key] = compare_summaries(self.config, spec.name, mine, theirs)
         note = f"not part of the corrected family ({b.name} is not {a.name}'s compare_to): p is uncorrected"
         return PairComparison(a.name, b.name, spec.name, self._ad_hoc[key], False, note)
@@ -220,8 +209,6 @@ class ResultSet:
     def shared_metrics(self, candidate: str, baseline: str) -> list[str]:
         """The metrics both experiments have that a ratio can be taken of (an error rate of 0
         cannot), the declared ones only when there are any; NoComparison when a side has none."""
-        from benchdoc.results.pairs import can_compare
-
         a, b = self[candidate], self[baseline]
         self._check_results(a, b)
         shared = [m for m in a.summaries if m in b.summaries and can_compare(b.summaries[m])]
@@ -239,8 +226,6 @@ class ResultSet:
 
     def _summaries(self, a: ExperimentResult, b: ExperimentResult, metric: str) -> tuple[Summary, Summary]:
         """Both sides' summaries of ``metric``, or NoComparison saying what is missing."""
-        from benchdoc.results.pairs import can_compare
-
         self._check_results(a, b)
         if metric not in a.summaries or metric not in b.summaries:
             raise NoComparison(f"metric '{metric}' is not recorded for both {a.name} and {b.name}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from benchdoc.stats import TEST_NAME as TEST_NAME  # re-exported: the test behind every p-value, as captions name it
+from benchdoc.stats import compare
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -18,8 +19,6 @@ if TYPE_CHECKING:
 
 def compare_summaries(config: Config, metric: str, candidate: Summary, baseline: Summary) -> Comparison:
     """``candidate`` against ``baseline`` for ``metric``, uncorrected, with the project's settings."""
-    from benchdoc.stats import compare
-
     spec = config.metric_or_default(metric)
     return compare(
         candidate.values,

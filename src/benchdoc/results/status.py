@@ -62,6 +62,7 @@ def decide_status(
     superseded_by: str | None,
 ) -> tuple[Status, str | None]:
     """The experiment's status and the reason shown with it (failure reason or notes)."""
+    # words is built on Status; imported here so the two modules stay acyclic.
     from benchdoc.results.words import failure_reason, status_of_verdict, verdict_text
 
     if not runs:

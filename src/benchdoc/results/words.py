@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from benchdoc.results.status import Status
+from benchdoc.stats import format_p as format_p  # re-exported: a p-value for people ('0.0079', '<0.001')
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
@@ -27,13 +28,6 @@ class Wording(Protocol):
 
     @property
     def worse_word(self) -> str: ...
-
-
-def format_p(p: float) -> str:
-    """A p-value for people: two significant digits, '<0.001' below that."""
-    from benchdoc.stats import format_p as formatted
-
-    return formatted(p)
 
 
 def _adjusted(comparison: Comparison) -> str:
