@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdoc.errors import ConfigError, UsageError
+from benchdoc.errors import ConfigError
 from benchdoc.sweeps import SweepConfig
 
 CONFIG_NAME = "benchdoc.toml"

@@ -30,20 +30,16 @@ class Wording(Protocol):
     def worse_word(self) -> str: ...
 
 
-def _adjusted(comparison: Comparison) -> str:
-    return f" {comparison.correction}-adjusted" if comparison.p_adjusted is not None else ""
-
-
 def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: int = 1) -> str:
     """The verdict alone: '3.8% faster', '~ (no significant difference, p=0.41)',
-    'equivalent within ±1%', 'need >= 4 runs each'."""
-    if comparison.verdict == "insufficient":
-        return f"need >= {comparison.runs_needed} runs each"
-    if comparison.verdict in ("better", "worse"):
-        return f"{abs(comparison.delta_pct):.{digits}f}% {_word(comparison.verdict, metric)}"
-    if comparison.verdict == "equivalent":
-        return f"equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%"
-    return f"{NOISE} (no significant difference, p={format_p(comparison.p_used)}{_adjusted(comparison)})"
+    'equivalent within ±1%', 'need >= 4 runs each', in the metric's words.
+
+    The statistics word their own verdict (what a test concluded is theirs to say); every
+    view asks here, with the metric's words, so none words it another way.
+    """
+    if metric is None:
+        return comparison.verdict_text("better", "worse", digits)
+    return comparison.verdict_text(metric.better_word, metric.worse_word, digits)
 
 
 def _word(verdict: str, metric: Wording | None) -> str:
@@ -76,6 +72,8 @@ def vs_cell(comparison: Comparison, metric: Wording) -> str:
         return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
     if comparison.verdict == "insufficient":
         return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
+    if comparison.verdict != "same":  # undecided by a sequential test: it says why in its own words
+        return f"{delta} ({verdict_text(comparison, metric)})"
     return f"{NOISE} {delta} (no significant difference, p={format_p(comparison.p_used)})"
 
 
@@ -94,6 +92,8 @@ def verdict_sentence(
         return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
     if verdict == "insufficient":
         return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
+    if verdict == "undecided":
+        return f"{delta_pct:+.1f}% vs {other} (undecided: the sequential test stopped without a verdict)"
     return f"no significant difference from {other} ({delta_pct:+.1f}%)"
 
 
