@@ -23,6 +23,7 @@ from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.text import Unit
 from benchdoc.lint.words import HISTORICAL_CUES, STATUS_HEADERS, STATUS_WORDS
+from benchdoc.results.status import Status
 
 # Reads a cell as a sentence: (cell, path, row experiment, row historical, pinned experiments).
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
@@ -57,7 +58,7 @@ class TableRule:
         ordered = tuple(sorted(cells, key=lambda c: c.column_index or 0))
         label, experiment, pinned = self._label(ordered)
         historical = any(HISTORICAL_CUES.search(c.text) for c in ordered)
-        hedged = any(calls_it_noise(c.text) or _status_word(c.text) == "No difference" for c in ordered)
+        hedged = any(calls_it_noise(c.text) or _status_word(c.text) is Status.NO_DIFFERENCE for c in ordered)
         row = _Row(ordered, path, label, experiment, pinned, historical, hedged)
         if experiment is not None:
             return [f for cell in ordered if cell is not label for f in self._experiment_cell(row, cell)]
@@ -125,6 +126,6 @@ class TableRule:
         return findings if read_any else None
 
 
-def _status_word(text: str) -> str | None:
+def _status_word(text: str) -> Status | None:
     """The status a cell's whole text names ("FAILED" -> "Failed"), or None."""
     return STATUS_WORDS.get(" ".join(text.lower().split()))
