@@ -213,31 +213,44 @@ class Renderer:
         if against:
             against = self.experiment(against).name
         bold = _attr_bool(attrs.get("bold"), True, "bold")
-        if "columns" in attrs:
-            columns = attrs["columns"].split()
+        columns = self.table_columns(attrs.get("columns"), experiments, against)
+        headers = self.table_headers(columns, metrics, experiments, against)
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        for result in experiments:
+            cells = self.table_row(region, result, columns, metrics, against, bold)
+            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append("")
+        lines.append(self.table_caption(metrics, against))
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def table_columns(given: str | None, experiments: list[ExperimentResult], against: str | None) -> list[str]:
+        """The columns asked for, else every one that applies to these experiments."""
+        if given is not None:
+            columns = given.split()
             for column in columns:
                 if column not in TABLE_COLUMNS:
                     from benchdoc.config import did_you_mean
 
                     raise DocumentError(f"unknown column '{column}'{did_you_mean(column, TABLE_COLUMNS)}")
-        else:
-            columns = ["label", "status", "value", "n"]
-            if against or any(r.compare_to for r in experiments):
-                columns.append("vs")
-            if any(r.changes for r in experiments):
-                columns.append("change")
-            columns.append("notes")
+            return columns
+        columns = ["label", "status", "value", "n"]
+        if against or any(r.compare_to for r in experiments):
+            columns.append("vs")
+        if any(r.changes for r in experiments):
+            columns.append("change")
+        return [*columns, "notes"]
 
+    def table_headers(
+        self, columns: list[str], metrics: list[MetricConfig], experiments: list[ExperimentResult], against: str | None
+    ) -> list[str]:
+        per_metric = len(metrics) > 1
         headers: list[str] = []
         for column in columns:
-            if column == "label":
-                headers.append("Config")
-            elif column == "status":
-                headers.append("Status")
+            if column in ("label", "status", "n", "notes"):
+                headers.append({"label": "Config", "status": "Status", "n": "n", "notes": "Notes"}[column])
             elif column == "value":
                 headers.extend(m.label + (f" ({m.unit})" if m.unit and m.unit != m.label else "") for m in metrics)
-            elif column == "n":
-                headers.append("n")
             elif column == "vs":
                 targets = {r.compare_to for r in experiments if r.compare_to}
                 if against:
@@ -246,52 +259,53 @@ class Renderer:
                     target = self.experiment(targets.pop()).label
                 else:
                     target = "compare_to"
-                headers.extend(f"vs {target}" + (f" ({m.label})" if len(metrics) > 1 else "") for m in metrics)
+                headers.extend(f"vs {target}" + (f" ({m.label})" if per_metric else "") for m in metrics)
             elif column == "change":
-                headers.extend("Before → after" + (f" ({m.label})" if len(metrics) > 1 else "") for m in metrics)
+                headers.extend("Before → after" + (f" ({m.label})" if per_metric else "") for m in metrics)
+        return headers
+
+    def table_row(
+        self, region: Region, result: ExperimentResult, columns: list[str], metrics: list[MetricConfig],
+        against: str | None, bold: bool,
+    ) -> list[str]:
+        cells: list[str] = []
+        for column in columns:
+            if column == "label":
+                cells.append(result.label)
+            elif column == "status":
+                cells.append(str(result.status))
+            elif column == "value":
+                cells.extend(self.value_cell(result, m, self.digits(region, m), bold) for m in metrics)
+            elif column == "n":
+                first = next((result.summaries[m.name] for m in metrics if m.name in result.summaries), None)
+                cells.append(str(first.n) if first else DASH)
+            elif column == "vs":
+                for m in metrics:
+                    if result.name == (against or result.compare_to) or (not against and result.config.is_reference):
+                        cells.append("reference" if result.summaries else DASH)
+                        continue
+                    c = self.comparison(result, m.name, against)
+                    cells.append(vs_cell(c, m) if c else DASH)
+            elif column == "change":
+                for m in metrics:
+                    ch = result.changes.get(m.name)
+                    digits = self.digits(region, m)
+                    cells.append(
+                        f"{self.number(ch.old, digits)} → {self.number(ch.new, digits)} ({ch.delta_pct:+.1f}%)" if ch else DASH
+                    )
             elif column == "notes":
-                headers.append("Notes")
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-        for result in experiments:
-            cells: list[str] = []
-            for column in columns:
-                if column == "label":
-                    cells.append(result.label)
-                elif column == "status":
-                    cells.append(result.status)
-                elif column == "value":
-                    for m in metrics:
-                        summary = result.summaries.get(m.name)
-                        if summary is None:
-                            cells.append(DASH)
-                            continue
-                        text = self.number(summary.median, self.digits(region, m))
-                        text = f"**{text}**" if bold else text
-                        half = summary.ci_halfwidth_pct
-                        cells.append(f"{text} ± {half:.1f}%" if half is not None else text)
-                elif column == "n":
-                    first = next((result.summaries[m.name] for m in metrics if m.name in result.summaries), None)
-                    cells.append(str(first.n) if first else DASH)
-                elif column == "vs":
-                    for m in metrics:
-                        if result.name == (against or result.compare_to) or (not against and result.config.is_reference):
-                            cells.append("reference" if result.summaries else DASH)
-                            continue
-                        c = self.comparison(result, m.name, against)
-                        cells.append(vs_cell(c, m) if c else DASH)
-                elif column == "change":
-                    for m in metrics:
-                        ch = result.changes.get(m.name)
-                        digits = self.digits(region, m)
-                        cells.append(
-                            f"{self.number(ch.old, digits)} → {self.number(ch.new, digits)} ({ch.delta_pct:+.1f}%)" if ch else DASH
-                        )
-                elif column == "notes":
-                    cells.append(self.notes(result) or "")
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-        lines.append("")
-        lines.append(self.table_caption(metrics, against))
-        return "\n".join(lines) + "\n"
+                cells.append(self.notes(result) or "")
+        return cells
+
+    def value_cell(self, result: ExperimentResult, metric: MetricConfig, digits: int, bold: bool) -> str:
+        """'**96.1** ± 0.4%': the median, bold by default, and its interval's half-width."""
+        summary = result.summaries.get(metric.name)
+        if summary is None:
+            return DASH
+        text = self.number(summary.median, digits)
+        text = f"**{text}**" if bold else text
+        half = summary.ci_halfwidth_pct
+        return f"{text} ± {half:.1f}%" if half is not None else text
 
     def table_caption(self, metrics: list[MetricConfig], against: str | None) -> str:
         pooling = self.results.pooling.describe()
