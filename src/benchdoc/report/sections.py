@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import delta_text, failure_reason, format_p, verdict_text
+from benchdoc.results.words import delta_text, format_p, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
