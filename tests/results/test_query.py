@@ -127,3 +127,12 @@ def test_lazy_results_compute_once_and_only_when_asked(story: ResultSet) -> None
     assert lazy.get() is story and lazy.get() is story
     assert lazy.computed and calls == [1]
     assert LazyResults.of(story).computed
+
+
+def test_a_median_of_any_recorded_metric_summarised_or_not(story: ResultSet) -> None:
+    result = story["eagle3-cuda13"]
+    assert result.median("output_tok_s") == result.summaries["output_tok_s"].median == 96.1
+    partial = compute_results(story.config, [run for r in story for run in r.runs], metrics=["output_tok_s"])
+    assert "ttft_ms_p50" not in partial["eagle3-cuda13"].summaries
+    assert partial["eagle3-cuda13"].median("ttft_ms_p50") == 181.0
+    assert partial["eagle3-cuda13"].median("no_such_metric") is None

@@ -8,7 +8,6 @@ where latency turns up as the load grows is the server's usable capacity.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -110,12 +109,12 @@ def latency_throughput_data(
         for name in levels[base]:
             result = results.experiments[name]
             simulated = simulated or any(is_simulated(run) for run in result.pooled)
-            throughput = result.values(x_name)
-            if not throughput:
+            throughput = result.median(x_name)
+            if throughput is None:
                 continue
-            latencies = {m: statistics.median(v) for m, _, _ in LATENCIES if (v := result.values(m))}
+            latencies = {m: v for m, _, _ in LATENCIES if (v := result.median(m)) is not None}
             level = name.rsplit("@", 1)[1]
-            points.append(LevelPoint(name, level, statistics.median(throughput), latencies))
+            points.append(LevelPoint(name, level, throughput, latencies))
         if points:
             points.sort(key=lambda p: p.throughput)
             label = results.experiments[base].label if base in results.experiments else base
@@ -139,8 +138,8 @@ def latency_throughput_data(
 
 def _base_name(results: ResultSet, name: str) -> str:
     try:
-        return results.config.experiment(name).name
-    except Exception:  # an experiment known only to the ledger
+        return results[name].name  # a name or alias, declared or only recorded
+    except UsageError:  # a base named only through its levels (EXP@rate=R)
         return name
 
 

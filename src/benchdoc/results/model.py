@@ -4,6 +4,7 @@ means, how one experiment compares with another)."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -111,6 +112,14 @@ class ExperimentResult:
 
     def values(self, metric: str) -> list[float]:
         return [v for run in self.pooled for v in run.values(metric)]
+
+    def median(self, metric: str) -> float | None:
+        """The median of the pooled values of any recorded metric, summarised or not."""
+        summary = self.summaries.get(metric)
+        if summary is not None:
+            return summary.median
+        values = self.values(metric)
+        return float(statistics.median(values)) if values else None
 
 
 @dataclass(frozen=True)
