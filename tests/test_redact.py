@@ -111,7 +111,8 @@ def test_secret_names(name: str) -> None:
     "name",
     ["NCCL_ALGO", "CUDA_VISIBLE_DEVICES", "MONKEY_PATCH", "max_tokens", "max_new_tokens", "output_tokens",
      "eos_token_id", "tokenizer_path", "--speculative-token-map", "AWS_ACCESS_KEY_ID", "HF_TOKEN_PATH",
-     "SSH_AUTH_SOCK", "--disable-auth", "sort_key", "public_key", "--speculative-num-steps", "PWD"],
+     "SSH_AUTH_SOCK", "--disable-auth", "sort_key", "public_key", "--speculative-num-steps", "PWD",
+     "output_token_source", "input_token_source", "chunk_token_source"],
 )  # fmt: skip
 def test_ordinary_names(name: str) -> None:
     assert not is_secret_name(name)

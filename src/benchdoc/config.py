@@ -100,6 +100,7 @@ class Config:
     failure_patterns: tuple[dict[str, str], ...] = ()
     sweeps: dict[str, SweepConfig] = field(default_factory=dict)
     slurm: dict[str, Any] = field(default_factory=dict)  # [slurm]: submission settings (benchdoc.cluster)
+    keep_requests: bool = True  # [ledger] keep_requests: runs keep each request's record in the ledger
     key_lines: dict[tuple[str, ...], int] = field(default_factory=dict, repr=False, compare=False)
 
     def line_of(self, *key_path: str) -> int | None:
@@ -260,7 +261,7 @@ class _Validator:
     )
     DOCUMENT_KEYS = ("paths", "historical_sections")
     STATS_KEYS = ("alpha", "confidence", "correction", "seed")
-    LEDGER_KEYS = ("url",)
+    LEDGER_KEYS = ("url", "keep_requests")
     FAILURE_KEYS = ("patterns",)
 
     def __init__(self, data: dict[str, Any], text: str, path: Path) -> None:
@@ -321,6 +322,8 @@ class _Validator:
             failure_patterns=self.failure_patterns(),
             sweeps=sweeps,
             slurm=dict(self.check_keys(self.data.get("slurm", {}), tuple(self.data.get("slurm", {})), "slurm")),
+            keep_requests=self.typed(self.data.get("ledger", {}).get("keep_requests", True), bool, "true or false",
+                                     "ledger", "keep_requests"),
             key_lines=self.key_lines,
         )
 

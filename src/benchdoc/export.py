@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from benchdoc.ledger.models import RunRecord
+from benchdoc.ledger.models import RequestRow, RunRecord
 
 RUN_FIELDS = (
     "run_id", "experiment", "outcome", "started_at", "finished_at", "failure_reason", "cause",
     "host", "git_commit", "git_dirty", "source", "note", "retracted",
 )
 FLAT_FIELDS = (*RUN_FIELDS, "metric", "repetition", "value")
+# One row per kept request (`export --requests`); JSON rows also hold the chunk arrays.
+REQUEST_FIELDS = (
+    "run_id", "experiment", "repetition", "request", "ok", "error", "cut_short", "http_status", "finish_reason",
+    "queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "requested_input_tokens", "input_tokens", "input_token_source",
+    "requested_output_tokens", "output_tokens", "output_token_source", "chunk_token_source", "spec_verify_ct",
+)
 FORMATS = ("csv", "json", "jsonl")
 
 
@@ -25,6 +31,20 @@ def flat_rows(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
             rows.append({**base, "metric": None, "repetition": None, "value": None})
         for sample in run.samples:
             rows.append({**base, "metric": sample.metric, "repetition": sample.repetition, "value": sample.value})
+    return rows
+
+
+def request_rows(runs: Iterable[RunRecord], kept: dict[int, list[RequestRow]]) -> list[dict[str, Any]]:
+    """One row per kept request, oldest run first, by repetition and request number; every
+    field of the request's record (chunk arrival times included), under REQUEST_FIELDS' names."""
+    rows: list[dict[str, Any]] = []
+    for run in sorted(runs, key=lambda r: r.id):
+        for request in kept.get(run.id, []):
+            record = {k: v for k, v in request.record.items() if k != "index"}
+            rows.append({
+                "run_id": run.id, "experiment": run.experiment, "repetition": request.repetition,
+                "request": request.index, **record, "ok": request.ok, "error": request.error,
+            })
     return rows
 
 
@@ -43,5 +63,5 @@ def render_rows(rows: list[dict[str, Any]], fmt: str, fields: tuple[str, ...] = 
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in fields})
     return buffer.getvalue()

@@ -68,7 +68,7 @@ _DESCRIPTIVE_LAST_WORDS = frozenset(
         "ID", "IDS", "COUNT", "NUM", "LEN", "LENGTH", "SIZE", "LIMIT", "MAX", "MIN",
         "TIMEOUT", "TTL", "EXPIRY", "FILE", "PATH", "DIR", "TYPE", "MODE", "MAP", "NAME",
         "ENABLED", "DISABLED", "REQUIRED", "URL", "HOST", "PORT", "BACKEND", "METHOD",
-        "SOCK", "SOCKET",
+        "SOCK", "SOCKET", "SOURCE",
     }
 )  # fmt: skip
 

@@ -110,3 +110,33 @@ def test_migration_requests_and_retractions_on_postgres(pg_url: str) -> None:
         assert [(r.id, r.retraction.reason if r.retraction else None) for r in ledger.runs("a")] == [(new, None), (old, "wrong branch")]
         ledger.unretract(old)
         assert ledger.run(old).retraction is None
+
+
+def test_a_run_keeps_its_requests_in_a_team_ledger(pg_url: str, project: Project) -> None:
+    sim = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
+    project.write_config(
+        f"""\
+        [metrics.output_tok_s]
+        label = "tok/s"
+
+        [servers.sim]
+        argv = {json.dumps(sim)}
+
+        [workloads.small]
+        requests = 4
+        output_tokens = 8
+
+        [experiments.baseline]
+        server = "sim"
+        workload = "small"
+        repetitions = 2
+        """
+    )
+    env = {"BENCHDOC_LEDGER_URL": pg_url}
+    result = project.run("run", "baseline", "--quiet", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (run,) = json.loads(project.run("history", "baseline", "--requests", "--json", env=env).stdout)
+    assert [(r["repetition"], r["index"], r["ok"]) for r in run["requests"]] == [(rep, i, True) for rep in (0, 1) for i in range(4)]
+    assert all(r["output_tokens"] == 8 and r["output_token_source"] == "usage" for r in run["requests"])
+    assert [rep["provenance"]["output_tokens"] for rep in run["metadata"]["per_repetition"]] == [{"usage": 4}] * 2
+    assert not (project.root / ".benchdoc" / "ledger.db").exists()

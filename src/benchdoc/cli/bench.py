@@ -334,6 +334,7 @@ def _record(
                 client=result.client.to_dict() if result.client is not None else None,
                 **(extra or {}),
             ),
+            requests=result.request_rows(0) if config.keep_requests else [],
         )
     )
     if result.load is not None:

@@ -24,11 +24,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--experiment", "-e", action="append", help="only this experiment: a name, alias or glob like 'eagle3-*' (repeatable)"
     )
+    parser.add_argument("--requests", action="store_true",
+                        help="one row per request kept with the runs instead (CSV: the scalar fields; "
+                        "JSON: every field, chunk arrival times included)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.export import flat_rows, render_rows
+    from benchdoc.export import REQUEST_FIELDS, flat_rows, render_rows, request_rows
     from benchdoc.results.catalog import select_recorded
     from benchdoc.textfile import write_atomic
 
@@ -36,10 +39,17 @@ def run(args: argparse.Namespace) -> int:
     with open_ledger(config) as ledger:
         experiments = select_recorded(config, ledger, args.experiment) if args.experiment else None
         runs = ledger.runs(experiments)
-    text = render_rows(flat_rows(runs), args.format)
+        kept = ledger.requests([r.id for r in runs]) if args.requests else {}
+    if args.requests:
+        rows = request_rows(runs, kept)
+        text = render_rows(rows, args.format, REQUEST_FIELDS)
+        what = f"{len(rows)} request(s) of {len(runs)} run(s)"
+    else:
+        text = render_rows(flat_rows(runs), args.format)
+        what = f"{len(runs)} run(s)"
     if args.output:
         write_atomic(Path(args.output), text.encode("utf-8"))
-        print(f"wrote {len(runs)} run(s) to {args.output}", file=sys.stderr)
+        print(f"wrote {what} to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0

@@ -37,14 +37,14 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("interleaved", "bool", "experiments took turns repetition by repetition (`run --interleave`)"),
     MetadataKey("per_repetition", "[object]", "each repetition's bookkeeping, one entry per repetition"),
     MetadataKey("launch", "object", "how `run` started the server, each start, and how each ended"),
-    MetadataKey("server", "object", "the server that answered the load generator: url, api, model, owned_by"),
+    MetadataKey("server", "object", "the server that answered the load generator (run, bench): url, api, model, owned_by"),
     MetadataKey("workload", "object", "the workload as `run` ran it: name, kind and its settings or argv"),
     MetadataKey("settings", "object", "the load generator's settings of a `bench` run"),
-    MetadataKey("provenance", "object", "where the counts came from (output tokens, chunks, accept length)"),
+    MetadataKey("provenance", "object", "where the counts came from: output and prompt tokens and tokens per chunk by source (summed over repetitions), the accept length's source"),
     MetadataKey("duration_s", "float", "wall time of the measured phase, in seconds"),
-    MetadataKey("requests", "int", "requests of the measured phase"),
+    MetadataKey("requests", "int", "requests of the measured phase (of every repetition, for run)"),
     MetadataKey("cut_short", "int", "of the failed requests, those whose stream ended before the request was complete"),
-    MetadataKey("failures", "{str: int}", "failed requests by reason"),
+    MetadataKey("failures", "{str: int}", "failed requests by reason (of every repetition, for run)"),
     MetadataKey("until_decided", "object", "the sequential plan, each look and the decision (`run --until-decided`)"),
     MetadataKey("simulator", "bool", "measured against benchdoc's simulator: simulated, not hardware, numbers"),
     MetadataKey("traceback", "str", "the end of the traceback of a harness error"),
@@ -155,6 +155,7 @@ class RepetitionRecord:
     aborted: str | None = None  # why the load generator stopped sending early
     results: str | None = None  # the file a command workload's numbers were read from
     client: dict[str, Any] | None = None  # the load generator's own load and its verdict
+    provenance: dict[str, Any] | None = None  # where this repetition's counts came from
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -162,7 +163,7 @@ class RepetitionRecord:
             "failed_requests": self.failed_requests, "cut_short_requests": self.cut_short_requests,
             "failure_reasons": dict(self.failure_reasons),
             "warmup_requests": self.warmup_requests, "duration_s": self.duration_s,
-            "aborted": self.aborted, "results": self.results, "client": self.client,
+            "aborted": self.aborted, "results": self.results, "client": self.client, "provenance": self.provenance,
         }
         return {"repetition": self.repetition, **_drop_empty(data)}
 
@@ -181,6 +182,7 @@ class RepetitionRecord:
             aborted=_opt(data.get("aborted"), str),
             results=_opt(data.get("results"), str),
             client=_dict(data.get("client")),
+            provenance=_dict(data.get("provenance")),
         )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import re
 import traceback
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
-from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
 from benchdoc.machineload import LoadFigures, LoadMeter, environment_entry
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.deciding import UntilDecided
@@ -30,6 +31,7 @@ from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, pla
 from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
 from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import LoadgenWorkload
+from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
     from benchdoc.provenance import Provenance
@@ -55,6 +57,8 @@ class ExperimentRun:
         self.loads: list[LoadFigures] = []  # the machine's load over each repetition
         self.workload_logs: list[Path] = []
         self.workload_settings: dict[str, Any] | None = None
+        self.answered: dict[str, Any] | None = None  # the server that answered the load generator
+        self.requests: list[RequestRow] = []  # kept in the ledger unless [ledger] keep_requests = false
         self.simulator = False  # the load generator saw benchdoc's simulator answer
         self.server = ServerSession(context, setup)
         self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
@@ -149,6 +153,7 @@ class ExperimentRun:
             command=list(first_argv) if first_argv else None,
             source="run",
             metadata=self.metadata(),
+            requests=self.requests,
         )
         if self.provenance is not None:
             run = self.provenance.stamp(run)
@@ -178,6 +183,10 @@ class ExperimentRun:
             self.per_repetition.append(result.record)
         if result.settings is not None and self.workload_settings is None:
             self.workload_settings = result.settings
+        if result.server is not None and self.answered is None:
+            self.answered = result.server
+        if self.config.keep_requests:
+            self.requests.extend(result.requests)
         self.simulator = self.simulator or result.simulator
         self.failure = result.failure or self.failure
         self.error = result.error or self.error
@@ -190,6 +199,10 @@ class ExperimentRun:
         root = self.config.root
         logs = self.server.logs
         launch = self.server.launch
+        reps = [r for r in self.per_repetition if r.requests is not None]
+        failures: Counter[str] = Counter()
+        for rep in reps:
+            failures.update(rep.failure_reasons)
         metadata = RunMetadata(
             log_path=relative(logs[0], root) if logs else None,
             server_logs=tuple(relative(p, root) for p in logs),
@@ -200,6 +213,11 @@ class ExperimentRun:
             per_repetition=tuple(self.per_repetition),
             launch=self.server.record(lambda path: relative(path, root)),
             workload=self._workload(launch) if launch is not None else None,
+            server=self.answered,
+            provenance=merge_provenance([r.provenance for r in reps if r.provenance]) or None,
+            requests=sum(r.requests or 0 for r in reps) if reps else None,
+            cut_short=sum(r.cut_short_requests or 0 for r in reps) if reps else None,
+            failures=dict(failures.most_common()),
             until_decided=self.deciding.to_json() if self.deciding else None,
             # Reports and charts label these numbers as simulated, never as hardware measurements.
             simulator=self.simulator,

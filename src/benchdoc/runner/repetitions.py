@@ -9,6 +9,7 @@ from typing import Any
 
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord
+from benchdoc.ledger.models import RequestRow
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason, explain_failure, read_log_tail
@@ -34,6 +35,8 @@ class RepetitionResult:
     record: RepetitionRecord | None = None
     settings: dict[str, Any] | None = None  # the load generator's settings as it ran them
     simulator: bool = False  # the load generator saw benchdoc's simulator answer
+    server: dict[str, Any] | None = None  # the server that answered the load generator
+    requests: list[RequestRow] = field(default_factory=list)  # every measured request
     workload_logs: list[Path] = field(default_factory=list)
 
 
@@ -83,8 +86,12 @@ def loadgen_repetition(
         duration_s=round(result.duration_s, 6),
         aborted=result.aborted,
         client=result.client.to_dict() if result.client is not None else None,
+        provenance=result.provenance,
     )
-    outcome = RepetitionResult(record=record, settings=result.settings, simulator=result.measured_simulator)
+    outcome = RepetitionResult(
+        record=record, settings=result.settings, simulator=result.measured_simulator, server=result.server,
+        requests=result.request_rows(index),
+    )
     if result.failed:
         reasons = result.failure_reasons()
         why = result.aborted or (f"every request failed: {next(iter(reasons))}" if reasons else "no request succeeded")

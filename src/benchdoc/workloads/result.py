@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchdoc.ledger.models import Sample
+from benchdoc.ledger.models import RequestRow, Sample
 from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import RequestRecord
@@ -50,6 +51,14 @@ class WorkloadResult:
     def samples(self, repetition: int = 0) -> list[Sample]:
         """One ledger sample per run-level metric, for repetition ``repetition``."""
         return [Sample(metric=name, value=float(value), repetition=repetition) for name, value in self.metrics.items()]
+
+    def request_rows(self, repetition: int = 0) -> list[RequestRow]:
+        """The measured requests as the ledger keeps them, for repetition ``repetition``
+        (warm-up requests are not kept: they are in no figure)."""
+        return [
+            RequestRow(repetition, r.index, r.ok, r.error, r.ttft_ms, r.e2e_ms, r.output_tokens, r.to_dict())
+            for r in self.records
+        ]
 
     @property
     def measured_simulator(self) -> bool:
@@ -102,3 +111,21 @@ class WorkloadResult:
         if include_requests:
             data["request_records"] = [r.to_dict() for r in self.records]
         return data
+
+
+def merge_provenance(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Several repetitions' provenance as one: counts by source added up (``{"usage": 12}``);
+    a value that differs between repetitions (the accept length's source) lists each once."""
+    merged: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            if isinstance(value, dict):
+                counts = merged.setdefault(key, {})
+                for source, count in value.items():
+                    counts[source] = counts.get(source, 0) + count
+            elif key not in merged:
+                merged[key] = value
+            elif merged[key] != value:
+                seen = merged[key] if isinstance(merged[key], list) else [merged[key]]
+                merged[key] = seen if value in seen else [*seen, value]
+    return merged

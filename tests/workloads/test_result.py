@@ -1,0 +1,17 @@
+"""workloads.result: several repetitions' provenance as one."""
+
+from __future__ import annotations
+
+from benchdoc.workloads.result import merge_provenance
+
+
+def test_counts_add_up_and_differing_values_are_each_listed_once() -> None:
+    first = {"output_tokens": {"usage": 5}, "accept_length": "sglang meta_info", "clock": "time.perf_counter"}
+    second = {"output_tokens": {"usage": 3, "chunks": 1}, "accept_length": None, "clock": "time.perf_counter"}
+    third = {"output_tokens": {"usage": 2}, "accept_length": "sglang meta_info", "clock": "time.perf_counter"}
+    assert merge_provenance([first, second, third]) == {
+        "output_tokens": {"usage": 10, "chunks": 1},
+        "accept_length": ["sglang meta_info", None],
+        "clock": "time.perf_counter",
+    }
+    assert merge_provenance([]) == {}
