@@ -84,3 +84,22 @@ def test_compare_lists_a_machine_load_difference(project: Project) -> None:
     data = json.loads(project.run("compare", "eagle3-cuda13", "--json").stdout)
     # The raw figures differ too, but only the state is compared.
     assert data["environment_diff"] == ["machine load quiet -> busy"]
+
+
+def test_compare_warns_when_the_load_generator_was_the_bottleneck(project: Project) -> None:
+    from benchdoc.config import load_config
+    from benchdoc.ledger.metadata import RunMetadata
+    from benchdoc.ledger.models import NewRun, Sample
+    from benchdoc.ledger.store import Ledger
+
+    config = load_config(project.root / "benchdoc.toml")
+    bound = RunMetadata(client={"bound": True, "reasons": ["the client used 97% of a core"]})
+    with Ledger.open(config.ledger_url) as ledger:
+        ledger.record_run(NewRun(experiment="baseline", samples=[Sample("output_tok_s", v, i)
+                                                                for i, v in enumerate([92.6, 92.4, 92.9, 92.5])]))
+        ledger.record_run(NewRun(experiment="eagle3", metadata=bound, samples=[
+            Sample("output_tok_s", v, i) for i, v in enumerate([96.1, 95.8, 96.4, 96.2])]))
+    res = project.run("compare", "eagle3", "baseline")
+    assert res.returncode == 0, res.stderr
+    text = " ".join(res.stdout.split())
+    assert "the load generator was the bottleneck (client-bound) in 1 of 1 pooled runs: the client used 97%" in text
