@@ -365,6 +365,13 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
     assert decided["alpha_per_look"] * len(decided["looks_planned"]) <= 0.05
     assert decided["alpha_per_look"] * decided["shares"] == pytest.approx(0.05)
     assert decided["baseline_runs"] == [1]  # the ledger id of the baseline run it looked at
+    # Views read the run back as its sequential test decided it: the p they show is the spent one.
+    from benchdoc.results import build_results
+
+    with Ledger.open(config.ledger_url) as ledger:
+        shown = build_results(config, ledger)["candidate"].comparisons["output_tok_s"]
+    assert shown.sequential is not None and shown.sequential.decision == "significant"
+    assert shown.p_tested == pytest.approx(min(1.0, decided["looks"][0]["p"] * decided["shares"]))
     # Against a single recorded value no look can decide: the planned repetitions run, and it says so.
     lonely = runs["lonely"]
     assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata.until_decided["decision"] is None

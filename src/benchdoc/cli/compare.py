@@ -82,7 +82,7 @@ def present(
 
     config = results.config
     out = console()
-    adjusted = any(pair.comparison.p_adjusted is not None for pair in pairs)
+    adjusted = any(pair.comparison.p_used != pair.comparison.p_value for pair in pairs)
     table = Table(title_justify="left", title=f"{a.label}  vs  {b.label}")
     table.add_column("metric")
     table.add_column(b.name, justify="right")
@@ -96,19 +96,22 @@ def present(
     for pair in pairs:
         c = pair.comparison
         spec = config.metric_or_default(pair.metric)
-        interval = (
-            f"[{c.delta_ci_low:+.1f}%, {c.delta_ci_high:+.1f}%]" if c.delta_ci_low is not None and c.delta_ci_high is not None else "—"
-        )
+        if c.verdict == "undecided":
+            interval = "—"  # a sequential test that stopped undecided shows no direction
+        elif c.delta_ci_low is not None and c.delta_ci_high is not None:
+            interval = f"[{c.delta_ci_low:+.1f}%, {c.delta_ci_high:+.1f}%]"
+        else:
+            interval = c.delta_ci_reason or "—"
         cells = [
             f"{spec.label} ({'higher' if spec.direction == 'higher' else 'lower'} is better)",
             _cell(c.baseline, spec.digits),
             _cell(c.candidate, spec.digits),
             delta_text(c),
             interval,
-            f"{format_p(c.p_used)} (n={c.candidate.n}+{c.baseline.n})",
+            f"{format_p(c.p_used)}{c.p_label} (n={c.candidate.n}+{c.baseline.n})",
         ]
         if adjusted:
-            cells.append(format_p(c.p_value) if c.p_adjusted is not None else "—")
+            cells.append(format_p(c.p_value) if c.p_used != c.p_value else "—")
         table.add_row(*cells, verdict_text(c, spec))
     out.print(table)
     if env:

@@ -378,7 +378,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     from rich.text import Text
 
     from benchdoc.results import build_results
-    from benchdoc.results.words import verdict_text
+    from benchdoc.results.words import vs_line
 
     primary = config.primary_metric
     # Only the primary metric is summarised: comparing every recorded metric (error_rate is
@@ -410,7 +410,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
             cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == "ok" else "—")
             comparison = result.comparisons.get(primary)
             if comparison is not None and outcome.outcome == "ok":
-                vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + verdict_text(comparison, spec, spec.digits)
+                vs = vs_line(comparison, spec, result.compare_to or "", spec.digits)
             elif result.compare_to and outcome.outcome == "ok":
                 vs = f"vs {result.compare_to}: no result yet"
         elif primary:

@@ -80,7 +80,7 @@ def _metric_name(config: Config, name: str) -> str:
 def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str] | None) -> None:
     from rich.table import Table
 
-    from benchdoc.results.words import verdict_text
+    from benchdoc.results.words import vs_line
 
     config = results.config
     out = console()
@@ -103,7 +103,7 @@ def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[st
         comparison = result.comparisons.get(primary) if primary else None
         if primary and comparison is not None:
             spec = config.metric_or_default(primary)
-            vs = f"{comparison.delta_pct:+.1f}% vs {result.compare_to}: " + verdict_text(comparison, spec)
+            vs = vs_line(comparison, spec, result.compare_to or "")
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
         status = f"{result.status}" + (f" ({result.reason})" if result.reason else "")

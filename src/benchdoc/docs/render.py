@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from benchdoc.errors import DocumentError, UsageError
 from benchdoc.results.pairs import TEST_NAME
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import DASH, verdict_sentence, vs_cell
+from benchdoc.results.words import DASH, delta_text, verdict_sentence, vs_cell
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -366,11 +366,12 @@ class Renderer:
         if comparison is None:
             return DASH
         if show == "delta":
-            return f"{comparison.delta_pct:+.1f}%"
+            return delta_text(comparison) if comparison.verdict == "undecided" else f"{comparison.delta_pct:+.1f}%"
         other = self.experiment(against or result.compare_to or "").label
         return verdict_sentence(
             comparison.verdict, comparison.delta_pct, other,
             better_word=metric.better_word, worse_word=metric.worse_word, margin=comparison.equivalence_margin,
+            runs=comparison.sequential.repetitions if comparison.sequential else None,
         )
 
     def list(self, region: Region) -> str:

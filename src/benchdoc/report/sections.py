@@ -203,16 +203,19 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
 
 
 def _delta_interval(comparison: Any) -> str:
-    """The delta's interval, or why there is none (too few runs for its coverage to hold)."""
+    """The delta's interval, or why there is none (too few runs for its coverage to hold,
+    or a sequential test that stopped without a direction)."""
+    if comparison.verdict == "undecided":
+        return "—"
     if comparison.delta_ci_low is None or comparison.delta_ci_high is None:
         return comparison.delta_ci_reason or "—"
     return f"[{comparison.delta_ci_low:+.1f}%, {comparison.delta_ci_high:+.1f}%]"
 
 
 def _p_text(comparison: Any) -> str:
-    if comparison.p_adjusted is not None and comparison.correction:
-        return f"p={comparison.p_adjusted:.3g} ({comparison.correction}-adjusted)"
-    return f"p={comparison.p_value:.3g}"
+    """The p-value the verdict was decided on, and what adjusted it (a correction, a sequential test)."""
+    label = comparison.p_label.strip()
+    return f"p={comparison.p_used:.3g}" + (f" ({label})" if label else "")
 
 
 # --- charts ---------------------------------------------------------------------------------
@@ -359,9 +362,10 @@ def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]
             low, high = comparison.delta_ci_low, comparison.delta_ci_high
             interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
             verdict = verdict_text(comparison, spec)
-            p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}, "
+            p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}{comparison.p_label}, "
+            shift = "" if comparison.verdict == "undecided" else f"{comparison.delta_pct:+.1f}%{interval} — "
             items.append(
-                f"<li>{esc(spec.label)}: {comparison.delta_pct:+.1f}%{esc(interval)} — {esc(verdict)} "
+                f"<li>{esc(spec.label)}: {esc(shift)}{esc(verdict)} "
                 f"({esc(p_value)}n={comparison.candidate.n}+{comparison.baseline.n})</li>"
             )
         facts.append(f"<p>Against {esc(_label(results, result.compare_to or ''))}:</p><ul>{''.join(items)}</ul>")

@@ -16,8 +16,9 @@ from benchdoc.config import Config, ExperimentConfig
 from benchdoc.ledger.models import RunRecord
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
+from benchdoc.results.sequential import sequential_outcome
 from benchdoc.results.status import decide_status
-from benchdoc.stats import adjust_comparisons, change, summarize
+from benchdoc.stats import adjust_comparisons, change, read_sequentially, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
@@ -72,7 +73,7 @@ def compute_results(
         wanted = None
     pooled = {name: pooling.select(by_experiment.get(name, [])) for name in experiments}
     summaries = {name: _summaries(config, chosen, wanted) for name, chosen in pooled.items()}
-    comparisons, family_sizes = _corrected_comparisons(config, experiments, summaries)
+    comparisons, family_sizes = _corrected_comparisons(config, experiments, summaries, pooled)
     superseded_by = {e.supersedes: e.name for e in experiments.values() if e.supersedes}
     changed = _config_changed(config, by_experiment, pooled)
     results: dict[str, ExperimentResult] = {}
@@ -117,10 +118,16 @@ def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None
 
 
 def _corrected_comparisons(
-    config: Config, experiments: dict[str, ExperimentConfig], summaries: dict[str, dict[str, Summary]]
+    config: Config,
+    experiments: dict[str, ExperimentConfig],
+    summaries: dict[str, dict[str, Summary]],
+    pooled: dict[str, list[RunRecord]],
 ) -> tuple[dict[str, dict[str, Comparison]], dict[str, int]]:
     """Each experiment against its compare_to, per metric, then one correction per metric
-    across the whole project; and how many comparisons each metric's family holds."""
+    across the whole project; and how many comparisons each metric's family holds.
+
+    A result that is exactly a run `run --until-decided` stopped is read as its
+    sequential test decided it, before the correction (``results.sequential``)."""
     raw: dict[str, dict[str, Comparison]] = {}
     for name, exp in experiments.items():
         target = exp.compare_to
@@ -130,7 +137,9 @@ def _corrected_comparisons(
             base = summaries[target].get(metric)
             if base is None or not can_compare(base):
                 continue
-            raw.setdefault(metric, {})[name] = compare_summaries(config, metric, summary, base)
+            comparison = compare_summaries(config, metric, summary, base)
+            outcome = sequential_outcome(pooled[name], pooled[target], metric, target)
+            raw.setdefault(metric, {})[name] = read_sequentially(comparison, outcome) if outcome else comparison
     comparisons: dict[str, dict[str, Comparison]] = {}
     family_sizes: dict[str, int] = {}
     for metric, family in raw.items():

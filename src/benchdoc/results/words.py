@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 DASH = "—"
 NOISE = "~"  # benchstat's mark: the difference is noise
+UNDECIDED = "?"  # a sequential test stopped without a decision: no direction to show
 
 
 class Wording(Protocol):
@@ -49,18 +50,33 @@ def _word(verdict: str, metric: Wording | None) -> str:
 
 
 def delta_text(comparison: Comparison) -> str:
-    """The delta as a table shows it: '+3.8%', or '~' when the difference is noise."""
+    """The delta as a table shows it: '+3.8%', '~' when the difference is noise, and no
+    direction at all ('?') when a sequential test stopped undecided."""
+    if comparison.verdict == "undecided":
+        return UNDECIDED
     return NOISE if comparison.verdict == "same" else f"{comparison.delta_pct:+.1f}%"
 
 
 def delta_mark(comparison: Comparison | None) -> str | None:
-    """A chart's short label: '+3.8%', '~' for noise or equivalence, '+3.8%?' when undecided."""
+    """A chart's short label: '+3.8%', '~' for noise or equivalence, '+3.8%?' with too few
+    runs, '?' when a sequential test stopped undecided."""
     if comparison is None:
         return None
     if comparison.verdict in ("same", "equivalent"):
         return NOISE
+    if comparison.verdict == "undecided":
+        return UNDECIDED
     text = f"{comparison.delta_pct:+.1f}%"
     return text if comparison.verdict in ("better", "worse") else f"{text}?"
+
+
+def vs_line(comparison: Comparison, metric: Wording, target: str, digits: int = 1) -> str:
+    """One line against the reference: '+3.8% vs baseline: 3.8% faster'; an undecided
+    sequential test shows no signed delta: 'vs baseline: undecided after 20 runs (sequential test)'."""
+    verdict = verdict_text(comparison, metric, digits)
+    if comparison.verdict == "undecided":
+        return f"vs {target}: {verdict}"
+    return f"{comparison.delta_pct:+.1f}% vs {target}: {verdict}"
 
 
 def vs_cell(comparison: Comparison, metric: Wording) -> str:
@@ -72,18 +88,25 @@ def vs_cell(comparison: Comparison, metric: Wording) -> str:
         return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
     if comparison.verdict == "insufficient":
         return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
-    if comparison.verdict != "same":  # undecided by a sequential test: it says why in its own words
-        return f"{delta} ({verdict_text(comparison, metric)})"
+    if comparison.verdict == "undecided":  # a sequential test stopped without a direction: show none
+        return verdict_text(comparison, metric)
     return f"{NOISE} {delta} (no significant difference, p={format_p(comparison.p_used)})"
 
 
 def verdict_sentence(
-    verdict: str | None, delta_pct: float, other: str, *, better_word: str, worse_word: str, margin: float | None
+    verdict: str | None,
+    delta_pct: float,
+    other: str,
+    *,
+    better_word: str,
+    worse_word: str,
+    margin: float | None,
+    runs: int | None = None,
 ) -> str:
     """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)'.
 
     Takes plain numbers, not a Comparison, so the prose lint can suggest exactly this text
-    from its cached facts.
+    from its cached facts. ``runs``: where a sequential test stopped undecided, its runs.
     """
     if verdict in ("better", "worse"):
         word = better_word if verdict == "better" else worse_word
@@ -92,8 +115,9 @@ def verdict_sentence(
         return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
     if verdict == "insufficient":
         return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
-    if verdict == "undecided":
-        return f"{delta_pct:+.1f}% vs {other} (undecided: the sequential test stopped without a verdict)"
+    if verdict == "undecided":  # no direction: the sequential test found none
+        after = f" after {runs} runs" if runs is not None else ""
+        return f"undecided against {other}{after} (sequential test)"
     return f"no significant difference from {other} ({delta_pct:+.1f}%)"
 
 

@@ -1,0 +1,110 @@
+"""results.sequential: a run that `run --until-decided` stopped is shown as its sequential test decided."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from tests.test_results import Runs
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.results import Status, compute_results
+from benchdoc.results.words import delta_mark, delta_text, verdict_sentence, vs_cell, vs_line
+from benchdoc.runner.sequential import plan_stopping, stopping_record, take_look
+from benchdoc.stats import compare
+
+BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
+# Twenty runs that no look (7..20, each at 0.05/14) declared; tested once at the full
+# alpha, the same twenty would read "worse" (p = 0.0073).
+DRIFTING = [92.91, 91.31, 92.35, 92.0, 92.04, 92.12, 91.49, 92.12, 91.9, 93.36,
+            92.28, 92.08, 92.1, 91.97, 91.83, 92.06, 92.37, 92.12, 92.54, 92.13]
+AHEAD = [96.0, 96.3, 96.1, 96.4, 96.2, 96.5, 95.9]
+PROJECT = """
+[metrics.output_tok_s]
+label = "tok/s"
+direction = "higher"
+primary = true
+
+[experiments.baseline]
+label = "Baseline"
+role = "reference"
+
+[experiments.candidate]
+compare_to = "baseline"
+"""
+
+
+def _project(values: list[float], *, baseline_runs: list[int] | None = None, extra: list[float] | None = None) -> Runs:
+    """A baseline run (id 1) and the candidate's run as `run --until-decided` records it."""
+    plan = plan_stopping(0.05, 5, 20, len(BASE))
+    looks = []
+    for n in plan.looks:
+        if n > len(values):
+            break
+        looks.append(take_look(plan, values[:n], BASE))
+        if looks[-1].decision:
+            break
+    stopped = looks[-1].repetitions
+    record = stopping_record(
+        plan, looks, looks[-1].decision, compare_to="baseline", metric="output_tok_s",
+        baseline_runs=[1] if baseline_runs is None else baseline_runs, baseline_n=len(BASE), alpha=0.05,
+        max_repetitions=20,
+    )
+    runs = Runs()
+    runs.add("baseline", BASE)
+    if extra is not None:
+        runs.add("candidate", extra)
+    runs.add("candidate", values[:stopped])
+    runs.runs[-1] = dataclasses.replace(runs.runs[-1], metadata=RunMetadata(until_decided=record))
+    return runs
+
+
+@pytest.fixture
+def config():  # type: ignore[no-untyped-def]
+    return parse_config(PROJECT, Path("benchdoc.toml"))
+
+
+def test_a_run_that_stopped_undecided_says_so_everywhere_and_shows_no_direction(config) -> None:  # type: ignore[no-untyped-def]
+    assert compare(DRIFTING, BASE).verdict == "worse"  # what reading it as a fixed-size test would say
+    result = compute_results(config, _project(DRIFTING).runs)["candidate"]
+    comparison = result.comparisons["output_tok_s"]
+    assert comparison.verdict == "undecided" and not comparison.significant
+    assert comparison.sequential is not None and comparison.sequential.shares == 14
+    text = "undecided after 20 runs (sequential test)"
+    assert result.status is Status.MEASURED and result.reason == text
+    metric = config.metric_or_default("output_tok_s")
+    assert vs_cell(comparison, metric) == text
+    assert vs_line(comparison, metric, "baseline") == f"vs baseline: {text}"
+    assert delta_text(comparison) == "?" and delta_mark(comparison) == "?"
+    sentence = verdict_sentence(
+        comparison.verdict, comparison.delta_pct, "Baseline", better_word="faster", worse_word="slower",
+        margin=None, runs=comparison.sequential.repetitions,
+    )
+    assert sentence == "undecided against Baseline after 20 runs (sequential test)"
+    for words in (vs_cell(comparison, metric), vs_line(comparison, metric, "baseline"), sentence, result.reason):
+        assert "slower" not in words and "faster" not in words and "%" not in words
+
+
+def test_a_decided_run_shows_the_sequential_p(config) -> None:  # type: ignore[no-untyped-def]
+    comparison = compute_results(config, _project(AHEAD).runs)["candidate"].comparisons["output_tok_s"]
+    fixed = compare(AHEAD, BASE)
+    assert comparison.sequential is not None and comparison.sequential.repetitions == 7
+    assert comparison.p_used == pytest.approx(fixed.p_value * 14) and comparison.p_used <= 0.05
+    assert comparison.verdict == "better"
+    assert f"(p={comparison.p_used:.2g})" in vs_cell(comparison, config.metric_or_default("output_tok_s"))
+
+
+def test_pooled_with_other_runs_it_is_an_ordinary_comparison(config) -> None:  # type: ignore[no-untyped-def]
+    from benchdoc.results import Pooling
+
+    runs = _project(DRIFTING, extra=[92.3, 92.1, 92.2])
+    pooled = compute_results(config, runs.runs, pooling=Pooling("all"))["candidate"].comparisons["output_tok_s"]
+    assert pooled.sequential is None and pooled.candidate.n == 23
+
+
+def test_against_other_baseline_runs_than_it_looked_at_it_is_an_ordinary_comparison(config) -> None:  # type: ignore[no-untyped-def]
+    comparison = compute_results(config, _project(DRIFTING, baseline_runs=[99]).runs)["candidate"].comparisons
+    assert comparison["output_tok_s"].sequential is None
+    assert comparison["output_tok_s"].verdict == "worse"
