@@ -1,7 +1,14 @@
 """Atomic file writes: a temporary file in the same folder, flushed, then renamed over the target.
 
 Every file benchdoc writes (documents, chart files, reports, exports, its cache) goes
-through here, so a crash or a full disk never leaves half a file behind.
+through here, so a crash or a full disk never leaves half a file behind. Several files
+that belong together (a document and its charts) are staged first and renamed only
+once every one of them is staged, so a failure leaves all of them as they were.
+
+A temporary file is named ``.NAME.PID.RANDOM.benchdoc-tmp``: hidden, never ending in
+the target's suffix, and carrying the writer's process id, so the next write to the
+same folder can tell a temporary left by a killed writer from one being written now,
+and removes it.
 """
 
 from __future__ import annotations
@@ -9,28 +16,78 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 TEMP_PREFIX = "."
 TEMP_SUFFIX = ".benchdoc-tmp"
 _WRITE_CHUNK = 1 << 20
+# A temporary without a process id in its name (an older naming) is stale after this long.
+_UNNAMED_STALE_AFTER_S = 3600.0
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+@dataclass(frozen=True)
+class StagedFile:
+    """A file's new bytes, flushed to a temporary beside it, not yet renamed over it."""
+
+    target: Path
+    temp: Path
+    old: bytes | None  # the target's bytes before, None if it did not exist
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> list[Path]:
     """Replace a file's content so that readers see either the old or the new bytes.
 
     The bytes go to a temporary file in the same folder (same filesystem, so the
     rename is atomic), are flushed to disk, get the original file's permissions,
     and then replace it. A symlink is followed: its target is replaced, the link
     stays. If anything fails or the process dies, the original file is intact.
+    Returns the stale temporaries of killed writes that were removed beside it.
     """
+    return write_together([(Path(path), data)])
+
+
+def write_atomic(path: Path, data: bytes) -> list[Path]:
+    """Replace (or create) ``path`` with ``data`` atomically; see :func:`atomic_write_bytes`."""
+    return atomic_write_bytes(path, data)
+
+
+def write_together(files: Sequence[tuple[Path, bytes]]) -> list[Path]:
+    """Write several files as one unit: every one of them, or (as far as the system allows) none.
+
+    Every file is staged (written and flushed beside its target) before any is renamed;
+    a failure while staging changes nothing. If a rename fails, the files already
+    replaced get their old bytes back. Returns the stale temporaries removed.
+    """
+    removed: list[Path] = []
+    for folder in dict.fromkeys(Path(os.path.realpath(p)).parent for p, _ in files):
+        removed.extend(remove_stale_temporaries(folder))
+    staged: list[StagedFile] = []
+    try:
+        for path, data in files:
+            staged.append(stage(path, data))
+    except BaseException:
+        discard(staged)
+        raise
+    commit(staged)
+    return removed
+
+
+def stage(path: str | os.PathLike[str], data: bytes) -> StagedFile:
+    """Write ``data`` to a flushed temporary beside ``path`` with the mode ``path`` will have."""
     target = Path(os.path.realpath(path))
     try:
-        mode: int | None = stat.S_IMODE(target.stat().st_mode)
+        old: bytes | None = target.read_bytes()
+        mode = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
-        mode = None
+        old = None
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask  # mkstemp creates 0600; a new file gets the mode any new file would
     fd, temp_name = tempfile.mkstemp(
-        prefix=f"{TEMP_PREFIX}{target.name}.", suffix=TEMP_SUFFIX, dir=target.parent
+        prefix=f"{TEMP_PREFIX}{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent
     )
     try:
         try:
@@ -41,20 +98,90 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        if mode is None:
-            # mkstemp creates 0600; a new file gets the mode any other new file would.
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
         os.chmod(temp_name, mode)
-        os.replace(temp_name, target)
     except BaseException:
-        try:
-            os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
+        _unlink(Path(temp_name))
         raise
-    _fsync_directory(target.parent)
+    return StagedFile(target, Path(temp_name), old)
+
+
+def commit(staged: Sequence[StagedFile]) -> None:
+    """Rename every staged file over its target; on a failure, put back the ones already replaced."""
+    done: list[StagedFile] = []
+    try:
+        for item in staged:
+            os.replace(item.temp, item.target)
+            done.append(item)
+    except BaseException:
+        discard([item for item in staged if item not in done])
+        _restore(done)
+        raise
+    for folder in dict.fromkeys(item.target.parent for item in staged):
+        _fsync_directory(folder)
+
+
+def discard(staged: Sequence[StagedFile]) -> None:
+    """Remove staged temporaries that will not be renamed."""
+    for item in staged:
+        _unlink(item.temp)
+
+
+def _restore(done: Sequence[StagedFile]) -> None:
+    for item in reversed(done):
+        try:
+            if item.old is None:
+                _unlink(item.target)
+            else:
+                commit([stage(item.target, item.old)])
+        except OSError:
+            pass  # as far as the file system allows
+
+
+def remove_stale_temporaries(folder: Path) -> list[Path]:
+    """Remove this folder's benchdoc temporaries whose writer is gone; return them."""
+    removed: list[Path] = []
+    try:
+        candidates = [p for p in folder.iterdir() if p.name.startswith(TEMP_PREFIX) and p.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return removed
+    for path in sorted(candidates):
+        if _is_stale(path):
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            removed.append(path)
+    return removed
+
+
+def _is_stale(path: Path) -> bool:
+    """Whether the writer of this temporary is gone (it is not ours and its process is dead)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    pieces = path.name[: -len(TEMP_SUFFIX)].split(".")
+    pid = int(pieces[-2]) if len(pieces) >= 3 and pieces[-2].isdigit() else None
+    if pid is None:
+        return time.time() - info.st_mtime > _UNNAMED_STALE_AFTER_S
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, owned by someone else
+        return False
+    return False
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def _fsync_directory(folder: Path) -> None:
@@ -69,8 +196,3 @@ def _fsync_directory(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace (or create) ``path`` with ``data`` atomically; see :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, data)

@@ -321,8 +321,9 @@ def test_killed_write_leaves_the_original_intact(tmp_path, hook: str) -> None:
     assert leftover.name.startswith(".log.md.") and not leftover.name.endswith(".md")
     assert leftover.stat().st_size > 0
     assert sorted(p.name for p in tmp_path.glob("*.md")) == ["log.md"]
-    # The document still syncs normally afterwards.
+    # The document still syncs normally afterwards, and the next write removes the leftover.
     plan = plan_document(path, lambda region: "- new\n")
     assert plan.errors == () and write_plan(plan)
+    assert leftover_temp_files(path) == []
     assert path.read_bytes().startswith(b"# Log\r\n\r\n<!-- benchdoc:list samples -->\r\n- new\r\n")
     time.sleep(0)  # keep the kill-to-assert order obvious in tracebacks

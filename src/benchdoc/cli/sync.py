@@ -87,11 +87,12 @@ def run(args: argparse.Namespace) -> int:
         print("nothing written")
         return EXIT_OK
     for sync in changed:
-        charts = len(sync.stale_files)
-        write_sync(sync)
-        wrote = [str(sync.plan.path)] if sync.plan.changed else []
-        if charts:
-            wrote.append(f"{charts} chart file(s)")
+        written = write_sync(sync)
+        for leftover in written.removed_temporaries:
+            print(f"removed {leftover}: a temporary file left by a write that was interrupted")
+        wrote = [str(sync.plan.path)] if written.document else []
+        if written.charts:
+            wrote.append(f"{written.charts} chart file(s)")
         print("wrote " + " and ".join(wrote))
     from benchdoc.lint.state import record_sync_quietly
 

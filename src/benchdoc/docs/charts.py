@@ -11,6 +11,7 @@ caller to compare (check) or write (sync), never written here.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -55,7 +56,27 @@ def render_chart_region(attrs: dict[str, str], results: ResultSet, document_path
         raise DocumentError(f"chart region: {err.message}") from err
     link = quote(relative.as_posix(), safe="/-_.~")
     content = f"![{_alt_text(chart.describe())}]({link})"
-    return content, {document_path.parent / Path(*relative.parts): data}
+    return content, {chart_target(document_path, relative.as_posix()): data}
+
+
+def chart_target(document_path: Path, relative: str) -> Path:
+    """Where a chart file goes, refused unless it really stays inside the document's folder.
+
+    The text of the path is checked by the caller; here the file system is asked: the
+    file itself must not be a symlink, and every folder on the way must resolve inside
+    the document's real folder, so a symlinked folder cannot lead the write elsewhere.
+    """
+    target = document_path.parent / Path(*PurePosixPath(relative).parts)
+    if target.is_symlink():
+        raise DocumentError(f"chart file '{relative}' is a symlink; benchdoc never writes through one")
+    home = Path(os.path.realpath(document_path.parent))
+    real = Path(os.path.realpath(target))
+    if real != home and home not in real.parents:
+        raise DocumentError(
+            f"chart file '{relative}' resolves to {real}, outside the document's folder {home} "
+            "(through a symlinked folder); benchdoc writes only inside it"
+        )
+    return target
 
 
 def _chart_file(attrs: dict[str, str]) -> PurePosixPath:

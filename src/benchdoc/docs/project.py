@@ -7,6 +7,7 @@ region renderer, and writes plans (and the chart files they embed) atomically.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +50,12 @@ def document_paths(config: Config, given: Sequence[str] | None, *, action: str =
                 f"no documents to {action}: list them in {config.path.name} ([documents] paths = [\"log.md\"]) "
                 "or name them on the command line"
             )
-    # Name documents as the user would type them: relative to the working directory.
-    paths = [_relative(p) for p in paths]
+    # Name documents as the user would type them: relative to the working directory,
+    # each once however it was spelled ("a.md", "./a.md", a symlink to it).
+    unique: dict[str, Path] = {}
+    for path in paths:
+        unique.setdefault(os.path.realpath(path), _relative(path))
+    paths = list(unique.values())
     missing = [p for p in paths if not p.is_file()]
     if missing:
         raise UsageError(f"no such document: {', '.join(str(p) for p in missing)}")
@@ -58,8 +63,6 @@ def document_paths(config: Config, given: Sequence[str] | None, *, action: str =
 
 
 def _relative(path: Path) -> Path:
-    import os
-
     try:
         relative = os.path.relpath(path)
     except ValueError:  # another drive on Windows
@@ -80,8 +83,9 @@ def plan_documents(
     from benchdoc.docs.sync import plan_document
 
     syncs = []
+    chart_claims: dict[str, str] = {}  # shared, so two documents cannot write one chart file
     for path in paths:
-        renderer = Renderer(config, results, path, cache=cache)
+        renderer = Renderer(config, results, path, cache=cache, chart_claims=chart_claims)
         plan = plan_document(path, renderer, force=force)
         syncs.append(DocumentSync(plan, dict(renderer.files)))
     if cache is not None:
@@ -89,14 +93,54 @@ def plan_documents(
     return syncs
 
 
-def write_sync(sync: DocumentSync) -> bool:
-    """Write a document's chart files, then the document itself; True if anything changed."""
-    from benchdoc.docs.sync import write_plan
-    from benchdoc.textfile import write_atomic
+@dataclass(frozen=True)
+class SyncWritten:
+    """What writing one document's sync changed."""
 
-    sync.plan.raise_for_errors()
+    document: bool  # the document itself was replaced
+    charts: int  # chart files written
+    removed_temporaries: tuple[Path, ...] = ()  # left by writes that were killed midway
+
+    @property
+    def changed(self) -> bool:
+        return self.document or bool(self.charts)
+
+
+def write_sync(sync: DocumentSync) -> SyncWritten:
+    """Write a document and its chart files as one unit: all of them, or none.
+
+    Raises DocumentError if the plan has errors, if the document changed on disk since
+    it was planned, if a chart file would land outside the document's folder, or if
+    any file cannot be written (then none of them changed).
+    """
+    from benchdoc.docs.charts import chart_target
+    from benchdoc.errors import DocumentError
+    from benchdoc.textfile import write_together
+
+    plan = sync.plan
+    plan.raise_for_errors()
     stale = sync.stale_files
-    for path in stale:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, sync.files[path])
-    return write_plan(sync.plan) or bool(stale)
+    document = Path(plan.path)
+    for path in stale:  # again, just before writing: the folders may have changed since planning
+        chart_target(document, os.path.relpath(path, document.parent))
+    if plan.changed:
+        try:
+            current = document.read_bytes()
+        except OSError as err:
+            raise DocumentError(f"cannot read before writing: {err.strerror}", file=plan.path) from None
+        if current != plan.old_bytes:
+            raise DocumentError("changed on disk since it was read; nothing was written, run again", file=plan.path)
+    files = [(path, sync.files[path]) for path in stale]
+    if plan.changed:
+        files.append((document, plan.new_bytes))
+    try:
+        for path in stale:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        removed = write_together(files)
+    except OSError as err:
+        where = err.filename or plan.path
+        raise DocumentError(
+            f"cannot write {where}: {err.strerror}; nothing was written (the document and its charts are unchanged)",
+            file=plan.path,
+        ) from None
+    return SyncWritten(plan.changed, len(stale), tuple(removed))

@@ -24,6 +24,7 @@ Region kinds:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -84,12 +85,15 @@ class Renderer:
     document: Path
     cache: DerivedCache | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
+    chart_claims: dict[str, str] = field(default_factory=dict)  # chart file -> region that writes it
 
     @property
     def results(self) -> ResultSet:
         return self.lazy.get()
 
     def __call__(self, region: Region) -> str:
+        if region.kind == "chart":
+            self._claim_chart_file(region)
         if self.cache is None:
             return self.render(region)
         from benchdoc.cache import file_digest, region_key
@@ -106,6 +110,19 @@ class Renderer:
         rendered = {str(path): file_digest(data=data) for path, data in self.files.items() if path not in before}
         self.cache.put("regions", key, {"content": content, "files": rendered})
         return content
+
+    def _claim_chart_file(self, region: Region) -> None:
+        """Refuse a chart file another chart region already writes (it would hold only one chart)."""
+        raw = dict(region.attrs).get("file")
+        if not raw:
+            return
+        key = os.path.normpath(os.path.join(os.path.abspath(self.document.parent), raw.replace("\\", "/")))
+        other = self.chart_claims.setdefault(key, region.location)
+        if other != region.location:
+            raise DocumentError(
+                f"chart file '{raw}' is also written by the chart region at {other}; "
+                "give each chart region its own file"
+            )
 
     def render(self, region: Region) -> str:
         allowed = {
