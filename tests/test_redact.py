@@ -195,3 +195,41 @@ def test_numbers_under_a_secret_looking_name_are_data_not_secrets() -> None:
         "api_key": "***",
         "token": {"value": "***", "n": 3},
     }
+
+
+def test_a_note_starting_with_token_keeps_its_text() -> None:
+    note = "token: the tokenizer cut 3 prompts short; rerun with --max-tokens 256"
+    assert redact_text(note) == note
+    assert redact_text("token: abc123secret") == "token: ***"  # one word after the name is still a value
+    assert redact_text("password: 'two words'") == "password: '***'"
+
+
+def test_numbers_under_token_names_are_data_not_secrets() -> None:
+    data = {"results_inter_token_latency_s_mean": 0.0119, "num_speculative_token": 4, "token": "abc", "pin_code": 1234}
+    assert redact_obj(data) == {"results_inter_token_latency_s_mean": 0.0119, "num_speculative_token": 4, "token": "***", "pin_code": 1234}
+    assert redact_obj({"password": 123456, "db_password": "123456"}) == {"password": "***", "db_password": "***"}
+    assert redact_text('{"inter_token_latency_ms": 12.5, "password": 1234}') == '{"inter_token_latency_ms": 12.5, "password": ***}'
+    assert redact_argv(["serve", "--num-speculative-token", "4", "--api-key", "123"]) == ["serve", "--num-speculative-token", "4", "--api-key", "***"]
+    assert redact_env({"TOKEN_BUDGET": "512", "PGPASSWORD": "123456"}) == {"TOKEN_BUDGET": "512", "PGPASSWORD": "***"}
+
+
+@pytest.mark.parametrize("name", ["DEPLOY_CRED", "GITHUB_PAT", "DB_PW", "SIGNING_KEYS", "apiCreds"])
+def test_more_secret_name_endings(name: str) -> None:
+    assert is_secret_name(name)
+    assert redact_env({name: "v4lue"}) == {name: MARKER}
+    assert redact_text(f"{name}=v4lue") == f"{name}={MARKER}"
+
+
+def test_short_p_flag_hides_a_password_but_not_a_port() -> None:
+    assert redact_argv(["mysql", "-u", "root", "-p", "hunter2"]) == ["mysql", "-u", "root", "-p", MARKER]
+    assert redact_argv(["docker", "run", "-p", "8080:80", "img"]) == ["docker", "run", "-p", "8080:80", "img"]
+    assert redact_argv(["llama-bench", "-p", "512"]) == ["llama-bench", "-p", "512"]
+
+
+def test_random_looking_values_are_hidden_but_names_and_hashes_are_not() -> None:
+    from benchdoc.redact import looks_random
+
+    assert redact_env({"MY_THING": "xK9mP2qR7vT4wZ8nB3cF6hJ1"}) == {"MY_THING": MARKER}
+    for ordinary in ("nvidia/Llama-3.3-70B-Instruct-FP8", "a723fb3338d769fa9cf3018048b2a7bc8133e605",
+                     "550e8400-e29b-41d4-a716-446655440000", "expandable_segments:True", "/models/Qwen2.5-7B"):
+        assert not looks_random(ordinary), ordinary

@@ -53,13 +53,13 @@ import shutil
 import signal
 import socket
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from benchdoc.redact import redact_env
+from benchdoc.redact import MARKER, redact_env
 
 # (name in the snapshot, distribution names to look up, first found wins).
 PACKAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -299,9 +299,33 @@ def tuning_env_vars(env: Mapping[str, str]) -> dict[str, str]:
     selected = {
         name: value
         for name, value in sorted(env.items())
-        if name.startswith(ENV_VAR_PREFIXES) or name in ENV_VAR_NAMES
+        if is_tuning_variable(name)
     }
     return redact_env(selected)
+
+
+def is_tuning_variable(name: str) -> bool:
+    """Whether a variable tunes an inference stack (its value is worth recording)."""
+    return name.startswith(ENV_VAR_PREFIXES) or name in ENV_VAR_NAMES
+
+
+def recordable_env(env: Mapping[str, str], public: Collection[str] = ()) -> dict[str, str]:
+    """The variables a config sets for a server or command, as shown and stored.
+
+    Shown (secrets by name, shape or randomness still redacted): tuning variables, names
+    listed in ``public`` (the table's ``public_env``) and numbers. Every other value is
+    ``***``: a custom variable's value may be a credential whatever its name.
+    """
+    shown = {name: value for name, value in env.items() if is_tuning_variable(name) or name in public}
+    redacted = redact_env(shown)
+    for name, value in env.items():
+        if name not in shown:
+            redacted[name] = redact_env({name: value})[name] if _is_plain_number(value) else (MARKER if value else value)
+    return {name: redacted[name] for name in env}
+
+
+def _is_plain_number(value: str) -> bool:
+    return bool(re.fullmatch(r"[-+]?\d+(?:\.\d+)?", value))
 
 
 def git_info(cwd: Path | str | None = None, timeout: float = DEFAULT_GIT_TIMEOUT_S) -> GitInfo | None:

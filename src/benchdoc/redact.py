@@ -49,7 +49,7 @@ _SECRET_WORDS = frozenset(
         "TOKEN", "ACCESSTOKEN", "AUTHTOKEN", "APITOKEN", "REFRESHTOKEN", "BEARER",
         "SECRET", "SECRETS", "CLIENTSECRET",
         "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PASSPHRASE",
-        "CREDENTIAL", "CREDENTIALS", "CREDS",
+        "CREDENTIAL", "CREDENTIALS", "CREDS", "CRED", "PAT", "PW", "KEYS",
         "AUTH", "AUTHORIZATION",
         "COOKIE", "COOKIES", "SESSION",
         "PRIVATE", "DSN", "SIGNATURE", "SIG",
@@ -87,6 +87,17 @@ _NON_SECRET_KEY_QUALIFIERS = frozenset(
     }
 )  # fmt: skip
 
+# Names carrying one of these words hold a password-like secret, which may be all digits;
+# under any other secret name (TOKEN, KEY, SESSION, ...) a number is data: a count, a
+# latency, an id (``inter_token_latency_s``, ``num_speculative_token``).
+_PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PW", "PIN", "SECRET", "CREDENTIAL", "CRED")
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+# Short flags whose value is a password (mysql -p, sshpass -p) unless it is a number or a
+# port mapping (``-p 8000``, ``-p 8080:80``).
+_SECRET_SHORT_FLAGS = frozenset({"-p"})
+_PORTS = re.compile(r"[\d.:\[\]]*\d(?:/(?:tcp|udp|sctp))?")
+
 # Values that reveal nothing ("not set", a switch): leaving them visible tells the reader
 # that no credential was configured.
 _REVEALS_NOTHING = frozenset(
@@ -103,6 +114,28 @@ def _name_words(name: str) -> list[str]:
     spaced = _HUMP.sub(r"\1_\2", _HUMP_ACRONYM.sub(r"\1_\2", name))
     words = (_TRAILING_DIGITS.sub("", word).upper() for word in _NON_ALNUM.split(spaced))
     return [word for word in words if word]
+
+
+def names_password(name: str) -> bool:
+    """Whether ``name`` holds a password-like secret or an API key (either may be all digits)."""
+    words = _name_words(name)
+    if "APIKEY" in words or ("API" in words and "KEY" in words):
+        return True
+    return any(word.startswith(_PASSWORD_WORDS) or word.endswith(_PASSWORD_WORDS) for word in words)
+
+
+def _is_number(value: str) -> bool:
+    if _is_quoted(value):
+        value = value[1:-1]
+    return bool(_NUMBER.fullmatch(value))
+
+
+def _number_is_data(name: str, value: object) -> bool:
+    """Numbers are never secrets, except under a password's name."""
+    if isinstance(value, bool):
+        return False
+    is_number = isinstance(value, (int, float)) or (isinstance(value, str) and _is_number(value))
+    return is_number and not names_password(name)
 
 
 def is_secret_name(name: str) -> bool:
@@ -175,7 +208,10 @@ _ASSIGNMENT = re.compile(
 # "name": "value" and 'name': 'value' in JSON or a printed dict.
 _QUOTED_PAIR = re.compile(r"""(?P<head>(?P<q>["'])(?P<name>[^"'\s]+)(?P=q)\s*:\s*)(?P<value>"[^"]*"|'[^']*'|[^\s"',}\]]+)""")
 # name: value at the start of a line (YAML, key: value logs).
-_LINE_PAIR = re.compile(r"(?m)(?P<head>^[ \t]*(?:-[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:[ \t]+)(?P<value>\S[^\r\n]*?)[ \t]*$")
+# The value is one word or one quoted string: "token: the tokenizer was slow" is prose, not a secret.
+_LINE_PAIR = re.compile(
+    r"""(?m)(?P<head>^[ \t]*(?:-[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*:[ \t]+)(?P<value>"[^"\r\n]*"|'[^'\r\n]*'|[^\s"']\S*)[ \t]*$"""
+)
 # --flag value, with the value as the next word.
 _FLAG_VALUE = re.compile(r"""(?P<head>(?<!\S)(?P<name>--?[A-Za-z][A-Za-z0-9_\-]*)[ \t]+)(?P<value>"[^"]*"|'[^']*'|[^\s\-]\S*)""")
 
@@ -220,7 +256,8 @@ def _redact_value(match: re.Match[str]) -> str:
 
 
 def _redact_named_value(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group("name")):
+    name = match.group("name")
+    if not is_secret_name(name) or _number_is_data(name, match.group("value")):
         return match.group(0)
     return _redact_value(match)
 
@@ -263,17 +300,52 @@ def redact_env(environment: Mapping[str, str]) -> dict[str, str]:
     """A copy of an environment with secret values replaced by ``***``.
 
     A variable whose name looks secret (:func:`is_secret_name`: ``OPENAI_API_KEY``,
-    ``HF_TOKEN``, ``PGPASSWORD``) loses its whole value; every other value is kept but
+    ``HF_TOKEN``, ``PGPASSWORD``) loses its whole value, unless the value is a number
+    and the name no password's; a value that looks like a key by its shape or its
+    randomness (:func:`looks_secret`) is hidden too; every other value is kept but
     passed through :func:`redact_text`, so ``DATABASE_URL=postgresql://u:pw@h/db`` keeps
     all but the password. Empty values stay empty.
     """
     redacted: dict[str, str] = {}
     for name, value in environment.items():
-        if is_secret_name(name):
+        if is_secret_name(name) and not _number_is_data(name, value):
             redacted[name] = MARKER if value else value
         else:
-            redacted[name] = redact_text(value)
+            text = redact_text(value)
+            redacted[name] = MARKER if text == value and looks_random(value) else text
     return redacted
+
+
+# A generated key: a run of at least this many letters and digits between separators,
+# with about as many bits per character as random text of that length has.
+_RANDOM_RUN = 20
+_RANDOM_BITS_PER_CHAR = 3.9
+_KEY_SEPARATORS = re.compile(r"[^A-Za-z0-9]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a value with no telling name is a key anyway: a known shape, a password in
+    a URL, or a long random-looking word (:func:`looks_random`)."""
+    return bool(value) and (redact_text(value) != value or looks_random(value))
+
+
+def looks_random(value: str) -> bool:
+    """A word holding a long run of letters and digits, not all hex, with the entropy of a
+    generated key; a path, a model name, a UUID or a hex commit hash is not one."""
+    if " " in value or value.startswith(("/", ".")):
+        return False
+    longest = max(_KEY_SEPARATORS.split(value), key=len)
+    if len(longest) < _RANDOM_RUN or _HEX.fullmatch(longest):
+        return False
+    if not (any(c.isdigit() for c in longest) and any(c.isalpha() for c in longest)):
+        return False
+    import math  # only for the few values that got this far
+    from collections import Counter
+
+    counts = Counter(longest)
+    bits = -sum(n / len(longest) * math.log2(n / len(longest)) for n in counts.values())
+    return bits >= _RANDOM_BITS_PER_CHAR
 
 
 _ENV_ASSIGNMENT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*)=")
@@ -283,54 +355,64 @@ def _is_flag(arg: str) -> bool:
     return len(arg) > 1 and arg.startswith("-") and not arg[1:2].isdigit() and arg[1:2] != "."
 
 
+def _secret_flag_value(flag: str, value: str) -> bool:
+    """Whether the value after (or glued with ``=`` to) a flag is its secret."""
+    if flag in _SECRET_SHORT_FLAGS:
+        return not _PORTS.fullmatch(value)
+    return is_secret_name(flag) and not _number_is_data(flag, value)
+
+
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """A copy of a command line with secrets replaced by ``***``.
 
-    The argument after a secret-looking flag (``--api-key VALUE``, ``--hf-token VALUE``)
-    becomes ``***`` unless it is itself a flag; ``--token=VALUE`` becomes ``--token=***``;
+    The argument after a secret-looking flag (``--api-key VALUE``, ``--hf-token VALUE``,
+    ``-p VALUE`` unless a port) becomes ``***`` unless it is itself a flag or a number that
+    is data (``--num-speculative-token 4``); ``--token=VALUE`` becomes ``--token=***``;
     every other argument passes through :func:`redact_text` (URLs with passwords,
     ``HF_TOKEN=...`` before a command, ``-H "Authorization: Bearer ..."``, known key shapes).
     """
     redacted: list[str] = []
-    value_is_secret = False
+    secret_flag: str | None = None
     for arg in argv:
-        if value_is_secret:
-            value_is_secret = False
-            if not _is_flag(arg):
+        if secret_flag is not None:
+            flag, secret_flag = secret_flag, None
+            if not _is_flag(arg) and _secret_flag_value(flag, arg):
                 redacted.append(_masked(arg))
                 continue
         assignment = _ENV_ASSIGNMENT.match(arg)
         if assignment and is_secret_name(assignment.group("name")):
             # NAME=VALUE before a command (env, docker -e): the whole value is the secret.
-            redacted.append(assignment.group("name") + "=" + _masked(arg[assignment.end() :]))
+            name, value = assignment.group("name"), arg[assignment.end() :]
+            redacted.append(arg if _number_is_data(name, value) else name + "=" + _masked(value))
             continue
         if _is_flag(arg):
             name, equals, value = arg.partition("=")
             if equals:
-                redacted.append(f"{name}={_masked(value)}" if is_secret_name(name) else f"{name}={redact_text(value)}")
+                redacted.append(f"{name}={_masked(value)}" if _secret_flag_value(name, value) else f"{name}={redact_text(value)}")
                 continue
-            if is_secret_name(name):
-                value_is_secret = True
+            if is_secret_name(name) or name in _SECRET_SHORT_FLAGS:
+                secret_flag = name
                 redacted.append(arg)
                 continue
         redacted.append(redact_text(arg))
     return redacted
 
 
-def _redact_everything(obj: Any) -> Any:
-    """Every string leaf of ``obj`` replaced: it sits under a secret name.
+def _redact_everything(obj: Any, name: str) -> Any:
+    """Every leaf of ``obj`` replaced: it sits under the secret name ``name``.
 
-    Numbers stay: a count or a statistic whose name happens to hold a secret word
-    (``results_inter_token_latency_s_stddev``) is data, and credentials are strings.
+    Numbers stay (a count or a statistic whose name holds a secret word, such as
+    ``results_inter_token_latency_s_stddev``, is data) unless that name is a password's
+    or an API key's.
     """
     if isinstance(obj, Mapping):
-        return {(redact_text(key) if isinstance(key, str) else key): _redact_everything(value) for key, value in obj.items()}
+        return {(redact_text(key) if isinstance(key, str) else key): _redact_everything(value, name) for key, value in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_redact_everything(item) for item in obj]
+        return [_redact_everything(item, name) for item in obj]
+    if obj is None or isinstance(obj, bool) or _number_is_data(name, obj):
+        return obj
     if isinstance(obj, str):
         return _masked(obj)
-    if obj is None or isinstance(obj, (bool, int, float)):
-        return obj
     return MARKER
 
 
@@ -350,7 +432,7 @@ def redact_obj(obj: Any) -> Any:
         for key, value in obj.items():
             if isinstance(key, str):
                 safe_key = redact_text(key)
-                result[safe_key] = _redact_everything(value) if is_secret_name(key) else redact_obj(value)
+                result[safe_key] = _redact_everything(value, key) if is_secret_name(key) else redact_obj(value)
             else:
                 result[key] = redact_obj(value)
         return result

@@ -214,3 +214,10 @@ def test_the_clients_own_load_is_in_the_summary_json_and_ledger(project: Project
     assert data["settings"]["workers"] == 1
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
     assert run["metadata"]["client"]["probes"] > 0
+
+
+def test_a_key_in_the_url_query_is_never_shown(project: Project, sim_url: str) -> None:
+    url = f"{sim_url}/?api_key=q-key-never-shown&model=m"
+    res = project.run("bench", "--url", url, "--requests", "2", "--output-tokens", "4", "--input-tokens", "4")
+    assert "api_key=***" in res.stdout + res.stderr, res.stdout + res.stderr
+    assert "q-key-never-shown" not in res.stdout + res.stderr

@@ -139,3 +139,18 @@ def test_an_aiperf_file_imported_as_genai_perf_is_refused_in_one_line(project: P
     assert project.run("import", str(DATA / "aiperf-0.13.0-rate.json"), "-e", "baseline").returncode == 0
     again = project.run("import", str(DATA / "aiperf-0.13.0-rate.json"), "-f", "aiperf", "-e", "baseline")
     assert again.returncode == 0 and "every run was imported before" in again.stdout
+
+
+def test_a_key_in_a_label_is_never_shown_or_stored(project: Project, tmp_path: Path) -> None:
+    data = json.loads((DATA / "hyperfine.json").read_text())
+    for result in data["results"]:
+        result["command"] += " --api-key s3cr3tvalue9 --url http://u:Pa55word@127.0.0.1:1/v1"
+    source = tmp_path / "hyperfine.json"
+    source.write_text(json.dumps(data))
+    for flags in (["--dry-run"], ["--dry-run", "--json"], ["--json"]):
+        res = project.run("import", str(source), "-f", "hyperfine", "--experiment", "baseline", "--mixed", *flags)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "--api-key ***" in res.stdout, res.stdout
+        assert "s3cr3tvalue9" not in res.stdout + res.stderr and "Pa55word" not in res.stdout + res.stderr
+    stored = b"".join(p.read_bytes() for p in (project.root / ".benchdoc").glob("ledger.db*"))
+    assert b"--api-key ***" in stored and b"s3cr3tvalue9" not in stored and b"Pa55word" not in stored

@@ -123,3 +123,23 @@ def test_an_unknown_experiment_is_a_usage_error_everywhere(project: Project, arg
     assert result.returncode == 2, (argv, result.returncode, result.stderr)
     assert "unknown experiment 'basline'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_postgresql_password_in_the_query_string_is_never_shown(project) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"postgresql://svc@127.0.0.1:{port}/x?password=QueryPa55&sslpassword=KeyPa55&connect_timeout=2"
+    res = project.run("show", env={"BENCHDOC_LEDGER_URL": url})
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.stderr.startswith("benchdoc: error: cannot open the ledger at") and "password=***" in res.stderr
+    assert "QueryPa55" not in res.stderr and "KeyPa55" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_note_starting_with_token_keeps_its_text(project) -> None:  # type: ignore[no-untyped-def]
+    note = "token: the tokenizer cut 3 prompts short"
+    assert project.run("record", "baseline", "-m", "output_tok_s=90", "--note", note).returncode == 0
+    res = project.run("history", "baseline", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)[0]["note"] == note

@@ -362,3 +362,40 @@ workload = "medium"
     for each in load["figures"]["each"]:
         assert each["busy"] and each["others_cores"] > 0.1
         assert each["server_cores"] > 0  # the simulator's own CPU is the server's, not "other"
+
+
+SECRET_LOG_LINE = (
+    "RuntimeError: CUDA out of memory while loading from postgresql://svc:Pa55w0rdX@db/x "
+    "api_key=k3yk3yk3y token hf_AbCdEfGhIjKlMnOpQrStUv12"
+)
+
+
+def test_run_never_prints_or_stores_the_secrets_in_a_failure_log_line(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + f"""
+[experiments.leaky]
+server = "sim"
+workload = "small"
+args = {json.dumps(["--fail-start", SECRET_LOG_LINE])}
+""")
+    result = project.run("run", "leaky", "-n", "1")
+    assert result.returncode == 0, result.stderr
+    everything = result.stdout + result.stderr
+    assert "leaky: log line: RuntimeError: CUDA out of memory while loading from postgresql://svc:***@db/x" in result.stdout
+    for secret in ("Pa55w0rdX", "k3yk3yk3y", "AbCdEfGhIjKlMnOpQrStUv12"):
+        assert secret not in everything
+    stored = runs_in(project)["leaky"]
+    assert "Pa55w0rdX" not in (stored.failure_log_line or "")  # type: ignore[attr-defined]
+    shown = project.run("show", "leaky")
+    assert shown.returncode == 0 and "Pa55w0rdX" not in shown.stdout + shown.stderr
+
+
+def test_dry_run_hides_the_values_of_custom_server_variables_unless_public(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG.replace("shutdown_grace = 3", """shutdown_grace = 3
+env = { DEPLOY_CRED = "c-r-e-d-1", SERVICE_PAT = "pat-value", DB_PW = "pw-value", SIGNING_KEYS = "a,b", MY_SETTING = "plain-but-custom", SHOWN = "visible-value", NCCL_ALGO = "Tree", WORKERS = "8" }
+public_env = ["SHOWN"]"""))
+    result = project.run("run", "--dry-run", "baseline")
+    assert result.returncode == 0, result.stderr
+    for hidden in ("c-r-e-d-1", "pat-value", "pw-value", "a,b", "plain-but-custom"):
+        assert hidden not in result.stdout
+    assert "SHOWN=visible-value" in result.stdout and "NCCL_ALGO=Tree" in result.stdout and "WORKERS=8" in result.stdout
+    assert "MY_SETTING='***'" in result.stdout

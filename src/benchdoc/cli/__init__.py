@@ -91,6 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from benchdoc.cli._output import redacted_output
+
+    with redacted_output():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; a BenchdocError becomes its one line and exit code."""
     try:
         return int(args.func(args))
     except BenchdocError as err:

@@ -37,10 +37,13 @@ RECORD_KEY = "record_id"
 
 def display_url(url: str) -> str:
     """The URL with any password hidden, safe to print or log."""
+    from benchdoc.redact import redact_text
+
     try:
-        return sa.engine.make_url(url).render_as_string(hide_password=True)
+        shown = sa.engine.make_url(url).render_as_string(hide_password=True)
     except Exception:
         return "<unparseable database URL>"
+    return redact_text(shown)  # a password may also sit in the query (?password=, ?sslpassword=)
 
 
 _utc = as_utc  # the ledger stores every moment in UTC

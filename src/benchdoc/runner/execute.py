@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.config import Config
+from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
-from benchdoc.redact import redact_argv, redact_env
+from benchdoc.redact import redact_argv
 from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink, RunContext, RunOptions
 from benchdoc.runner.events import ExperimentOutcome
 from benchdoc.runner.experiment import ExperimentRun
@@ -95,7 +96,7 @@ def plan_runs(
                 experiment=setup.name,
                 server=setup.server.name,
                 argv=tuple(redact_argv(launch.argv)),
-                env=redact_env(launch.env),
+                env=recordable_env(launch.env, setup.server.public_env),
                 cwd=launch.cwd,
                 port=setup.server.port,
                 ready_url=launch.ready_url,

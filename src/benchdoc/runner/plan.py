@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.config import Config, ExperimentConfig, did_you_mean
+from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
-from benchdoc.redact import redact_argv, redact_env
+from benchdoc.redact import redact_argv
 from benchdoc.runner.spec import (
     DEFAULT_REPETITIONS,
     LOOPBACK,
@@ -346,7 +347,7 @@ def describe_workload(
         "name": workload.name,
         "kind": "command",
         "argv": redact_argv(command_argv(config, workload, launch, "{output}")),
-        "env": redact_env(command_env(config, workload, launch, "{output}")),
+        "env": recordable_env(command_env(config, workload, launch, "{output}"), workload.public_env),
         "timeout_s": workload.timeout_s,
         "warmup": workload.warmup,
         "results": reader,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from benchdoc.environment import recordable_env
 from benchdoc.ledger.metadata import ServerLaunch, ServerStop
-from benchdoc.redact import redact_argv, redact_env
+from benchdoc.redact import redact_argv
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import ServerReady, ServerStarting, WaitingForServer
 from benchdoc.runner.failures import FailureReason, explain_failure, known_reason, read_log_tail, setup_problem
@@ -118,7 +119,7 @@ class ServerSession:
         return ServerLaunch(
             name=self.setup.server.name,
             argv=tuple(launch.argv),
-            env=redact_env(launch.env),
+            env=recordable_env(launch.env, self.setup.server.public_env),
             cwd=relative(launch.cwd),
             ready_url=launch.ready_url,
             ports=tuple(self.ports),

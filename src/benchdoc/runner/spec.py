@@ -25,8 +25,8 @@ DEFAULT_REPETITIONS = 5
 DEFAULT_LOADGEN_URL = "http://{host}:{port}"
 LOOPBACK = "127.0.0.1"
 
-SERVER_KEYS = ("argv", "ready_url", "ready_timeout", "cwd", "env", "shutdown_grace", "port", "model", "shell")
-COMMAND_KEYS = ("kind", "argv", "timeout", "cwd", "env", "format", "json", "regex", "warmup", "output_suffix")
+SERVER_KEYS = ("argv", "ready_url", "ready_timeout", "cwd", "env", "public_env", "shutdown_grace", "port", "model", "shell")
+COMMAND_KEYS = ("kind", "argv", "timeout", "cwd", "env", "public_env", "format", "json", "regex", "warmup", "output_suffix")
 TIMEOUT_KEYS = ("connect_s", "first_token_s", "idle_s", "request_s")
 # The load generator's settings, with the TOML types each accepts (bool is never a number).
 LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
@@ -88,6 +88,7 @@ class ServerSpec:
     ready_timeout_s: float = DEFAULT_READY_TIMEOUT_S
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    public_env: tuple[str, ...] = ()  # variables whose values may be shown and stored as they are
     shutdown_grace_s: float = DEFAULT_SHUTDOWN_GRACE_S
     port: int | None = None
     model: str | None = None
@@ -133,6 +134,7 @@ class CommandWorkload:
     timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    public_env: tuple[str, ...] = ()  # variables whose values may be shown and stored as they are
     warmup: int = 0  # runs of the command before the measured ones, results discarded
     output_suffix: str = ".json"
     kind: Literal["command"] = "command"
@@ -209,6 +211,13 @@ class _Table:
             result[name] = _as_text(item)
         return result
 
+    def public_env(self, key: str = "public_env") -> tuple[str, ...]:
+        """Names of variables whose values are not secret (shown and stored as they are)."""
+        value = self.data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(n, str) and n for n in value):
+            raise self.error("expected a list of environment variable names whose values are not secret", key)
+        return tuple(value)
+
 
 def _as_text(value: Any) -> str:
     """A TOML scalar as the text a command line or an environment gets."""
@@ -235,6 +244,7 @@ def server_spec(config: Config, name: str) -> ServerSpec:
         ready_timeout_s=table.seconds("ready_timeout", DEFAULT_READY_TIMEOUT_S),
         cwd=table.string("cwd"),
         env=table.env(),
+        public_env=table.public_env(),
         shutdown_grace_s=table.seconds("shutdown_grace", DEFAULT_SHUTDOWN_GRACE_S),
         port=port,
         model=table.string("model"),
@@ -350,6 +360,7 @@ def _command_workload(table: _Table, name: str) -> CommandWorkload:
         timeout_s=table.seconds("timeout", DEFAULT_COMMAND_TIMEOUT_S),
         cwd=table.string("cwd"),
         env=table.env(),
+        public_env=table.public_env(),
         warmup=warmup,
         output_suffix=suffix,
     )
