@@ -399,3 +399,25 @@ public_env = ["SHOWN"]"""))
         assert hidden not in result.stdout
     assert "SHOWN=visible-value" in result.stdout and "NCCL_ALGO=Tree" in result.stdout and "WORKERS=8" in result.stdout
     assert "MY_SETTING='***'" in result.stdout
+
+
+def test_brackets_in_a_failure_reason_and_a_note_are_shown_as_written(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + """
+[failures]
+patterns = [{ pattern = 'RuntimeError: (cannot open \\[\\S+\\])', reason = '{1}' }]
+
+[experiments.no-device]
+server = "sim"
+workload = "small"
+args = ["--fail-start", "RuntimeError: cannot open [/dev/nvidia0] [bold red]"]
+""")
+    result = project.run("run", "no-device", "-n", "1")
+    assert result.returncode == 0, result.stderr
+    assert "no-device: FAILED: cannot open [/dev/nvidia0]" in result.stderr
+    assert "log line: RuntimeError: cannot open [/dev/nvidia0] [bold red]" in result.stdout
+    assert project.run("record", "baseline", "-m", "output_tok_s=90", "--note", "[bold red]loud[/bold red] [/x]").returncode == 0
+    for argv in (("show",), ("history", "no-device"), ("history", "baseline")):
+        shown = project.run(*argv)
+        assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
+    assert "cannot open [/dev/nvidia0]" in project.run("show", "no-device").stdout
+    assert "[bold red]loud[/bold red] [/x]" in project.run("history", "baseline").stdout

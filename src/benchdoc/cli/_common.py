@@ -36,13 +36,25 @@ def console(stderr: bool = False) -> Console:
 
     At a terminal tables fit its width. Piped or redirected, they are drawn at their
     natural width: rich's default of 80 columns would cut names and paths with an ellipsis.
+
+    Markup and emoji codes are off: every string printed or put in a table is shown as
+    it is, so a reason like ``cannot open [/dev/nvidia0]`` or a note holding ``[bold]``
+    can neither crash the output nor restyle it. Style comes only from ``style=`` and
+    :class:`rich.text.Text` (see :func:`styled`).
     """
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     at_terminal = stream.isatty() or "COLUMNS" in os.environ
-    return Console(stderr=stderr, highlight=False, no_color="NO_COLOR" in os.environ, soft_wrap=False,
-                   width=None if at_terminal else PIPE_WIDTH)
+    return Console(stderr=stderr, highlight=False, markup=False, emoji=False, no_color="NO_COLOR" in os.environ,
+                   soft_wrap=False, width=None if at_terminal else PIPE_WIDTH)
+
+
+def styled(*parts: str | tuple[str, str]) -> Any:
+    """A rich Text from plain pieces and (text, style) pairs; no piece is read as markup."""
+    from rich.text import Text
+
+    return Text.assemble(*parts)
 
 
 def print_json(data: Any) -> None:

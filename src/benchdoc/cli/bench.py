@@ -350,7 +350,7 @@ def _record(
 def _print_summary(result: WorkloadResult) -> None:
     from rich.table import Table
 
-    from benchdoc.cli._common import console, format_number
+    from benchdoc.cli._common import console, format_number, styled
     from benchdoc.workloads.metrics import DEFAULT_PERCENTILES, LATENCY_METRICS, percentile_suffix
 
     out = console()
@@ -364,7 +364,7 @@ def _print_summary(result: WorkloadResult) -> None:
         else f"open loop, {settings['rate']:g} req/s {settings['arrivals']}"
         + (f", at most {settings['max_concurrency']} in flight" if settings.get("max_concurrency") else "")
     )
-    out.print(f"[bold]benchdoc bench[/bold]  {title}")
+    out.print(styled(("benchdoc bench", "bold"), f"  {title}"))
     if "benchdoc-simulator" in server.get("owned_by", []):
         out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
     out.print(
@@ -435,10 +435,8 @@ def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
         out.print(result.client.sentence(), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
     reasons = result.failure_reasons()
     if reasons:
-        out.print("[bold]failures[/bold]")
+        out.print("failures", style="bold")
         for reason, count in reasons.items():
-            out.print(f"  {count} × {reason}", markup=False)
+            out.print(f"  {count} × {reason}")
     if result.aborted:
-        from rich.markup import escape
-
-        out.print(f"[bold]run aborted:[/bold] {escape(result.aborted)}")
+        out.print(styled(("run aborted:", "bold"), f" {result.aborted}"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from benchdoc.cli._common import add_pooling_arguments, console, load_project, open_ledger, pooling_from_args, print_json
+from benchdoc.cli._common import add_pooling_arguments, console, load_project, open_ledger, pooling_from_args, print_json, styled
 from benchdoc.errors import UsageError
 from benchdoc.results import TEST_NAME, environment_differences
 
@@ -117,10 +117,10 @@ def present(
     if env:
         out.print("environment: " + "; ".join(d.text() for d in env[:8]) + (" …" if len(env) > 8 else ""))
     for warning in (*a.warnings, *b.warnings):
-        out.print(f"[yellow]warning:[/yellow] {warning}")
+        out.print(styled(("warning:", "yellow"), " ", warning))
     for note in dict.fromkeys(f"{pair.metric}: {pair.note}" if len(pairs) > 1 else pair.note for pair in pairs):
-        out.print(f"[dim]p: {note}[/dim]")
-    out.print(f"[dim]test: {TEST_NAME}; delta: median of the pairwise ratios, with the interval that inverts the test[/dim]")
+        out.print(f"p: {note}", style="dim")
+    out.print(f"test: {TEST_NAME}; delta: median of the pairwise ratios, with the interval that inverts the test", style="dim")
 
 
 def _cell(summary: Summary, digits: int) -> str:

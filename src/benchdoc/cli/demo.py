@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchdoc.cli._common import console
+from benchdoc.cli._common import console, styled
 
 ORDER = 1
 
@@ -37,12 +37,12 @@ def run(args: argparse.Namespace) -> int:
     previous = Path.cwd()
     os.chdir(folder)  # so every path the commands print is short and relative
     try:
-        out.rule("[bold]benchdoc demo[/bold]")
-        out.print(
-            "An engineer tunes an LLM server and keeps an experiment log. This demo plays her story "
-            "against [bold]benchdoc's simulator[/bold]: every number below is simulated, "
-            "not measured on hardware.\n"
-        )
+        out.rule(styled(("benchdoc demo", "bold")))
+        out.print(styled(
+            "An engineer tunes an LLM server and keeps an experiment log. This demo plays her story against ",
+            ("benchdoc's simulator", "bold"),
+            ": every number below is simulated, not measured on hardware.\n",
+        ))
         out.print(f"Project: {folder}\n  benchdoc.toml        metrics, a simulated server, a workload, six experiments\n"
                   "  eagle-fast-verify.md the experiment log, with managed regions\n")
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         benchdoc(out, "sync", "--write", "--quiet")
         base, eagle = _values("baseline-cuda12", "eagle3")
         abstract = write_narrative(project, base, eagle)
-        out.print(f"\nShe writes her conclusion into the log by hand:\n  [italic]{abstract}[/italic]\n")
+        out.print(styled("\nShe writes her conclusion into the log by hand:\n  ", (abstract, "italic"), "\n"))
 
         step(out, 2, "The stack upgrade (CUDA 13 + fusion): the new baseline, EAGLE-3 again, "
              "and an NCCL setting that runs out of memory")
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
         step(out, 5, "CI runs `benchdoc check`: the tables are fresh, but the prose still tells the old story")
         code = benchdoc(out, "check", expect=(0, 1))
         if code == 1:
-            out.print("\n[bold]That failure is the point:[/bold] the abstract and conclusion still quote the old "
-                      "numbers. Rewrite them (or bind each number with a value marker) and `benchdoc check` passes.")
+            out.print(styled("\n", ("That failure is the point:", "bold"), " the abstract and conclusion still quote the old "
+                             "numbers. Rewrite them (or bind each number with a value marker) and `benchdoc check` passes."))
 
         elapsed = time.perf_counter() - started
         out.rule(f"done in {elapsed:.0f} s")
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def step(out, number: int, title: str) -> None:  # type: ignore[no-untyped-def]
     out.print()
-    out.rule(f"[bold]{number}. {title}[/bold]", align="left")
+    out.rule(styled((f"{number}. {title}", "bold")), align="left")
 
 
 def benchdoc(out, *argv: str, expect: tuple[int, ...] = (0,)) -> int:  # type: ignore[no-untyped-def]
@@ -99,7 +99,7 @@ def benchdoc(out, *argv: str, expect: tuple[int, ...] = (0,)) -> int:  # type: i
     from benchdoc.cli import main
     from benchdoc.errors import RunError
 
-    out.print(f"\n[bold cyan]$ benchdoc {' '.join(argv)}[/bold cyan]")
+    out.print(styled("\n", (f"$ benchdoc {' '.join(argv)}", "bold cyan")))
     code = main(list(argv))
     if code not in expect:
         raise RunError(f"the demo's `benchdoc {' '.join(argv)}` exited {code}; see the output above")

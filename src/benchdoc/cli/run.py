@@ -275,7 +275,7 @@ class _Display:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
             self.bars = Progress(
-                SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                 TimeElapsedColumn(), console=self.err, transient=True,
             )
             self.bars.start()
@@ -290,7 +290,7 @@ class _Display:
         if self.quiet:
             return
         if self.bars is not None:
-            self.bars.console.print(text, markup=False, highlight=False)
+            self.bars.console.print(text, highlight=False)
         else:
             print(text, file=sys.stderr, flush=True)
 

@@ -122,4 +122,4 @@ def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[st
     for result in chosen:
         notes.extend(result.warnings)
     for note in notes:
-        out.print(f"[dim]{note}[/dim]")
+        out.print(note, style="dim")
