@@ -233,3 +233,8 @@ def test_random_looking_values_are_hidden_but_names_and_hashes_are_not() -> None
     for ordinary in ("nvidia/Llama-3.3-70B-Instruct-FP8", "a723fb3338d769fa9cf3018048b2a7bc8133e605",
                      "550e8400-e29b-41d4-a716-446655440000", "expandable_segments:True", "/models/Qwen2.5-7B"):
         assert not looks_random(ordinary), ordinary
+
+
+def test_json_lists_under_token_named_keys_stay_json() -> None:
+    text = '{\n  "e2e_per_token_ms_mean": [\n    6.12\n  ],\n  "refresh_token": {"a": 1}\n}'
+    assert json.loads(redact_text(text)) == json.loads(text)

@@ -69,6 +69,9 @@ _DESCRIPTIVE_LAST_WORDS = frozenset(
         "TIMEOUT", "TTL", "EXPIRY", "FILE", "PATH", "DIR", "TYPE", "MODE", "MAP", "NAME",
         "ENABLED", "DISABLED", "REQUIRED", "URL", "HOST", "PORT", "BACKEND", "METHOD",
         "SOCK", "SOCKET", "SOURCE",
+        # a measurement: inter_token_latency_ms, e2e_per_token_ms_mean, ..._quantiles_p99
+        "MS", "S", "US", "NS", "SEC", "SECONDS", "MEAN", "MEDIAN", "AVG", "STD", "STDDEV",
+        "P", "RATE", "LATENCY", "THROUGHPUT", "TOTAL", "RATIO",
     }
 )  # fmt: skip
 
@@ -206,7 +209,8 @@ _ASSIGNMENT = re.compile(
     r"""(?P<head>(?<![A-Za-z0-9_.\-])(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]*)=)(?P<value>"[^"]*"|'[^']*'|[^\s&"',;)\]}]+)"""
 )
 # "name": "value" and 'name': 'value' in JSON or a printed dict.
-_QUOTED_PAIR = re.compile(r"""(?P<head>(?P<q>["'])(?P<name>[^"'\s]+)(?P=q)\s*:\s*)(?P<value>"[^"]*"|'[^']*'|[^\s"',}\]]+)""")
+# A value opening a list or an object is left to the rules for its items.
+_QUOTED_PAIR = re.compile(r"""(?P<head>(?P<q>["'])(?P<name>[^"'\s]+)(?P=q)\s*:\s*)(?P<value>"[^"]*"|'[^']*'|[^\s"',}\]\[{]+)""")
 # name: value at the start of a line (YAML, key: value logs).
 # The value is one word or one quoted string: "token: the tokenizer was slow" is prose, not a secret.
 _LINE_PAIR = re.compile(
