@@ -133,3 +133,29 @@ def test_an_entry_without_any_value_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(document))
     with pytest.raises(ImportFormatError, match="document has no values"):
         parse_file(path, "genai-perf")
+
+
+def test_a_negative_throughput_is_refused_by_every_importer_door(tmp_path: Path) -> None:
+    data = json.loads(sample("vllm_serve.json").read_text())
+    data["output_throughput"] = -5.0
+    path = tmp_path / "neg.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ImportFormatError, match=r"output_tok_s = -5 is negative"):
+        parse_file(path, "vllm-serve")
+
+
+@pytest.mark.parametrize("key", ["mean_ttft_ms", "duration", "completed"])
+def test_vllm_importer_refuses_a_number_too_large_for_a_float(tmp_path: Path, key: str) -> None:
+    data = json.loads(sample("vllm_serve.json").read_text())
+    data[key] = 10**400
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ImportFormatError, match=rf"key '{key}' holds a number too large"):
+        parse_file(path, "vllm-serve")
+
+
+def test_an_sglang_file_is_not_accepted_as_vllm_serve() -> None:
+    with pytest.raises(ImportFormatError, match=r"this is 'sglang-serving' output, not 'vllm-serve'; import it with --format sglang-serving"):
+        parse_file(sample("sglang_serving.jsonl"), "vllm-serve")
+    with pytest.raises(ImportFormatError, match=r"the file looks like 'vllm-serve' output"):
+        parse_file(sample("vllm_serve.json"), "sglang-serving")

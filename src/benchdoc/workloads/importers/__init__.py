@@ -148,12 +148,43 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
         runs = FORMATS[name].parse(path)
     except ImportFormatError as err:
         raise _with_format_hint(err, path, name) if not auto else err from None
+    if not auto:
+        _refuse_another_format(path, name)
     if not runs:
         raise ImportFormatError(f"no runs in the file; expected {FORMATS[name].description}", path)
+    from benchdoc.metricbounds import value_problem
+
     for run in runs:
         if run.outcome == "ok" and not run.samples:
             raise ImportFormatError(f"{run.entry} has no values (every metric is null)", path, run.line)
+        for sample in run.samples:
+            problem = value_problem(sample.metric, sample.value)
+            if problem:
+                raise ImportFormatError(problem if run.line else f"{run.entry}: {problem}", path, run.line)
     return runs
+
+
+def _refuse_another_format(path: Path, name: str) -> None:
+    """Refuse a file given as ``name`` that parsed, but whose content is plainly another format's.
+
+    Formats share field names (SGLang's and vLLM's serving results both have
+    ``output_throughput``, ``mean_itl_ms``): parsed as the wrong one, a file would be
+    recorded with its numbers under the wrong metrics.
+    """
+    try:
+        first = _first_value(path, FORMATS[name].description)
+    except ImportFormatError:
+        return  # the format's own parser says what is wrong
+    if FORMATS[name].looks_like(first):
+        return
+    try:
+        detected = detect_format(path)
+    except ImportFormatError:
+        return
+    if detected != name:
+        raise ImportFormatError(
+            f"this is '{detected}' output, not '{name}'; import it with --format {detected} (or --format auto)", path
+        )
 
 
 def _with_format_hint(err: ImportFormatError, path: Path, name: str) -> ImportFormatError:

@@ -192,8 +192,18 @@ def number(obj: dict[str, Any], key: str, where: Where, *, required: bool = Fals
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise where.error(f"key '{key}' should be a number, found {_kind(value)} {_preview(value)}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:  # an integer too large for a float (JSON allows any length)
+        raise where.error(f"key '{key}' holds a number too large to be a measurement: {_preview(value)}") from None
     return result if math.isfinite(result) else None
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def sub_object(obj: dict[str, Any], key: str, where: Where, *, required: bool = False) -> dict[str, Any] | None:
@@ -213,7 +223,7 @@ def number_list(obj: dict[str, Any], key: str, where: Where) -> list[float] | No
         raise where.error(f"key '{key}' should be a list of numbers, found {_kind(values)}")
     result: list[float] = []
     for index, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not _finite(value):
             raise where.child(key).error(f"item {index} should be a finite number, found {_preview(value)}")
         result.append(float(value))
     return result
