@@ -155,3 +155,49 @@ compare_to = "baseline"
     for unknown in ("nope@rate=4", "baseline@rate=fast", "baseline@"):
         with pytest.raises(UsageError, match="unknown experiment"):
             config.experiment(unknown)
+
+
+def test_primary_must_be_true_or_false(tmp_path: Path) -> None:
+    err = error_of(tmp_path, '[metrics.a]\n\n[metrics.b]\nprimary = "no"\n')
+    assert err.line == 4 and "metrics.b.primary: expected true or false" in err.message
+    config = load_config(write(tmp_path, "[metrics.a]\n\n[metrics.b]\nprimary = false\n"))
+    assert config.primary_metric == "a"
+
+
+@pytest.mark.parametrize("margin", ['"150%"', "1.5", '"0%"', "0"])
+def test_equivalence_margin_is_refused_the_same_way_as_a_percentage_or_a_fraction(tmp_path: Path, margin: str) -> None:
+    err = error_of(tmp_path, f"[metrics.a]\nequivalence_margin = {margin}\n")
+    assert err.line == 2 and "between 0" in err.message
+    assert load_config(write(tmp_path, '[metrics.a]\nequivalence_margin = "1.5%"\n')).metrics["a"].equivalence_margin == pytest.approx(0.015)
+
+
+@pytest.mark.parametrize("name", ['"eagle 3"', '"a*"', '"x=1"', '"-flag"', '"q\'uote"', '""', '"a,b"'])
+def test_experiment_names_follow_the_grammar(tmp_path: Path, name: str) -> None:
+    err = error_of(tmp_path, f"[experiments.base]\n\n[experiments.{name}]\ncompare_to = \"base\"\n")
+    assert err.line == 3 and "is not a valid experiment name" in err.message
+    ok = load_config(write(tmp_path, '[experiments.base]\n[experiments."mem0.85-cuda13_v1"]\n'))
+    assert ok.experiments["mem0.85-cuda13_v1"].label == "mem0.85-cuda13_v1"
+
+
+def test_invalid_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "benchdoc.toml"
+    path.write_bytes(b"[experiments.a]\nlabel = \"ok\"\nnotes = \"caf\xe9\"\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.line == 3 and "not valid UTF-8: byte 0xe9" in info.value.message
+
+
+def test_an_array_of_tables_names_its_line(tmp_path: Path) -> None:
+    err = error_of(tmp_path, '[metrics.a]\n\n[[experiments]]\nname = "a"\n')
+    assert err.line == 3 and "not an array of tables [[experiments]]" in err.message
+    err = error_of(tmp_path, '[[metrics]]\nname = "a"\n')
+    assert err.line == 1 and "[[metrics]]" in err.message
+
+
+def test_metric_bounds_are_declared_with_min_and_max(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "[metrics.score]\nmin = -10\nmax = 10\n\n[metrics.output_tok_s]\n"))
+    assert config.metrics["score"].value_problem(-5) is None
+    assert "above its declared max 10" in (config.metrics["score"].value_problem(11) or "")
+    assert "negative" in (config.metrics["output_tok_s"].value_problem(-1) or "")
+    err = error_of(tmp_path, "[metrics.score]\nmin = 5\nmax = 1\n")
+    assert err.line == 2 and "min (5) must be below max (1)" in err.message

@@ -7,6 +7,7 @@ Loading never touches the ledger or the documents; it only reads and validates t
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,6 +22,12 @@ DEFAULT_LEDGER_URL = "sqlite:///.benchdoc/ledger.db"
 LEDGER_URL_ENV = "BENCHDOC_LEDGER_URL"
 DIRECTIONS = ("higher", "lower")
 ROLES = ("reference",)
+# Experiment names (declared, expanded from a sweep, or new on import) are words a command
+# line, a marker attribute and a glob carry as they are: no spaces, quotes, glob characters,
+# '=' or ','. A dot is allowed (a sweep's "mem0.85"): "EXP.METRIC" splits at the last dot
+# only when what follows is a declared metric.
+EXPERIMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+EXPERIMENT_NAME_RULE = "a letter or digit, then letters, digits, '.', '_' or '-' (no spaces; at most 100 characters)"
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 
 
@@ -36,6 +43,14 @@ class MetricConfig:
     equivalence_margin: float | None = None  # a fraction: 0.01 means ±1%
     better_word: str = "better"
     worse_word: str = "worse"
+    minimum: float | None = None  # declared `min`: the lowest value a run may record
+    maximum: float | None = None  # declared `max`
+
+    def value_problem(self, value: float) -> str | None:
+        """Why ``value`` cannot be a value of this metric (by its meaning or its min/max), or None."""
+        from benchdoc.metricbounds import value_problem
+
+        return value_problem(self.name, value, unit=self.unit, minimum=self.minimum, maximum=self.maximum)
 
     @property
     def measures_speed(self) -> bool:
@@ -186,9 +201,16 @@ def load_config(path: str | Path | None = None, *, start: Path | None = None) ->
     if not config_path.is_file():
         raise ConfigError("no such file", config_path)
     try:
-        text = config_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", config_path) from exc
+        data = config_path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", config_path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded (save the file as UTF-8)", config_path, line
+        ) from None
     return parse_config(text, config_path)
 
 
@@ -218,7 +240,7 @@ class _LineLocator:
     Good enough for the shapes a benchdoc.toml uses; returns None when unsure.
     """
 
-    _header = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+    _header = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(#.*)?$")  # [table] and [[array of tables]]
     _key = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
 
     def __init__(self, text: str) -> None:
@@ -254,7 +276,9 @@ class _Validator:
     TOP_KEYS = (
         "ledger", "metrics", "experiments", "sweeps", "documents", "stats", "servers", "workloads", "failures", "slurm",
     )
-    METRIC_KEYS = ("label", "unit", "direction", "digits", "equivalence_margin", "better_word", "worse_word", "primary")
+    METRIC_KEYS = (
+        "label", "unit", "direction", "digits", "equivalence_margin", "better_word", "worse_word", "primary", "min", "max",
+    )
     EXPERIMENT_KEYS = (
         "label", "aliases", "role", "compare_to", "supersedes", "notes",
         "server", "args", "env", "workload", "repetitions", "variables",
@@ -279,6 +303,8 @@ class _Validator:
         return ConfigError(f"{where}{message}", self.path, line)
 
     def check_keys(self, table: Any, allowed: tuple[str, ...], *key_path: str) -> dict[str, Any]:
+        if isinstance(table, list) and key_path:
+            raise self.error(f"expected a table [{'.'.join(key_path)}], not an array of tables [[{'.'.join(key_path)}]]", *key_path)
         if not isinstance(table, dict):
             raise self.error(f"expected a table, got {type(table).__name__}", *key_path)
         for key in table:
@@ -352,8 +378,11 @@ class _Validator:
             margin = table.get("equivalence_margin")
             if margin is not None:
                 margin = self.fraction(margin, *where, "equivalence_margin")
-            if table.get("primary"):
+            if self.typed(table.get("primary", False), bool, "true or false", *where, "primary"):
                 primary = name
+            low, high = (self.bound(table, key, *where) for key in ("min", "max"))
+            if low is not None and high is not None and low >= high:
+                raise self.error(f"min ({low:g}) must be below max ({high:g})", *where, "min")
             better, worse = ("faster", "slower") if _is_speed(table.get("unit", "")) else ("better", "worse")
             metrics[name] = MetricConfig(
                 name=name,
@@ -364,18 +393,32 @@ class _Validator:
                 equivalence_margin=margin,
                 better_word=self.typed(table.get("better_word", better), str, "a string", *where, "better_word"),
                 worse_word=self.typed(table.get("worse_word", worse), str, "a string", *where, "worse_word"),
+                minimum=low,
+                maximum=high,
             )
         if primary is None and metrics:
             primary = next(iter(metrics))
         return metrics, primary
 
+    def bound(self, table: dict[str, Any], key: str, *where: str) -> float | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        value = self.typed(value, (int, float), "a number", *where, key)
+        if not math.isfinite(value):
+            raise self.error(f"expected a finite number, got {value!r}", *where, key)
+        return float(value)
+
     def fraction(self, value: Any, *key_path: str) -> float:
-        """Accept 0.01 or "1%" for one percent."""
+        """Accept 0.01 or "1%" for one percent; either way strictly between 0 and 1."""
         if isinstance(value, str):
             match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*%\s*", value)
             if not match:
                 raise self.error(f"expected a fraction like 0.01 or a percentage like \"1%\", got {value!r}", *key_path)
-            return float(match.group(1)) / 100.0
+            value = float(match.group(1)) / 100.0
+            if not 0 < value < 1:
+                raise self.error(f"expected a percentage between 0% and 100%, got {match.group(0).strip()!r}", *key_path)
+            return value
         value = self.typed(value, (int, float), "a fraction like 0.01 or a percentage like \"1%\"", *key_path)
         if not 0 < value < 1:
             raise self.error(f"expected a fraction between 0 and 1, got {value!r}", *key_path)
@@ -384,10 +427,18 @@ class _Validator:
     def experiments(self) -> dict[str, ExperimentConfig]:
         tables = self.data.get("experiments", {})
         if not isinstance(tables, dict):
-            raise self.error("expected a table of experiments", "experiments")
+            raise self.error(
+                "expected tables like [experiments.NAME], not an array of tables [[experiments]]"
+                if isinstance(tables, list) else "expected a table of experiments",
+                "experiments",
+            )
         experiments: dict[str, ExperimentConfig] = {}
         for name, table in tables.items():
             where = ("experiments", name)
+            if not EXPERIMENT_NAME.fullmatch(name):
+                raise self.error(
+                    f"{name!r} is not a valid experiment name: {EXPERIMENT_NAME_RULE} (put free text in label)", *where
+                )
             self.check_keys(table, self.EXPERIMENT_KEYS, *where)
             role = table.get("role")
             if role is not None and role not in ROLES:
@@ -450,6 +501,8 @@ class _Validator:
                 line=self.locator.line(*where),
             )
             for combination in combinations:
+                if not EXPERIMENT_NAME.fullmatch(combination.name):
+                    raise self.error(f"{combination.name!r} is not a valid experiment name: {EXPERIMENT_NAME_RULE}", *where, "name")
                 owner = taken.get(combination.name.lower())
                 if owner is not None:
                     whose = f"from sweep '{expanded[owner].sweep}'" if owner in expanded else f"[experiments.{owner}]"

@@ -54,6 +54,10 @@ class DocumentError(BenchdocError):
     exit_code = EXIT_DOCUMENT
 
 
+class ValidationError(BenchdocError):
+    """A value given to benchdoc cannot be what it claims to be (a negative latency)."""
+
+
 class ImportFormatError(BenchdocError):
     """A results file to import is malformed or truncated."""
 

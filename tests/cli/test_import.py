@@ -154,3 +154,22 @@ def test_a_key_in_a_label_is_never_shown_or_stored(project: Project, tmp_path: P
         assert "s3cr3tvalue9" not in res.stdout + res.stderr and "Pa55word" not in res.stdout + res.stderr
     stored = b"".join(p.read_bytes() for p in (project.root / ".benchdoc").glob("ledger.db*"))
     assert b"--api-key ***" in stored and b"s3cr3tvalue9" not in stored and b"Pa55word" not in stored
+
+
+def test_a_file_with_a_negative_throughput_records_nothing(project: Project, tmp_path: Path) -> None:
+    data = json.loads((DATA / "vllm_serve.json").read_text())
+    data["output_throughput"] = -5.0
+    source = tmp_path / "neg.json"
+    source.write_text(json.dumps(data))
+    res = project.run("import", str(source), "--experiment", "baseline")
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert "output_tok_s = -5 is negative" in res.stderr
+    assert not (project.root / ".benchdoc" / "ledger.db").exists() or run_count(project) == 0
+
+
+def test_a_value_outside_a_declared_bound_records_nothing(project: Project) -> None:
+    config = project.root / "benchdoc.toml"
+    config.write_text(config.read_text().replace('primary = true\n', 'primary = true\nmax = 1000\n', 1))
+    res = project.run("import", str(DATA / "vllm_serve.json"), "--experiment", "baseline")
+    assert res.returncode == 1 and "is above its declared max 1000; nothing was recorded" in res.stderr, res.stderr
+    assert run_count(project) == 0

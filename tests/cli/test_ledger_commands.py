@@ -143,3 +143,45 @@ def test_a_note_starting_with_token_keeps_its_text(project) -> None:  # type: ig
     assert project.run("record", "baseline", "-m", "output_tok_s=90", "--note", note).returncode == 0
     res = project.run("history", "baseline", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)[0]["note"] == note
+
+
+def test_a_negative_throughput_is_refused_at_the_door(project) -> None:  # type: ignore[no-untyped-def]
+    res = project.run("record", "baseline", "-m", "output_tok_s=90,-5")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert res.stderr.strip() == (
+        "benchdoc: error: --metric output_tok_s: output_tok_s = -5 is negative, "
+        "and a throughput, time, size or count cannot be; nothing was recorded"
+    )
+    assert not (project.root / ".benchdoc" / "ledger.db").exists() or project.run("history", "baseline", "--json").stdout.strip() == "[]"
+
+
+def test_a_metric_may_declare_its_own_bounds(project) -> None:  # type: ignore[no-untyped-def]
+    config = project.root / "benchdoc.toml"
+    config.write_text(config.read_text() + "\n[metrics.quality_delta]\nmin = -1\nmax = 1\n")
+    assert project.run("record", "baseline", "-m", "quality_delta=-0.25").returncode == 0
+    res = project.run("record", "baseline", "-m", "quality_delta=1.5")
+    assert res.returncode == 1 and "quality_delta = 1.5 is above its declared max 1" in res.stderr
+
+
+def test_one_negative_run_in_the_ledger_breaks_no_command(project) -> None:  # type: ignore[no-untyped-def]
+    from benchdoc.ledger import NewRun, Sample
+    from benchdoc.ledger.store import Ledger
+
+    config = project.root / "benchdoc.toml"
+    config.write_text(config.read_text() + '\n[documents]\npaths = ["log.md"]\n')
+    (project.root / "log.md").write_text(
+        '<!-- benchdoc:table experiments="baseline eagle3" metric=output_tok_s -->\n<!-- benchdoc:end -->\n\n'
+        "EAGLE-3: <!-- benchdoc:value eagle3 show=verdict vs=baseline -->x<!-- benchdoc:end -->\n\n"
+        '<!-- benchdoc:chart kind=bar metric=output_tok_s experiments="baseline eagle3" file=c.svg -->\n<!-- benchdoc:end -->\n'
+    )
+    assert project.run("record", "baseline", "-m", "output_tok_s=90,91,92").returncode == 0
+    with Ledger.open(project.ledger_url) as ledger:  # as an older benchdoc, or another tool, could have written it
+        ledger.record_run(NewRun("eagle3", "ok", [Sample("output_tok_s", v, i) for i, v in enumerate((-5.0, -6.0, -7.0))]))
+    for argv in (("show",), ("sync", "--write"), ("check",), ("report", "-o", "r.html"), ("history", "eagle3")):
+        res = project.run(*argv)
+        assert res.returncode in (0, 1) and "Traceback" not in res.stderr, (argv, res.stderr)
+        assert "a ratio needs a positive" not in res.stderr, argv
+    shown = project.run("show")
+    assert "eagle3's median output_tok_s is -6, below zero: no relative comparison" in " ".join(shown.stdout.split())
+    compared = project.run("compare", "eagle3")
+    assert compared.returncode == 2 and compared.stderr.count("\n") == 1

@@ -421,3 +421,21 @@ args = ["--fail-start", "RuntimeError: cannot open [/dev/nvidia0] [bold red]"]
         assert shown.returncode == 0 and "Traceback" not in shown.stderr, shown.stderr
     assert "cannot open [/dev/nvidia0]" in project.run("show", "no-device").stdout
     assert "[bold red]loud[/bold red] [/x]" in project.run("history", "baseline").stdout
+
+
+def test_a_command_workload_reporting_a_negative_throughput_is_a_harness_error(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG + f"""
+[workloads.negative]
+kind = "command"
+argv = {json.dumps([sys.executable, "-c", "print('tok/s: -12.5')"])}
+regex = {{ output_tok_s = 'tok/s: (-?[0-9.]+)' }}
+
+[experiments.backwards]
+server = "sim"
+workload = "negative"
+""")
+    result = project.run("run", "backwards", "-n", "1")
+    assert result.returncode == 1, result.stderr
+    assert "cannot use the workload's results: output_tok_s = -12.5 is negative" in result.stderr
+    run = runs_in(project)["backwards"]
+    assert run.outcome == "error" and not run.values("output_tok_s")  # type: ignore[attr-defined]

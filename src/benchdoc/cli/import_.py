@@ -8,7 +8,6 @@ skipped, so importing a file that a tool keeps appending to can be repeated.
 from __future__ import annotations
 
 import argparse
-import re
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
 
 ORDER = 50
 
-_NEW_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _SHOWN_VALUES = 6
 
 EPILOG = """\
@@ -100,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_import(
         runs, experiment, select=args.select, metrics=args.metric, mixed=args.mixed or args.dry_run, recorded=recorded
     )
+    if config is not None:
+        _check_declared_bounds(config, plan)
     ids: list[int] = []
     if not args.dry_run and plan.runs:
         assert config is not None
@@ -110,6 +110,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_text(args, config, plan, runs[0].format, ids)
     return 0
+
+
+def _check_declared_bounds(config: Config, plan: Any) -> None:
+    """Refuse the file when a value breaks its metric's declared min/max (the importer checked meaning)."""
+    from benchdoc.errors import ImportFormatError
+
+    for run in plan.runs:
+        for sample in run.samples:
+            spec = config.metrics.get(sample.metric)
+            problem = spec.value_problem(sample.value) if spec else None
+            if problem:
+                raise ImportFormatError(f"{run.location}: {problem}; nothing was recorded")
 
 
 def _load_config(args: argparse.Namespace) -> Config | None:
@@ -134,10 +146,10 @@ def _experiment(config: Config | None, name: str, allow_new: bool) -> str:
             raise UsageError(
                 f"{err.message} in {config.path.name}; declare it there, or pass --allow-new to record under a new name"
             ) from None
-    if not _NEW_NAME.fullmatch(name):
-        raise UsageError(
-            f"'{name}' cannot be an experiment name: use letters, digits, '-' and '_' (no spaces or dots)"
-        )
+    from benchdoc.config import EXPERIMENT_NAME, EXPERIMENT_NAME_RULE
+
+    if not EXPERIMENT_NAME.fullmatch(name):
+        raise UsageError(f"'{name}' cannot be an experiment name: {EXPERIMENT_NAME_RULE}")
     return name
 
 

@@ -6,7 +6,7 @@ import argparse
 import math
 
 from benchdoc.cli._common import load_project, open_ledger
-from benchdoc.errors import UsageError
+from benchdoc.errors import UsageError, ValidationError
 
 ORDER = 20
 
@@ -76,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(
                     f"metric '{name}' is not declared in {config.path.name}{did_you_mean(name, config.metrics)}"
                 )
+    for name, values in metrics.items():
+        problem = next(filter(None, (config.metric_or_default(name).value_problem(v) for v in values)), None)
+        if problem:
+            raise ValidationError(f"--metric {name}: {problem}; nothing was recorded")
     run = provenance(config.root).stamp(
         NewRun(
             experiment=experiment,

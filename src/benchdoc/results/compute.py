@@ -80,7 +80,7 @@ def compute_results(
     for name, exp in experiments.items():
         all_runs = by_experiment.get(name, [])
         env_diff: tuple[EnvDifference, ...] = ()
-        warnings = client_bound_warnings(name, pooled[name])
+        warnings = _below_zero(name, exp, summaries) + client_bound_warnings(name, pooled[name])
         if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             warnings.extend([warning] if warning else [])
@@ -135,8 +135,8 @@ def _corrected_comparisons(
             continue
         for metric, summary in summaries[name].items():
             base = summaries[target].get(metric)
-            if base is None or not can_compare(base):
-                continue
+            if base is None or not can_compare(base) or summary.median < 0:
+                continue  # see _below_zero: one unusable value must not stop the rest
             comparison = compare_summaries(config, metric, summary, base)
             outcome = sequential_outcome(pooled[name], pooled[target], metric, target)
             raw.setdefault(metric, {})[name] = read_sequentially(comparison, outcome) if outcome else comparison
@@ -158,8 +158,21 @@ def _changes(config: Config, exp: ExperimentConfig, summaries: dict[str, dict[st
     return {
         metric: change(old[metric].values, summary.values, config.metric_or_default(metric).direction)
         for metric, summary in summaries[exp.name].items()
-        if metric in old and old[metric].median > 0
+        if metric in old and old[metric].median > 0 and summary.median >= 0
     }
+
+
+def _below_zero(name: str, exp: ExperimentConfig, summaries: dict[str, dict[str, Summary]]) -> list[str]:
+    """Why a comparison of ``name`` was left out: a median below zero (a ledger written before
+    values were checked at the door, or a metric declared with a negative min)."""
+    found = []
+    for who in (name, exp.compare_to):
+        for metric, summary in summaries.get(who or "", {}).items():
+            if summary.median < 0 and (who == name or metric in summaries.get(name, {})):
+                found.append(
+                    f"{who}'s median {metric} is {summary.median:g}, below zero: no relative comparison can be made with it"
+                )
+    return found if exp.compare_to else []
 
 
 def _config_changed(

@@ -123,6 +123,12 @@ def command_repetition(
     except ReportedFailure as failure:
         outcome.failure = FailureReason(f"workload failed: {failure}")
         return outcome
+    config = context.config
+    problem = next(filter(None, (config.metric_or_default(m).value_problem(v) for m, v in outcome.metrics.items())), None)
+    if problem:  # a value its metric cannot take is a harness error, never a result
+        outcome.metrics = None
+        outcome.error = FailureReason(f"cannot use the workload's results: {problem}")
+        return outcome
     outcome.record = RepetitionRecord(repetition=index, results=relative(source, context.config.root))
     return outcome
 
