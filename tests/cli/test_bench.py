@@ -221,3 +221,17 @@ def test_a_key_in_the_url_query_is_never_shown(project: Project, sim_url: str) -
     res = project.run("bench", "--url", url, "--requests", "2", "--output-tokens", "4", "--input-tokens", "4")
     assert "api_key=***" in res.stdout + res.stderr, res.stdout + res.stderr
     assert "q-key-never-shown" not in res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "extra", "message"),
+    [
+        ("http://u:pw@127.0.0.1:1/", ["--api-key", "k"], "the url carries a user and password and an API key is given too"),
+        ("http://[::1", [], "is not a valid address: Invalid IPv6 URL"),
+        ("http://127.0.0.1:99999/", [], "is not a valid address: Port out of range"),
+    ],
+)
+def test_a_bad_url_is_one_line(project: Project, url: str, extra: list[str], message: str) -> None:
+    res = project.run("bench", "--url", url, *extra)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
+    assert "pw@" not in res.stderr

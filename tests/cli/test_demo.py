@@ -41,3 +41,15 @@ def test_demo_refuses_a_folder_with_a_project(tmp_path) -> None:  # type: ignore
     res = Project(tmp_path).run("demo", str(tmp_path))
     assert res.returncode == 2 and "already exists; give the demo an empty folder" in res.stderr
     assert (tmp_path / "benchdoc.toml").read_text() == ""
+
+
+def test_demo_on_a_path_that_is_a_file_is_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    path = tmp_path / "notes.txt"
+    path.write_text("mine\n")
+    for target in (path, path / "sub"):
+        res = subprocess.run([sys.executable, "-m", "benchdoc", "demo", str(target)], capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.stderr, res.stderr
+    assert path.read_text() == "mine\n"

@@ -185,3 +185,32 @@ def test_one_negative_run_in_the_ledger_breaks_no_command(project) -> None:  # t
     assert "eagle3's median output_tok_s is -6, below zero: no relative comparison" in " ".join(shown.stdout.split())
     compared = project.run("compare", "eagle3")
     assert compared.returncode == 2 and compared.stderr.count("\n") == 1
+
+
+def test_reading_commands_work_on_a_read_only_ledger_folder(project) -> None:  # type: ignore[no-untyped-def]
+    from tests.ledger.test_readonly import read_only_folder
+
+    assert project.run("record", "baseline", "-m", "output_tok_s=90,91").returncode == 0
+    with read_only_folder(project.root / ".benchdoc"):
+        for argv in (("show",), ("history", "baseline"), ("export",), ("compare", "baseline", "baseline")):
+            res = project.run(*argv)
+            assert "Traceback" not in res.stderr and "unable to open" not in res.stderr, (argv, res.stderr)
+        assert project.run("show").returncode == 0
+        refused = project.run("record", "baseline", "-m", "output_tok_s=92")
+        assert refused.returncode == 1 and refused.stderr.startswith("benchdoc: error:") and refused.stderr.count("\n") == 1
+
+
+def test_a_ledger_file_that_is_not_a_database_is_one_line(project) -> None:  # type: ignore[no-untyped-def]
+    ledger = project.root / ".benchdoc" / "ledger.db"
+    ledger.parent.mkdir()
+    ledger.write_text("not a database\n" * 200)
+    for argv in (("show",), ("record", "baseline", "-m", "output_tok_s=90")):
+        res = project.run(*argv)
+        assert res.returncode == 1 and res.stderr.count("\n") == 1 and "file is not a database" in res.stderr, res.stderr
+    assert ledger.read_text().startswith("not a database")
+
+
+def test_a_postgresql_url_with_a_bad_option_is_one_line(project) -> None:  # type: ignore[no-untyped-def]
+    res = project.run("show", env={"BENCHDOC_LEDGER_URL": "postgresql://u@127.0.0.1:1/x?bogus_option=1"})
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert 'invalid connection option "bogus_option"' in res.stderr

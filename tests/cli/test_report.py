@@ -86,3 +86,29 @@ def test_report_shows_the_log_excerpt_of_a_run_that_failed_to_start(project: Pro
     assert excerpt is not None, "the failed run's log excerpt is missing from the report"
     assert excerpt.group(2) == log
     assert "Scheduler hit an exception" in excerpt.group(3) and html.escape(message, quote=True) in excerpt.group(3)
+
+
+def _limited_to_2_kb() -> None:
+    """Files may not grow past 2 KB in the child: a write fails as on a full disk."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 10, 2 << 10))
+
+
+def test_report_and_export_on_a_full_disk_or_a_missing_folder_are_one_line(story: Project) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
+    for argv in (["report", "-o", "r.html"], ["export", "--format", "json", "-o", "runs.json"]):
+        full = subprocess.run([sys.executable, "-m", "benchdoc", *argv], cwd=story.root, env=env, capture_output=True,
+                              text=True, timeout=120, preexec_fn=_limited_to_2_kb)
+        assert full.returncode == 1 and full.stderr.count("\n") == 1, full.stderr
+        assert "File too large; nothing was written" in full.stderr
+        assert not (story.root / argv[-1]).exists() and not list(story.root.glob("*.benchdoc-tmp"))
+    for argv in (["report", "-o", "missing/r.html"], ["export", "-o", "missing/runs.csv"], ["plot", "baseline", "-o", "missing/c.svg"]):
+        res = story.run(*argv)
+        assert res.returncode == 2 and res.stderr.strip().endswith("no such folder missing"), (argv, res.stderr)

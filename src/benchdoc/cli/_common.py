@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,10 +21,12 @@ def load_project(args: argparse.Namespace) -> Config:
     return load_config(getattr(args, "config", None))
 
 
-def open_ledger(config: Config, *, create: bool = True) -> Ledger:
+def open_ledger(config: Config, *, create: bool = True, write: bool = False) -> Ledger:
+    """The project's ledger; read-only unless ``write`` (so that reading commands work on a
+    read-only folder and never create or migrate anything)."""
     from benchdoc.ledger.store import Ledger
 
-    return Ledger.open(config.ledger_url, create=create)
+    return Ledger.open(config.ledger_url, create=create, read_only=not write)
 
 
 # Width for output that is not a terminal: wide enough that no table is ever cut or
@@ -55,6 +58,22 @@ def styled(*parts: str | tuple[str, str]) -> Any:
     from rich.text import Text
 
     return Text.assemble(*parts)
+
+
+def write_output(target: Path, data: bytes) -> None:
+    """Write a file the user named (-o): atomically, with one clear line for a missing
+    folder, a folder given as the file, or a write the system refuses (full disk, quota)."""
+    from benchdoc.errors import BenchdocError, UsageError
+    from benchdoc.textfile import write_atomic
+
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder: name the file to write in it")
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {target}: no such folder {target.parent}")
+    try:
+        write_atomic(target, data)
+    except OSError as err:
+        raise BenchdocError(f"cannot write {target}: {err.strerror or err}; nothing was written") from None
 
 
 def print_json(data: Any) -> None:

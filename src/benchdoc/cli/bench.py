@@ -343,7 +343,7 @@ def _record(
         from benchdoc.machineload import environment_entry
 
         new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry([result.load])})
-    with open_ledger(config) as ledger:
+    with open_ledger(config, write=True) as ledger:
         return ledger.record_run(new_run)
 
 
@@ -415,6 +415,8 @@ def _print_summary(result: WorkloadResult) -> None:
 
 def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
     """Where the counts came from, the client's own load, and why requests failed."""
+    from benchdoc.cli._common import styled
+
     provenance = result.provenance
     counts = ", ".join(f"{source} ({n})" for source, n in provenance["output_tokens"].items()) or "none"
     out.print(f"output tokens counted from: {counts}")

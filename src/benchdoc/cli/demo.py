@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from benchdoc.cli._common import console, styled
+from benchdoc.errors import UsageError
 
 ORDER = 1
 
@@ -32,8 +33,13 @@ def run(args: argparse.Namespace) -> int:
 
     out = console()
     started = time.perf_counter()
+    if args.dir and Path(args.dir).exists() and not Path(args.dir).is_dir():
+        raise UsageError(f"{args.dir} is a file: give a folder for the demo project (it is created if missing)")
     folder = Path(args.dir).resolve() if args.dir else Path(tempfile.mkdtemp(prefix="benchdoc-demo-"))
-    project = write_project(folder)
+    try:
+        project = write_project(folder)
+    except OSError as err:
+        raise UsageError(f"cannot make the demo project in {args.dir or folder}: {err.strerror or err}") from None
     previous = Path.cwd()
     os.chdir(folder)  # so every path the commands print is short and relative
     try:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchdoc.cli._common import load_project, open_ledger
+from benchdoc.cli._common import load_project, open_ledger, write_output
 from benchdoc.export import FORMATS
 
 ORDER = 45
@@ -33,7 +33,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchdoc.export import REQUEST_FIELDS, flat_rows, render_rows, request_rows
     from benchdoc.results.catalog import select_recorded
-    from benchdoc.textfile import write_atomic
 
     config = load_project(args)
     with open_ledger(config) as ledger:
@@ -48,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         text = render_rows(flat_rows(runs), args.format)
         what = f"{len(runs)} run(s)"
     if args.output:
-        write_atomic(Path(args.output), text.encode("utf-8"))
+        write_output(Path(args.output), text.encode("utf-8"))
         print(f"wrote {what} to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     ids: list[int] = []
     if not args.dry_run and plan.runs:
         assert config is not None
-        with open_ledger(config) as ledger:
+        with open_ledger(config, write=True) as ledger:
             ids = ledger.record_runs(plan.new_runs(args.note))
     if args.json:
         print_json(_as_json(args, plan, runs[0].format, ids))

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args
+from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args, write_output
 from benchdoc.errors import UsageError
 
 ORDER = 75
@@ -38,7 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from benchdoc.plots import chart
     from benchdoc.results import build_results
-    from benchdoc.textfile import write_atomic
 
     fmt = output_format(args.output, args.format)
     config = load_project(args)
@@ -49,10 +48,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(image)
         sys.stdout.flush()
         return 0
+    write_output(Path(args.output), image)
     target = Path(args.output)
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {target}: no such folder {target.parent}")
-    write_atomic(target, image)
     print(f"wrote {target} ({len(image):,} bytes): {data.title}")
     if data.simulated:
         print("note: these numbers were measured against the built-in simulator, not real hardware")

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             source="record",
         )
     )
-    with open_ledger(config) as ledger:
+    with open_ledger(config, write=True) as ledger:
         run_id = ledger.record_run(run)
     if args.failed is not None:
         print(f"recorded run {run_id}: {experiment} failed ({args.failed})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args
+from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args, write_output
 from benchdoc.errors import UsageError
 
 ORDER = 80
@@ -33,8 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.ledger.store import display_url
     from benchdoc.report import DEFAULT_HISTORY_CHARTS, build_report
     from benchdoc.results import build_results
-    from benchdoc.textfile import write_atomic
-
     target = Path(args.output)
     if target.is_dir():
         raise UsageError(f"{target} is a folder: name the report file, e.g. -o {target / DEFAULT_OUTPUT}")
@@ -48,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         results = build_results(config, ledger, pooling=pooling_from_args(args))
     page = build_report(results, source=display_url(config.ledger_url), max_history_charts=limit)
     data = page.encode("utf-8")
-    write_atomic(target, data)
+    write_output(target, data)
     runs = sum(len(result.runs) for result in results)
     print(f"wrote {target} ({len(data) / 1024:,.0f} KB): {len(results.experiments)} experiments, {runs} runs")
     return 0

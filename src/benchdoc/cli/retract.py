@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.errors import LedgerError, UsageError
 
     config = load_project(args)
-    with open_ledger(config, create=False) as ledger:
+    with open_ledger(config, create=False, write=True) as ledger:
         try:
             retraction = ledger.retract(args.run_id, args.reason)
             experiment = ledger.run(args.run_id).experiment

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
     started = datetime.now(timezone.utc)
-    with open_ledger(config) as ledger:
+    with open_ledger(config, write=True) as ledger:
         try:
             with _signals_interrupt(), display:
                 report = run_experiments(config, ledger, names, options, on_event=display.handle)

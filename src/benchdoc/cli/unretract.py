@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.errors import LedgerError, UsageError
 
     config = load_project(args)
-    with open_ledger(config, create=False) as ledger:
+    with open_ledger(config, create=False, write=True) as ledger:
         try:
             undone = ledger.unretract(args.run_id)
             experiment = ledger.run(args.run_id).experiment

@@ -8,7 +8,8 @@ queue instead of failing with "database is locked". The same code runs on Postgr
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -60,12 +61,20 @@ class Ledger:
     # -- opening ---------------------------------------------------------------------
 
     @classmethod
-    def open(cls, url: str, *, create: bool = True) -> Ledger:
-        """Open (and, unless ``create`` is false, create or migrate) the ledger at ``url``."""
+    def open(cls, url: str, *, create: bool = True, read_only: bool = False) -> Ledger:
+        """Open (and, unless ``create`` is false, create or migrate) the ledger at ``url``.
+
+        ``read_only`` (SQLite) opens it for reading only, creating and migrating nothing,
+        so it works where its folder cannot be written; a ledger not yet created reads
+        as empty when ``create`` is true.
+        """
         try:
             parsed = sa.engine.make_url(url)
         except Exception as exc:
             raise LedgerError(f"invalid ledger URL {display_url(url)!r}: {exc}") from exc
+        reading = read_only and parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
+        if reading:
+            return cls._open_for_reading(url, Path(parsed.database or ""), create)
         if parsed.get_backend_name() == "sqlite":
             engine = cls._sqlite_engine(parsed, create)
         else:
@@ -81,12 +90,32 @@ class Ledger:
         ledger = cls(engine, url)
         try:
             ledger._prepare(create)
-        except sa.exc.OperationalError as exc:
+        except (sa.exc.SQLAlchemyError, TypeError, ValueError) as exc:  # not a database, a bad option, ...
             engine.dispose()
-            raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from exc
+            raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from None
         except LedgerError:
             engine.dispose()
             raise
+        return ledger
+
+    @classmethod
+    def _open_for_reading(cls, url: str, path: Path, create: bool) -> Ledger:
+        from benchdoc.ledger.readonly import read_only_engine
+
+        if not path.exists():
+            if not create:
+                raise LedgerError(f"no ledger at {path} (record a run first)")
+            return cls.open("sqlite://", create=True)  # nothing recorded yet: an empty ledger, no file made
+        engine = read_only_engine(path)
+        ledger = cls(engine, url)
+        try:
+            with engine.connect() as conn:
+                ledger._check_schema(conn, writable=False)
+        except (sa.exc.SQLAlchemyError, LedgerError) as exc:
+            engine.dispose()
+            if isinstance(exc, LedgerError):
+                raise
+            raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from None
         return ledger
 
     @staticmethod
@@ -119,6 +148,15 @@ class Ledger:
 
         return engine
 
+    @contextmanager
+    def _reading(self) -> Iterator[sa.Connection]:
+        """A connection for queries; a damaged or vanished database is a LedgerError, not a traceback."""
+        try:
+            with self._reading() as conn:
+                yield conn
+        except sa.exc.SQLAlchemyError as exc:
+            raise LedgerError(f"cannot read the ledger at {display_url(self.url)}: {_first_line(exc)}") from None
+
     def _write(self) -> Any:
         """A connection whose transaction holds the write lock from its first statement."""
         return self.engine.connect().execution_options(benchdoc_write=True)
@@ -129,26 +167,41 @@ class Ledger:
                 # Two first-time writers on a fresh PostgreSQL database would race to create tables.
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(4242001)"))
             inspector = sa.inspect(conn)
-            if not inspector.has_table(meta_table.name):
-                if inspector.has_table(runs_table.name):
-                    raise LedgerError(f"{display_url(self.url)} has a 'runs' table but is not a benchdoc ledger")
-                if not create:
-                    raise LedgerError(f"{display_url(self.url)} is not a benchdoc ledger (no runs recorded yet)")
+            if not inspector.has_table(meta_table.name) and not inspector.has_table(runs_table.name) and create:
                 metadata.create_all(conn)
                 conn.execute(meta_table.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
                 return
-            version = self._stored_version(conn)
-            if version > SCHEMA_VERSION:
-                raise LedgerError(
-                    f"the ledger at {display_url(self.url)} has schema version {version}, newer than this "
-                    f"benchdoc understands ({SCHEMA_VERSION}); upgrade benchdoc"
-                )
+            version = self._check_schema(conn, writable=True)
             while version < SCHEMA_VERSION:
                 MIGRATIONS[version](conn)
                 version += 1
                 conn.execute(
                     meta_table.update().where(meta_table.c.key == "schema_version").values(value=str(version))
                 )
+
+    def _check_schema(self, conn: sa.Connection, *, writable: bool) -> int:
+        """The stored schema version, or a LedgerError when this is no ledger benchdoc can use."""
+        inspector = sa.inspect(conn)
+        where = display_url(self.url)
+        if not inspector.has_table(meta_table.name):
+            if inspector.has_table(runs_table.name):
+                raise LedgerError(f"{where} has a 'runs' table but is not a benchdoc ledger")
+            raise LedgerError(f"{where} is not a benchdoc ledger (no runs recorded yet)")
+        version = self._stored_version(conn)
+        if version > SCHEMA_VERSION:
+            raise LedgerError(
+                f"the ledger at {where} has schema version {version}, newer than this "
+                f"benchdoc understands ({SCHEMA_VERSION}); upgrade benchdoc"
+            )
+        if version < SCHEMA_VERSION and not writable:
+            raise LedgerError(
+                f"the ledger at {where} has schema version {version} and needs upgrading to {SCHEMA_VERSION}: "
+                "run a command that records (record, run, import) with write access to it"
+            )
+        for table in (runs_table, samples_table):
+            if not inspector.has_table(table.name):
+                raise LedgerError(f"the ledger at {where} is damaged: its '{table.name}' table is missing")
+        return version
 
     @staticmethod
     def _stored_version(conn: sa.Connection) -> int:
@@ -159,7 +212,7 @@ class Ledger:
             raise LedgerError(f"the ledger's schema version is unreadable ({value!r})") from exc
 
     def schema_version(self) -> int:
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return self._stored_version(conn)
 
     def close(self) -> None:
@@ -262,7 +315,7 @@ class Ledger:
         query = query.order_by(runs_table.c.started_at.desc(), runs_table.c.id.desc())
         if limit is not None:
             query = query.limit(limit)
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             rows = conn.execute(query).mappings().all()
             samples: dict[int, list[Sample]] = {}
             if with_samples and rows:
@@ -279,7 +332,7 @@ class Ledger:
 
     def requests(self, run_ids: Iterable[int]) -> dict[int, list[RequestRow]]:
         """The per-request records kept with each run (an empty list when none were kept)."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return read_requests(conn, run_ids)
 
     def run(self, run_id: int) -> RunRecord:
@@ -290,23 +343,23 @@ class Ledger:
 
     def experiment_names(self) -> list[str]:
         """Every experiment that has at least one run, sorted."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return list(conn.execute(sa.select(runs_table.c.experiment).distinct().order_by(runs_table.c.experiment)).scalars())
 
     def run_count(self) -> int:
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(runs_table)).scalar() or 0)
 
     def change_token(self) -> str:
         """Changes whenever what the ledger says changes: a run added, or one retracted or restored."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             runs = conn.execute(sa.select(sa.func.count(), sa.func.max(runs_table.c.id))).one()
             retractions = conn.execute(sa.select(sa.func.max(retractions_table.c.id))).scalar()
         return f"{runs[0]}:{runs[1] or 0}:{retractions or 0}"
 
     def last_run_id(self) -> int:
         """The highest run id (0 when empty): a cheap token that changes whenever a run is added."""
-        with self.engine.connect() as conn:
+        with self._reading() as conn:
             return int(conn.execute(sa.select(sa.func.max(runs_table.c.id))).scalar() or 0)
 
 

@@ -72,7 +72,7 @@ def record_sync_quietly(config: Config) -> None:
     try:
         from benchdoc.ledger.store import Ledger
 
-        with Ledger.open(config.ledger_url, create=False) as ledger:
+        with Ledger.open(config.ledger_url, create=False, read_only=True) as ledger:
             record_sync(config, ledger.last_run_id())
     except Exception:  # noqa: BLE001 - the review list is a convenience; the sync itself succeeded
         pass

@@ -142,9 +142,16 @@ class WorkloadSpec:
 
     def problems(self) -> list[str]:
         found: list[str] = []
-        parts = urlsplit(self.url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            found.append(f"url must be an http:// or https:// address (got {redact_url(self.url)!r})")
+        try:
+            parts = urlsplit(self.url)
+            parts.port  # noqa: B018 - a port that is no number raises here, not mid-run
+        except ValueError as err:
+            found.append(f"url {redact_url(self.url)!r} is not a valid address: {err}")
+        else:
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                found.append(f"url must be an http:// or https:// address (got {redact_url(self.url)!r})")
+            if (parts.username or parts.password) and self.api_key is not None:
+                found.append("the url carries a user and password and an API key is given too: use one of them")
         if self.api not in APIS:
             found.append(f"api must be one of {', '.join(APIS)} (got {self.api!r})")
         if self.concurrency is not None and self.rate is not None:
@@ -294,8 +301,10 @@ def redact_url(url: str) -> str:
     """``url`` without a user name or password in it."""
     try:
         parts = urlsplit(url)
-    except ValueError:
-        return "<unparseable url>"
+    except ValueError:  # not a URL urllib can split: hide what looks like a password in it
+        from benchdoc.redact import redact_text
+
+        return redact_text(url)
     if parts.username is None and parts.password is None:
         return url
     host = parts.hostname or ""
