@@ -63,5 +63,19 @@ def render_rows(rows: list[dict[str, Any]], fmt: str, fields: tuple[str, ...] = 
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in fields})
+        writer.writerow({k: _csv_cell(row.get(k)) for k in fields})
     return buffer.getvalue()
+
+
+# A spreadsheet runs a cell starting with one of these as a formula (=HYPERLINK(...)).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a text cell that would start a formula gets a
+    leading apostrophe (as OWASP advises); numbers, negative ones included, stay numbers."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value

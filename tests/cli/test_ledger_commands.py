@@ -214,3 +214,18 @@ def test_a_postgresql_url_with_a_bad_option_is_one_line(project) -> None:  # typ
     res = project.run("show", env={"BENCHDOC_LEDGER_URL": "postgresql://u@127.0.0.1:1/x?bogus_option=1"})
     assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
     assert 'invalid connection option "bogus_option"' in res.stderr
+
+
+def test_csv_export_neutralizes_formulas_in_text_but_keeps_negative_numbers(project) -> None:  # type: ignore[no-untyped-def]
+    config = project.root / "benchdoc.toml"
+    config.write_text(config.read_text() + "\n[metrics.quality_delta]\nmin = -1\n")
+    note = '=HYPERLINK("http://127.0.0.1/x","click")'
+    assert project.run("record", "baseline", "-m", "quality_delta=-0.5", "--note", note).returncode == 0
+    assert project.run("record", "nccl-tree", "--failed", "@SUM(A1:A9) -- and +1").returncode == 0
+    res = project.run("export")
+    assert res.returncode == 0, res.stderr
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert rows[0]["note"] == "'" + note and rows[0]["value"] == "-0.5"
+    assert rows[1]["failure_reason"] == "'@SUM(A1:A9) -- and +1"
+    as_json = json.loads(project.run("export", "--format", "json").stdout)
+    assert as_json[0]["note"] == note  # JSON is data, not a spreadsheet: left as recorded

@@ -103,3 +103,22 @@ def test_a_metric_is_named_by_its_label_as_tables_show_it(renderer: Renderer) ->
     assert "TTFT p50" in spaced.splitlines()[0]
     with pytest.raises(DocumentError, match="unknown metric 'tok/'"):
         render(renderer, "<!-- benchdoc:table metric=tok/ -->")
+
+
+def test_raw_html_in_labels_and_reasons_is_escaped_in_every_region() -> None:
+    hostile = STORY_CONFIG.replace('label = "NCCL Tree"', 'label = "NCCL <img src=x onerror=alert(1)> | Tree"')
+    config = parse_config(hostile, Path("benchdoc.toml"))
+    runs = Runs()
+    runs.add("baseline", BASE, day=1)
+    runs.add("nccl-tree", failed="<script>alert(2)</script> in the log", day=1)
+    renderer = Renderer(config, LazyResults.of(compute_results(config, runs.runs)), Path("log.md"))
+    outputs = [
+        render(renderer, '<!-- benchdoc:table experiments="baseline nccl-tree" metric=output_tok_s -->'),
+        render(renderer, "<!-- benchdoc:value nccl-tree show=reason -->"),
+        render(renderer, '<!-- benchdoc:list experiments="nccl-tree" -->'),
+    ]
+    for text in outputs:
+        assert "<img" not in text and "<script" not in text, text
+    assert "NCCL &lt;img src=x onerror=alert(1)&gt; \\| Tree" in outputs[0]
+    assert outputs[1] == "&lt;script&gt;alert(2)&lt;/script&gt; in the log"
+    assert "**NCCL &lt;img src=x onerror=alert(1)&gt; | Tree**" in outputs[2]

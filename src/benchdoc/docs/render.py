@@ -67,9 +67,15 @@ def _attr_bool(value: str | None, default: bool, name: str) -> bool:
     raise DocumentError(f"{name}={value!r}: expected true or false")
 
 
+def _text(text: str) -> str:
+    """Text from users, logs or servers, safe in Markdown: no raw HTML (``<img onerror=...>``
+    stays text; GitHub sanitizes HTML, other renderers run it)."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: pipes escaped, one line."""
-    return " ".join(text.replace("|", "\\|").split())
+    """Text safe inside a Markdown table cell: no raw HTML, pipes escaped, one line."""
+    return " ".join(_text(text).replace("|", "\\|").split())
 
 
 @dataclass
@@ -148,7 +154,7 @@ class Renderer:
         if region.kind == "table":
             return self.table(region)
         if region.kind == "value":
-            return self.value(region)
+            return _text(self.value(region))
         return self.list(region)
 
     # -- shared lookups ----------------------------------------------------------------
@@ -232,7 +238,7 @@ class Renderer:
         bold = _attr_bool(attrs.get("bold"), True, "bold")
         columns = self.table_columns(attrs.get("columns"), experiments, against)
         headers = self.table_headers(columns, metrics, experiments, against)
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         for result in experiments:
             cells = self.table_row(region, result, columns, metrics, against, bold)
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
@@ -405,7 +411,7 @@ class Renderer:
             when = ""
             if result.latest_run is not None:
                 when = f" (last run {result.latest_run.started_at:%Y-%m-%d})"
-            line = f"- **{result.label}** — {result.status}: {detail}{when}"
+            line = f"- **{_text(result.label)}** — {result.status}: {_text(detail)}{when}"
             if result.failure_log_line:
                 snippet = " ".join(result.failure_log_line.split())[:160].replace("`", "'")
                 line += f"\n  Log: `{snippet}`"
