@@ -235,3 +235,10 @@ def test_a_bad_url_is_one_line(project: Project, url: str, extra: list[str], mes
     res = project.run("bench", "--url", url, *extra)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and message in res.stderr, res.stderr
     assert "pw@" not in res.stderr
+
+
+@pytest.mark.timeout(90)
+def test_a_rate_the_client_cannot_keep_up_with_stops_the_run_and_says_so(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--rate", "1e9", "--duration", "60", "--output-tokens", "4", "--input-tokens", "4")
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "run aborted: the client cannot keep up with 1e+09 requests/s" in res.stdout

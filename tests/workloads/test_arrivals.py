@@ -42,3 +42,13 @@ def test_count_and_duration_bounds() -> None:
         arrival_times(5, count=3, duration_s=1.0)
     with pytest.raises(ValueError):
         arrival_times(0, count=3)
+
+
+def test_a_huge_schedule_is_produced_lazily() -> None:
+    from itertools import islice
+
+    from benchdoc.workloads.arrivals import iter_arrival_times
+
+    first = list(islice(iter_arrival_times(1e9, duration_s=3600.0, seed=3), 5))  # 3.6e12 arrivals, none built
+    assert first[0] == 0.0 and first == sorted(first) and first[-1] < 1e-6
+    assert list(iter_arrival_times(10, count=50, seed=1)) == arrival_times(10, count=50, seed=1)

@@ -39,20 +39,26 @@ def arrival_times(
     The schedule is not rescaled to make its total span exactly ``count / rate``: the
     process is what it says, and its realised rate is visible in ``request_s``.
     """
+    return list(iter_arrival_times(rate, count, duration_s, burstiness, seed))
+
+
+def iter_arrival_times(
+    rate: float,
+    count: int | None = None,
+    duration_s: float | None = None,
+    burstiness: float = 1.0,
+    seed: int = 0,
+) -> Iterator[float]:
+    """The due times of :func:`arrival_times`, one at a time: a schedule of a billion
+    arrivals costs no memory until they are sent."""
     if (count is None) == (duration_s is None):
         raise ValueError("give exactly one of count and duration_s")
+    if count is not None and count < 0:
+        raise ValueError(f"count must be >= 0 (got {count})")
     gaps = arrival_gaps(rate, burstiness, seed)
-    times: list[float] = []
     now = 0.0
-    if count is not None:
-        if count < 0:
-            raise ValueError(f"count must be >= 0 (got {count})")
-        for _ in range(count):
-            times.append(now)
-            now += next(gaps)
-        return times
-    assert duration_s is not None
-    while now < duration_s:
-        times.append(now)
+    sent = 0
+    while (count is not None and sent < count) or (duration_s is not None and now < duration_s):
+        yield now
+        sent += 1
         now += next(gaps)
-    return times

@@ -22,7 +22,7 @@ import aiohttp
 from benchdoc.errors import RunError
 from benchdoc.machineload import LoadFigures, LoadMeter, local_server_pgids
 from benchdoc.workloads import settle
-from benchdoc.workloads.arrivals import arrival_times
+from benchdoc.workloads.arrivals import iter_arrival_times
 from benchdoc.workloads.prometheus import SPEC_COUNTERS, parse_counters
 from benchdoc.workloads.prompt_source import PromptSource, prompt_source
 from benchdoc.workloads.protocols import (
@@ -46,6 +46,12 @@ Progress = Callable[[int, "int | None"], None]
 # After the terminating event, how long the server may take to end the response before
 # the connection is dropped (the request itself is complete by then).
 _CLOSE_GRACE_S = 1.0
+# An open loop stops (and says the client cannot keep up) once this many arrivals are
+# waiting to be sent or answered: no rate can make the client's memory grow without end.
+MAX_PENDING_ARRIVALS = 10_000
+# ... or once it sends this far behind the arrivals' schedule: the rate it measures would
+# not be the rate it was asked for.
+MAX_BEHIND_S = 5.0
 # Warm-up requests are numbered from here so their prompts differ from measured ones.
 _WARMUP_INDEX_BASE = 1_000_000_000
 
@@ -357,13 +363,13 @@ class _Engine:
     async def open_loop(self, phase: _Phase, done: Callable[[RequestRecord], None]) -> list[RequestRecord]:
         spec = self.spec
         assert spec.rate is not None
-        schedule = arrival_times(spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed)
+        schedule = iter_arrival_times(spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed)
         cap = spec.max_concurrency
         if cap and self.part is not None:
             cap = max(1, self.part.share(cap))
         limit = asyncio.Semaphore(cap) if cap else None
         results: list[RequestRecord] = []
-        tasks: list[asyncio.Task[None]] = []
+        tasks: set[asyncio.Task[None]] = set()
 
         async def one(planned: _Planned) -> None:
             if limit is None:
@@ -380,23 +386,43 @@ class _Engine:
             for index, due in enumerate(schedule):
                 if self.part is not None and not self.part.owns(index):
                     continue
-                delay = phase.start + due - perf_counter()
-                if delay > 0:
-                    await asyncio.sleep(delay)
+                # Always yield to the loop, even when behind: the requests already due must run.
+                await asyncio.sleep(max(0.0, phase.start + due - perf_counter()))
+                if spec.duration_s is not None and perf_counter() - phase.start >= spec.duration_s:
+                    break  # the run's time is up, however far behind its schedule the client is
+                behind = perf_counter() - (phase.start + due)
+                if self.abort_reason is None and (len(tasks) >= MAX_PENDING_ARRIVALS or behind > MAX_BEHIND_S):
+                    self.abort_reason = (
+                        f"the client cannot keep up with {spec.rate:g} requests/s: {behind:.1f} s behind its schedule "
+                        f"with {len(tasks)} arrivals waiting to be sent or answered; lower the rate"
+                    )
+                    self._give_up(tasks, results)
                 if self.abort_reason is not None:
                     if spec.requests is not None:
                         results.extend(
-                            self._not_sent(i) for i in range(index, len(schedule)) if self.part is None or self.part.owns(i)
+                            self._not_sent(i) for i in range(index, spec.requests) if self.part is None or self.part.owns(i)
                         )
                     break
                 planned = self.plan(index, due)
                 results.append(planned.record)
-                tasks.append(asyncio.ensure_future(one(planned)))
-            await asyncio.gather(*tasks)
+                task = asyncio.ensure_future(one(planned))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+                if isinstance(outcome, BaseException) and not isinstance(outcome, asyncio.CancelledError):
+                    raise outcome  # a cancelled arrival was given up on; anything else is a real error
         finally:
-            for task in tasks:
+            for task in list(tasks):
                 task.cancel()
         return results
+
+    def _give_up(self, tasks: set[asyncio.Task[None]], records: list[RequestRecord]) -> None:
+        """Cancel every pending arrival; each unanswered one fails with the abort's reason."""
+        for task in list(tasks):
+            task.cancel()
+        for record in records:
+            if not record.ok and record.error is None:
+                record.error = self._not_sent_reason()
 
     def _not_sent_reason(self) -> str:
         return f"not sent: {self.abort_reason}"

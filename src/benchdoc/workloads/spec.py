@@ -17,6 +17,7 @@ from benchdoc.workloads.protocols import APIS, ENDPOINTS
 
 DEFAULT_REQUESTS = 100
 EVENT_LOOPS: tuple[str, ...] = ("asyncio", "uvloop")
+MAX_REQUESTS = 10_000_000  # one client, one process: a run it can hold in memory
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,8 @@ class WorkloadSpec:
             found.append("give either requests or duration_s, not both")
         if self.requests is not None and self.requests < 1:
             found.append(f"requests must be >= 1 (got {self.requests})")
+        if self.requests is not None and self.requests > MAX_REQUESTS:
+            found.append(f"requests must be at most {MAX_REQUESTS:,} for one client (got {self.requests})")
         if self.duration_s is not None and not (math.isfinite(self.duration_s) and self.duration_s > 0):
             found.append(f"duration_s must be > 0 (got {self.duration_s})")
         if self.warmup_requests < 0:
