@@ -406,11 +406,11 @@ def _redact_everything(obj: Any, name: str) -> Any:
     """Every leaf of ``obj`` replaced: it sits under the secret name ``name``.
 
     Numbers stay (a count or a statistic whose name holds a secret word, such as
-    ``results_inter_token_latency_s_stddev``, is data) unless that name is a password's
-    or an API key's.
+    ``results_inter_token_latency_s_stddev``, is data) unless the key right above them
+    names a password or an API key.
     """
     if isinstance(obj, Mapping):
-        return {(redact_text(key) if isinstance(key, str) else key): _redact_everything(value, name) for key, value in obj.items()}
+        return {(redact_text(key) if isinstance(key, str) else key): _redact_everything(value, str(key)) for key, value in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_redact_everything(item, name) for item in obj]
     if obj is None or isinstance(obj, bool) or _number_is_data(name, obj):
