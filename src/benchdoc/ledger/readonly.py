@@ -25,20 +25,25 @@ BUSY_TIMEOUT_MS = 60_000
 def read_only_engine(path: Path) -> sa.Engine:
     """An engine whose every connection reads ``path`` and can never write it."""
     target = path.resolve()
-    uri = f"file:{quote(str(target))}?mode=ro"
+    uri = f"file:{quote(str(target))}"
 
     def connect() -> sqlite3.Connection:
-        try:
-            connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return connection
-        except sqlite3.DatabaseError as err:
-            if not _log_is_empty(target):
-                raise LedgerError(
-                    f"cannot read the ledger at {target}: {err}; its write-ahead log holds recent runs "
-                    "that can only be read with write access to its folder"
-                ) from None
-        return sqlite3.connect(uri + "&immutable=1", uri=True, check_same_thread=False)
+        # Where the folder is writable, a read-write connection (kept read-only by
+        # query_only) cleans up the log's side files on close as a writer would.
+        error: sqlite3.DatabaseError | None = None
+        for mode in ("rw", "ro"):
+            try:
+                connection = sqlite3.connect(f"{uri}?mode={mode}", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return connection
+            except sqlite3.DatabaseError as err:
+                error = err
+        if not _log_is_empty(target):
+            raise LedgerError(
+                f"cannot read the ledger at {target}: {error}; its write-ahead log holds recent runs "
+                "that can only be read with write access to its folder"
+            ) from None
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     engine = sa.create_engine("sqlite://", creator=connect)
 

@@ -152,7 +152,7 @@ class Ledger:
     def _reading(self) -> Iterator[sa.Connection]:
         """A connection for queries; a damaged or vanished database is a LedgerError, not a traceback."""
         try:
-            with self._reading() as conn:
+            with self.engine.connect() as conn:
                 yield conn
         except sa.exc.SQLAlchemyError as exc:
             raise LedgerError(f"cannot read the ledger at {display_url(self.url)}: {_first_line(exc)}") from None
