@@ -432,7 +432,7 @@ def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
 
         warning = busy_warning(environment_entry([result.load]))
         if warning:
-            out.print(f"[bold]warning:[/bold] {warning}")
+            out.print(styled(("warning:", "bold"), f" {warning}"))
     if result.client is not None:
         out.print(result.client.sentence(), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
     reasons = result.failure_reasons()
