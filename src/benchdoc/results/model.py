@@ -243,4 +243,8 @@ class ResultSet:
                 f"cannot compare {metric}: {b.name}'s median is {b.summaries[metric].median:g}, "
                 "and a ratio needs a positive baseline"
             )
+        if a.summaries[metric].median < 0:
+            raise NoComparison(
+                f"cannot compare {metric}: {a.name}'s median is {a.summaries[metric].median:g}, below zero"
+            )
         return a.summaries[metric], b.summaries[metric]
