@@ -110,6 +110,9 @@ class Ledger:
         ledger = cls(engine, url)
         try:
             with engine.connect() as conn:
+                if ledger._stored_version_or_none(conn) not in (None, SCHEMA_VERSION):
+                    engine.dispose()
+                    return cls._upgraded_for_reading(url, path, create)
                 ledger._check_schema(conn, writable=False)
         except (sa.exc.SQLAlchemyError, LedgerError) as exc:
             engine.dispose()
@@ -117,6 +120,20 @@ class Ledger:
                 raise
             raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from None
         return ledger
+
+    @classmethod
+    def _upgraded_for_reading(cls, url: str, path: Path, create: bool) -> Ledger:
+        """An older schema is upgraded (a writer's job) when the folder allows it, then read."""
+        try:
+            cls.open(url, create=create).close()
+        except LedgerError as err:
+            raise LedgerError(f"{err.message} (upgrading the ledger to read it needs write access to it)") from None
+        return cls._open_for_reading(url, path, create)
+
+    def _stored_version_or_none(self, conn: sa.Connection) -> int | None:
+        if not sa.inspect(conn).has_table(meta_table.name):
+            return None
+        return self._stored_version(conn)
 
     @staticmethod
     def _sqlite_engine(parsed: sa.URL, create: bool) -> sa.Engine:
