@@ -23,7 +23,7 @@ SCALARS = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
 )
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=6)
-FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=250, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 
 def _mutate(obj: Any, choices: list[int], replacement: Any) -> Any:

@@ -159,3 +159,12 @@ def test_an_sglang_file_is_not_accepted_as_vllm_serve() -> None:
         parse_file(sample("sglang_serving.jsonl"), "vllm-serve")
     with pytest.raises(ImportFormatError, match=r"the file looks like 'vllm-serve' output"):
         parse_file(sample("vllm_serve.json"), "sglang-serving")
+
+
+@pytest.mark.parametrize("data", [b"\xef\xbb\xbf", b"\xef\xbb\xbf  \n"])
+def test_a_file_holding_only_a_byte_order_mark_is_refused(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "results.json"
+    path.write_bytes(data)
+    for fmt in ("auto", "aiperf", "vllm-serve"):
+        with pytest.raises(ImportFormatError):
+            parse_file(path, fmt)

@@ -125,7 +125,10 @@ def detect_format(path: str | Path) -> str:
 
 def _first_value(path: Path, expected: str) -> Any:
     try:
-        return load_json_values(path, expected)[0][1]
+        values = load_json_values(path, expected)
+        if not values:  # nothing but whitespace or a byte-order mark
+            raise ImportFormatError(f"the file holds no JSON value; expected {expected}", path)
+        return values[0][1]
     except ImportFormatError as err:
         # A JSON Lines file with a broken later line still tells its format by its first
         # line; the format's own parser then reports the broken line.
