@@ -162,3 +162,28 @@ def test_too_few_runs_in_a_family_ask_for_runs_at_the_level_left() -> None:
     corrected = compare_many({"four": FAR_AHEAD[:4], **{f"v{i}": FAR_AHEAD for i in range(9)}}, TIGHT_BASELINE[:4] + [92.8])
     assert corrected["four"].verdict == "insufficient"
     assert corrected["four"].runs_needed == 6
+
+
+def test_holms_level_in_closed_form_matches_a_search_on_the_adjusted_p() -> None:
+    import numpy as np
+
+    from benchdoc.stats.multiple import _holm_level, _level_by_bisection
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        count = int(rng.integers(2, 12))
+        pvalues = rng.uniform(0, 0.05, count) ** rng.uniform(0.5, 2)
+        index = int(rng.integers(count))
+        closed = _holm_level(np.sort(np.delete(pvalues, index)), 0.05)
+        searched = _level_by_bisection(pvalues.copy(), index, "holm", 0.05, 1.0)
+        assert closed == pytest.approx(searched, rel=1e-9, abs=1e-15)
+
+
+def test_benjamini_hochberg_asks_for_runs_at_the_level_it_leaves() -> None:
+    noise = [92.5, 92.7, 92.6, 92.4, 92.8]  # p = 1 against the baseline
+    candidates = {"far": FAR_AHEAD, **{f"n{i}": noise for i in range(9)}}
+    corrected = compare_many(candidates, TIGHT_BASELINE, correction="bh")
+    # Alone at the top of ten, BH tests it at alpha/10 = 0.005: 5 runs each (2/252) cannot.
+    assert corrected["far"].verdict == "insufficient"
+    assert corrected["far"].alpha_left == pytest.approx(0.005, rel=1e-6)
+    assert corrected["far"].runs_needed == 6

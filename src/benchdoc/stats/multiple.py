@@ -108,21 +108,52 @@ def adjust_comparisons(comparisons: Mapping[str, Comparison], correction: str = 
 def _level_left(pvalues: list[float], index: int, method: str, alpha: float, floor: float) -> float | None:
     """None when the ``index``-th comparison could reach significance with its smallest
     attainable p-value ``floor``, the others' p-values held as they are; otherwise the
-    largest p-value that would have passed (found by bisection: an adjusted p-value
-    grows with the raw one, and a raw p of 0 always passes)."""
+    largest p-value that would have passed."""
     import numpy as np
 
     if method == "none" or len(pvalues) < 2:
-        return None if floor <= alpha else alpha
-    others = np.asarray(pvalues, dtype=float)
+        level = alpha
+    elif method == "bonferroni":
+        level = alpha / len(pvalues)
+    elif method == "holm":
+        level = _holm_level(np.sort(np.delete(np.asarray(pvalues, dtype=float), index)), alpha)
+    else:
+        level = _level_by_bisection(np.asarray(pvalues, dtype=float), index, method, alpha, floor)
+    return None if floor <= level else level
+
+
+def _holm_level(others: np.ndarray, alpha: float) -> float:
+    """The largest p that Holm's step-down declares among ``others`` (sorted, ascending).
+
+    Placed r-th (others[r-2] <= p <= others[r-1]), p is declared exactly when every
+    step before it was, (K - j + 1) * others[j-1] <= alpha for j < r, and
+    (K - r + 1) * p <= alpha. The passing p-values form an interval from 0; its upper
+    end is the largest of min(others[r-1], alpha / (K - r + 1)) over the places r that
+    can be reached. O(K) per comparison, against O(K log K) per step of a search.
+    """
+    import numpy as np
+
+    count = len(others) + 1
+    places = np.arange(1, count + 1)
+    bounds = np.concatenate([[0.0], others, [1.0]])  # bounds[r-1] <= p <= bounds[r] at place r
+    steps = others * (count - np.arange(1, count) + 1)
+    before = np.concatenate([[0.0], np.maximum.accumulate(steps)])  # the largest step before place r
+    high = np.minimum(bounds[places], alpha / (count - places + 1))
+    reachable = (before <= alpha) & (bounds[places - 1] <= high)
+    return float(high[reachable].max())
+
+
+def _level_by_bisection(pvalues: np.ndarray, index: int, method: str, alpha: float, floor: float) -> float:
+    """The same level for any correction whose adjusted p-value grows with the raw one
+    (a raw p of 0 always passes): found by bisection on the raw p-value."""
 
     def passes(p: float) -> bool:
-        trial = others.copy()
+        trial = pvalues.copy()
         trial[index] = p
         return bool(_adjusted(trial, method)[index] <= alpha)
 
     if passes(floor):
-        return None
+        return floor
     low, high = 0.0, floor
     for _ in range(60):
         middle = (low + high) / 2.0
