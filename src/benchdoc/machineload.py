@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchdoc.procfs import process_ids, stat_fields
+
 OTHERS_CORES_LIMIT = 0.10
 BUSY = "busy"
 QUIET = "quiet"
@@ -93,12 +95,9 @@ def _machine_busy_s() -> float | None:
 
 
 def _process_cpu_s(pid: int) -> float | None:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read()
-    except OSError:
+    fields = stat_fields(pid)
+    if fields is None:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()
     try:
         # utime, stime, cutime, cstime: fields 14-17 of stat (11-14 here).
         return sum(int(fields[i]) for i in (11, 12, 13, 14)) / _CLOCK_TICKS
@@ -110,21 +109,10 @@ def _group_members(pgids: Iterable[int]) -> list[int]:
     wanted = set(pgids)
     if not wanted:
         return []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
     members = []
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) in wanted:
+    for name in process_ids():
+        fields = stat_fields(name)
+        if fields is not None and len(fields) >= 3 and int(fields[2]) in wanted:
             members.append(int(name))
     return members
 
@@ -266,8 +254,8 @@ def listener_pgids(port: int) -> list[int]:
     if _holds(str(own), targets):
         return []  # a server running inside benchdoc (a test's simulator): its CPU is ours
     groups: set[int] = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) != own and _holds(name, targets):
+    for name in process_ids():
+        if int(name) != own and _holds(name, targets):
             try:
                 groups.add(os.getpgid(int(name)))
             except OSError:

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchdoc.procfs import stat_fields
 from benchdoc.runner.guard import stop_group
 from benchdoc.textfile import write_atomic
 
@@ -30,12 +31,9 @@ SERVERS_DIR = Path(".benchdoc") / "servers"
 
 def start_ticks(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot), or None when unknown or gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            stat = handle.read()
-    except OSError:
+    fields = stat_fields(pid)
+    if fields is None:
         return None
-    fields = stat[stat.rfind(")") + 2 :].split()
     try:
         return int(fields[19])  # field 22 of stat; fields here start at field 3
     except (IndexError, ValueError):
