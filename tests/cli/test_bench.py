@@ -242,3 +242,34 @@ def test_a_rate_the_client_cannot_keep_up_with_stops_the_run_and_says_so(project
     res = project.run("bench", "--url", sim_url, "--rate", "1e9", "--duration", "60", "--output-tokens", "4", "--input-tokens", "4")
     assert res.returncode == 1, res.stdout + res.stderr
     assert "run aborted: the client cannot keep up with 1e+09 requests/s" in res.stdout
+
+
+@pytest.mark.timeout(60)
+def test_without_a_terminal_progress_comes_as_lines_with_an_estimate(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--concurrency", "2", "--requests", "20", "--output-tokens", "4")
+    assert res.returncode == 0, res.stderr
+    lines = [line for line in res.stderr.splitlines() if line.startswith("bench: ")]
+    # One line per further tenth at most (a slow stretch adds one per 10 s): never a line per request.
+    assert 2 <= len(lines) <= 11, res.stderr
+    assert lines[-1].startswith("bench: 20/20 requests (100%), ")
+    assert any(", about " in line and " s left" in line for line in lines[:-1]), res.stderr
+    assert "bench: " not in res.stdout
+
+
+def test_progress_lines_are_paced_by_tenths_and_by_time() -> None:
+    from benchdoc.cli.bench import ProgressLines
+
+    now = [0.0]
+    out: list[str] = []
+    lines = ProgressLines(out.append, every_s=10.0, clock=lambda: now[0])
+    for done in range(1, 101):
+        now[0] = done * 0.01
+        lines(done, 100)
+    assert len(out) == 10 and out[0].startswith("bench: 10/100 requests (10%), 0 s elapsed, about 1 s left")
+    out.clear()
+    now[0] = 0.0
+    open_ended = ProgressLines(out.append, every_s=10.0, clock=lambda: now[0])
+    for done, at in ((1, 5.0), (2, 11.0), (3, 12.0), (4, 25.0)):
+        now[0] = at
+        open_ended(done, None)
+    assert out == ["bench: 2 requests done, 11 s elapsed\n", "bench: 4 requests done, 25 s elapsed\n"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -79,6 +80,8 @@ def test_run_records_and_summarises(project) -> None:  # type: ignore[no-untyped
     result = project.run("run", "baseline", "eagle3", "nccl-fewer-channels")
     assert result.returncode == 0, result.stderr  # a failed configuration is a result, not an error
     assert "baseline: repetition 1/2" in result.stderr and "eagle3: server ready in" in result.stderr
+    # Without a terminal each further repetition line says what remains, from the pace so far.
+    assert re.search(r"^baseline: repetition 2/2, about \d+ s left$", result.stderr, re.MULTILINE), result.stderr
     assert "nccl-fewer-channels: FAILED: CUDA out of memory" in result.stderr
     out = result.stdout
     assert "benchdoc run: 3 experiment(s)" in out

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
@@ -248,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
     if sys.stderr.isatty() and not args.json:
         result = _run_with_progress(spec)
     else:
-        result = run_workload(spec)
+        # Not a terminal (CI, a log file): a line now and then instead of silence until the end.
+        result = run_workload(spec, progress=ProgressLines(sys.stderr.write))
 
     run_id = None
     if config is not None and experiment is not None:
@@ -269,15 +272,55 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
+class ProgressLines:
+    """Progress as plain lines for a log: one line at every further tenth of the requests,
+    or after `every_s` seconds without one, each with the elapsed time and an estimate of
+    what remains (from the pace so far; none while the total is open, as with --duration)."""
+
+    def __init__(self, write: Callable[[str], object], every_s: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.write = write
+        self.every_s = every_s
+        self.clock = clock
+        self.start = clock()
+        self.last_line = self.start
+        self.last_tenth = 0
+
+    def __call__(self, completed: int, total: int | None) -> None:
+        now = self.clock()
+        tenth = completed * 10 // total if total else 0
+        if tenth <= self.last_tenth and now - self.last_line < self.every_s:
+            return
+        self.last_tenth = max(tenth, self.last_tenth)
+        self.last_line = now
+        self.write(self.line(completed, total, now - self.start) + "\n")
+
+    @staticmethod
+    def line(completed: int, total: int | None, elapsed_s: float) -> str:
+        if not total:
+            return f"bench: {completed} requests done, {elapsed_s:.0f} s elapsed"
+        text = f"bench: {completed}/{total} requests ({100 * completed / total:.0f}%), {elapsed_s:.0f} s elapsed"
+        if 0 < completed < total:
+            text += f", about {elapsed_s * (total - completed) / completed:.0f} s left"
+        return text
+
+
 def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from benchdoc.cli._common import console
     from benchdoc.workloads import run_workload
 
     with Progress(
         TextColumn("requests"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console(stderr=True), transient=True,
+        TextColumn("eta"), TimeRemainingColumn(), console=console(stderr=True), transient=True,
     ) as progress:
         task = progress.add_task("bench", total=spec.requests)
 

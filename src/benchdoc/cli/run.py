@@ -269,14 +269,34 @@ class _Display:
         self.tasks: dict[str, Any] = {}
         self.finished: list[str] = []
         self.current: set[str] = set()
+        self.started: dict[str, float] = {}  # experiment -> when its first repetition began
+
+    def _eta(self, name: str, event: Any) -> str:
+        """`, about N s left` from the pace of this experiment's repetitions so far."""
+        import time
+
+        now = time.monotonic()
+        first = self.started.setdefault(name, now)
+        if event.repetition == 0:
+            return ""
+        left = (now - first) / event.repetition * (event.planned - event.repetition)
+        return f", about {left:.0f} s left"
 
     def __enter__(self) -> _Display:
         if not self.quiet and self.err.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             self.bars = Progress(
                 SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), console=self.err, transient=True,
+                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=self.err, transient=True,
             )
             self.bars.start()
         return self
@@ -311,7 +331,7 @@ class _Display:
             self.say(f"{name}: server ready in {event.seconds:.1f} s")
             self._remove("server")
         elif isinstance(event, ev.RepetitionStarted):
-            self.say(f"{name}: repetition {event.repetition + 1}/{event.planned}")
+            self.say(f"{name}: repetition {event.repetition + 1}/{event.planned}{self._eta(name, event)}")
             self._bar("repetitions", f"{name}: repetitions", event.planned, completed=event.repetition)
             self._bar("requests", f"{name}: requests", event.requests, completed=0)
         elif isinstance(event, ev.RequestsProgress):
