@@ -1,0 +1,125 @@
+"""One request of a run: what it sends, the phase it belongs to, its deadlines, and how a
+reader reports a failed exchange.
+
+These are shared by the run's engine (which plans, times and judges requests) and the
+HTTP readers (which carry one request over the wire and stamp what comes back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from benchdoc.workloads.prompt_source import PromptSource
+from benchdoc.workloads.protocols import GenerationRequest, request_body
+from benchdoc.workloads.records import RequestRecord
+from benchdoc.workloads.spec import WorkloadSpec
+
+# Warm-up requests are numbered from here so their prompts differ from measured ones.
+WARMUP_INDEX_BASE = 1_000_000_000
+# After the terminating event, how long the server may take to end the response before
+# the connection is dropped (the request itself is complete by then).
+CLOSE_GRACE_S = 1.0
+
+
+class Watch:
+    """The deadline of one in-flight request, checked by the watchdog."""
+
+    __slots__ = ("task", "deadline", "reason", "hard_deadline", "hard_reason", "expired", "finished_stream")
+
+    def __init__(self, task: asyncio.Task[Any], deadline: float, reason: str, hard_deadline: float,
+                 hard_reason: str) -> None:
+        self.task = task
+        self.deadline = deadline  # the first-token or idle bound in force, never past hard_deadline
+        self.reason = reason
+        self.hard_deadline = hard_deadline  # the whole request's bound
+        self.hard_reason = hard_reason
+        self.expired = False
+        self.finished_stream = False
+
+
+@dataclass
+class Phase:
+    """Warm-up or measured: when it started and when its last request ended."""
+
+    name: str
+    start: float
+    last_end: float
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A request ready to go: its record (filled in as it runs) and its JSON body."""
+
+    record: RequestRecord
+    body: bytes
+
+
+class ReadFailure(Exception):
+    """An exchange that failed on the wire, in words that do not depend on the reader.
+
+    ``kind``: ``connect`` (no connection: counts towards stopping the run), ``cut`` (the
+    response ended early: not a failure once the terminating event was read) or
+    ``network`` (anything else). ``cut_short`` marks a stream that had started.
+    """
+
+    def __init__(self, reason: str, kind: str = "network", cut_short: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+        self.cut_short = cut_short
+
+
+def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, index: int, due_s: float,
+                 warmup: bool = False) -> Planned:
+    """The body and empty record of request ``index``, due ``due_s`` into its phase."""
+    number = index + (WARMUP_INDEX_BASE if warmup else 0)
+    prompt = prompts.plan(number)
+    generation = GenerationRequest(
+        prompt=prompt.text,
+        system=prompt.system,
+        output_tokens=prompt.output_tokens,
+        model=model,
+        temperature=spec.temperature,
+        ignore_eos=spec.ignore_eos,
+        continuous_usage=spec.continuous_usage,
+    )
+    body = json.dumps(request_body(spec.api, generation)).encode()
+    record = RequestRecord(
+        index=index, due_s=due_s, requested_input_tokens=prompt.input_tokens,
+        requested_output_tokens=prompt.output_tokens,
+    )
+    return Planned(record, body)
+
+
+def http_error(status: int, reason: str | None, raw: bytes) -> str:
+    """One line for a non-200 answer: the status and the server's own message."""
+    text = raw.decode("utf-8", errors="replace").strip()
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict):
+        error = payload.get("error", payload.get("message", payload.get("detail")))
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        if error:
+            text = str(error)
+    text = " ".join(text.split())
+    if len(text) > 200:
+        text = text[:200] + "..."
+    head = f"HTTP {status}" + (f" {reason}" if reason else "")
+    return f"{head}: {text}" if text else head
+
+
+def json_body_error(raw: bytes) -> str:
+    """The reason for a whole JSON answer where an event stream was asked for."""
+    excerpt = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+    return f"expected an event stream, got a JSON body (streaming not supported?): {excerpt}"
+
+
+def describe(err: BaseException) -> str:
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
