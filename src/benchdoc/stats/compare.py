@@ -188,8 +188,6 @@ def compare(
     smaller side, the normal approximation with tie correction beyond
     (``benchdoc.stats.ranktest``).
     """
-    import numpy as np
-
     check_direction(direction)
     level = check_alpha(alpha)
     check_level(confidence)
@@ -203,17 +201,26 @@ def compare(
             "a ratio needs a positive baseline median and a non-negative candidate median, "
             f"got {summary_a.median:g} against {summary_b.median:g}"
         )
-    array_a = np.asarray(values_a, dtype=float)
-    array_b = np.asarray(values_b, dtype=float)
+    return _tested(summary_a, summary_b, direction=direction, alpha=level, confidence=confidence, margin=margin).redecided()
+
+
+def _tested(
+    summary_a: Summary, summary_b: Summary, *, direction: str, alpha: float, confidence: float, margin: float | None
+) -> Comparison:
+    """The tests and the shift estimate of two checked samples, before any verdict."""
+    import numpy as np
+
+    array_a = np.asarray(summary_a.values, dtype=float)
+    array_b = np.asarray(summary_b.values, dtype=float)
     test = mann_whitney(array_a, array_b)
     equivalence_p = None
     if margin is not None:
         p_not_lower = mann_whitney(array_a, array_b * (1 - margin), "greater").p_value
         p_not_higher = mann_whitney(array_a, array_b * (1 + margin), "less").p_value
         equivalence_p = max(p_not_lower, p_not_higher)
-    min_p = min_attainable_p(len(values_a), len(values_b))
+    min_p = min_attainable_p(len(array_a), len(array_b))
     estimate = shift(array_a, array_b, summary_b.median, confidence)
-    undecided = Comparison(
+    return Comparison(
         candidate=summary_a,
         baseline=summary_b,
         direction=direction,
@@ -230,10 +237,10 @@ def compare(
         test_method=test.method,
         u_statistic=test.u,
         p_value=test.p_value,
-        alpha=level,
+        alpha=alpha,
         alpha_left=None,
         min_attainable_p=min_p,
-        runs_needed=_runs_needed_at(min_p, level),
+        runs_needed=_runs_needed_at(min_p, alpha),
         equivalence_margin=margin,
         equivalence_p=equivalence_p,
         sequential=None,
@@ -246,7 +253,6 @@ def compare(
         equivalent=None,
         verdict="same",
     )
-    return undecided.redecided()
 
 
 def _reuse(summary: Summary | None, values: list[float], confidence: float) -> Summary:
