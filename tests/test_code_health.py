@@ -1,5 +1,6 @@
-"""Code-health gates that run with the suite: ruff and mypy are clean, and every command is
-documented in the README and answers ``--help``.
+"""Code-health gates that run with the suite: ruff and mypy are clean, no module or function
+outgrows the size a reader can hold at once, and every command is documented in the README and
+answers ``--help``.
 
 ruff and mypy are pinned in the ``test`` extra (pyproject.toml), where their settings live
 too, so the same tree gives the same answer on every machine.
@@ -7,6 +8,7 @@ too, so the same tree gives the same answer on every machine.
 
 from __future__ import annotations
 
+import ast
 import re
 import shutil
 import subprocess
@@ -54,3 +56,40 @@ def test_every_command_is_in_the_readme_and_has_help() -> None:
         result = subprocess.run([sys.executable, "-m", "benchdoc", command, "--help"], capture_output=True, text=True)
         assert result.returncode == 0, (command, result.stderr)
         assert f"benchdoc {command}" in result.stdout, command
+
+
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def _modules() -> list[Path]:
+    return sorted((ROOT / "src" / "benchdoc").rglob("*.py"))
+
+
+def test_no_module_is_over_600_lines() -> None:
+    too_long = {}
+    for path in _modules():
+        lines = path.read_text(encoding="utf-8").count("\n")
+        if lines > MAX_FILE_LINES:
+            too_long[str(path.relative_to(ROOT))] = lines
+    assert not too_long, f"modules over {MAX_FILE_LINES} lines (split them by responsibility): {too_long}"
+
+
+def test_no_function_is_over_80_lines() -> None:
+    too_long = {}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    too_long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = length
+    assert not too_long, f"functions over {MAX_FUNCTION_LINES} lines: {too_long}"
+
+
+def test_the_size_gates_can_fail(tmp_path: Path) -> None:
+    """The measure the gates use counts a long function and a long file as long."""
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    tree = ast.parse(f"def long():\n{body}\n")
+    node = tree.body[0]
+    assert isinstance(node, ast.FunctionDef)
+    assert (node.end_lineno or 0) - node.lineno + 1 == MAX_FUNCTION_LINES + 1
