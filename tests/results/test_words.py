@@ -81,3 +81,15 @@ def test_a_lost_comparison_is_slower_for_a_speed_and_worse_otherwise() -> None:
     assert status_of_verdict("worse", measures_speed=False) is Status.WORSE
     assert status_of_verdict("better") is Status.WORKS and status_of_verdict("equivalent") is Status.NO_DIFFERENCE
     assert status_of_verdict("insufficient") is None
+
+
+def test_an_interval_reads_as_a_half_width_only_when_both_sides_round_alike() -> None:
+    from benchdoc.results.words import interval_text, summary_text
+    from benchdoc.stats import summarize
+
+    symmetric = summarize([92.6, 92.4, 92.9, 92.5, 92.7, 92.3, 92.8])  # [92.3, 92.9] around 92.6
+    assert summary_text(symmetric, 1) == "92.6 ± 0.3%"
+    lopsided = summarize([40, 41, 39, 40, 42, 40, 60])  # [39, 60] around 40
+    assert interval_text(lopsided) == "[-2.5%, +50.0%]"
+    assert summary_text(lopsided, 1) == "40.0 [-2.5%, +50.0%]"
+    assert summary_text(summarize([1.0, 2.0, 3.0]), 2) == "2.00"  # too few values for an interval

@@ -130,9 +130,8 @@ def pooling_from_args(args: argparse.Namespace) -> Any:
 
 
 def format_summary(summary: Any, digits: int) -> str:
-    """'96.1 ± 0.4%' (median and the interval's half-width), or just the median when no interval."""
-    if summary is None:
-        return "—"
-    text = f"{summary.median:.{digits}f}"
-    half = summary.ci_halfwidth_pct
-    return f"{text} ± {half:.1f}%" if half is not None else text
+    """'96.1 ± 0.4%', or '40.0 [-2.5%, +50.0%]' when the interval's sides differ; the median alone
+    when there is no interval (the words are :func:`benchdoc.results.words.summary_text`'s)."""
+    from benchdoc.results.words import summary_text
+
+    return "—" if summary is None else summary_text(summary, digits)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from benchdoc.cli._common import add_pooling_arguments, console, load_project, open_ledger, pooling_from_args, print_json, styled
 from benchdoc.errors import UsageError
-from benchdoc.results import TEST_NAME, environment_differences
+from benchdoc.mdtable import escape_cell
+from benchdoc.results import environment_differences
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
-    from benchdoc.results import ExperimentResult, PairComparison, ResultSet, Summary
+    from benchdoc.results import ExperimentResult, PairComparison, ResultSet
 
 ORDER = 35
 
@@ -32,7 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("baseline", nargs="?", help="experiment to judge against (default: its compare_to)")
     parser.add_argument("--metric", "-m", action="append", help="metric(s) to compare, by name or label (default: all shared)")
     add_pooling_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument("--markdown", action="store_true",
+                        help="print a GitHub-flavoured Markdown table to paste in a pull request")
     parser.set_defaults(func=run)
 
 
@@ -69,61 +74,34 @@ def run(args: argparse.Namespace) -> int:
             "environment_diff": [d.text() for d in env],
         })
         return 0
-    present(results, a, b, pairs, env)
+    present(results, a, b, pairs, env, markdown=args.markdown)
     return 0
 
 
 def present(
-    results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison], env: list[EnvDifference]
+    results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison], env: list[EnvDifference],
+    *, markdown: bool = False,
 ) -> None:
-    from rich.table import Table
+    from dataclasses import replace
 
-    from benchdoc.results.words import delta_text, format_p, verdict_text
+    from benchdoc.cli._comparetable import compare_table
+    from benchdoc.cli._tables import markdown as markdown_text
+    from benchdoc.cli._tables import print_fitted
 
-    config = results.config
+    table = compare_table(results, a, b, pairs)
+    environment = "environment: " + "; ".join(d.text() for d in env[:8]) + (
+        f"; and {len(env) - 8} more" if len(env) > 8 else "")
+    warnings = [*a.warnings, *b.warnings]
+    if markdown:
+        sys.stdout.write(markdown_text(table))
+        for line in ([environment] if env else []) + [f"warning: {w}" for w in warnings]:
+            sys.stdout.write(f"\n{escape_cell(line)}\n")
+        return
     out = console()
-    adjusted = any(pair.comparison.p_used != pair.comparison.p_value for pair in pairs)
-    table = Table(title_justify="left", title=f"{a.label}  vs  {b.label}")
-    table.add_column("metric")
-    table.add_column(b.name, justify="right")
-    table.add_column(a.name, justify="right")
-    table.add_column("delta", justify="right")
-    table.add_column(f"{int(config.stats.confidence * 100)}% interval", justify="right")
-    table.add_column("p", justify="right")
-    if adjusted:
-        table.add_column("p uncorrected", justify="right")
-    table.add_column("verdict")
-    for pair in pairs:
-        c = pair.comparison
-        spec = config.metric_or_default(pair.metric)
-        if c.verdict == "undecided":
-            interval = "—"  # a sequential test that stopped undecided shows no direction
-        elif c.delta_ci_low is not None and c.delta_ci_high is not None:
-            interval = f"[{c.delta_ci_low:+.1f}%, {c.delta_ci_high:+.1f}%]"
-        else:
-            interval = c.delta_ci_reason or "—"
-        cells = [
-            f"{spec.label} ({'higher' if spec.direction == 'higher' else 'lower'} is better)",
-            _cell(c.baseline, spec.digits),
-            _cell(c.candidate, spec.digits),
-            delta_text(c),
-            interval,
-            f"{format_p(c.p_used)}{c.p_label} (n={c.candidate.n}+{c.baseline.n})",
-        ]
-        if adjusted:
-            cells.append(format_p(c.p_value) if c.p_used != c.p_value else "—")
-        table.add_row(*cells, verdict_text(c, spec))
-    out.print(table)
+    print_fitted(out, replace(table, notes=()))
     if env:
-        out.print("environment: " + "; ".join(d.text() for d in env[:8]) + (" …" if len(env) > 8 else ""))
-    for warning in (*a.warnings, *b.warnings):
+        out.print(environment)
+    for warning in warnings:
         out.print(styled(("warning:", "yellow"), " ", warning))
-    for note in dict.fromkeys(f"{pair.metric}: {pair.note}" if len(pairs) > 1 else pair.note for pair in pairs):
-        out.print(f"p: {note}", style="dim")
-    out.print(f"test: {TEST_NAME}; delta: median of the pairwise ratios, with the interval that inverts the test", style="dim")
-
-
-def _cell(summary: Summary, digits: int) -> str:
-    from benchdoc.cli._common import format_summary
-
-    return f"{format_summary(summary, digits)} (n={summary.n})"
+    for note in table.notes:
+        out.print(note, style="dim")

@@ -61,17 +61,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_runs(out: Console, config: Config, experiment: str, runs: list[RunRecord], *, all_metrics: bool) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    """The runs' table; at a terminal too narrow for every metric, the metrics follow in blocks (run repeated)."""
+    from benchdoc.cli._tables import Column, TextTable, print_fitted
 
     recorded = {m for r in runs for m in r.metrics}
     # A load-generator run records dozens of metrics; the declared ones are what the user reads.
     declared = [m for m in config.metrics if m in recorded]
     metrics = sorted(recorded) if all_metrics or not declared else declared
     label = config.experiments[experiment].label if experiment in config.experiments else experiment  # or only recorded
-    table = Table(title=f"{label} — {len(runs)} run(s)", title_justify="left")
-    for column in ("run", "when (UTC)", "outcome", *metrics, "reason / note", "commit", "host"):
-        table.add_column(column, justify="right" if column in metrics or column == "run" else "left")
+    columns = [Column("run", right=True, role="key"), Column("when (UTC)"), Column("outcome")]
+    columns += [Column(metric, right=True, role="metric") for metric in metrics]
+    columns += [Column("reason / note"), Column("commit"), Column("host")]
+    rows = []
     for r in runs:
         cells = []
         for metric in metrics:
@@ -84,9 +85,9 @@ def print_runs(out: Console, config: Config, experiment: str, runs: list[RunReco
         if r.retraction is not None:
             outcome += " (retracted)"
             reason = f"retracted {format_when(r.retraction.at)}: {r.retraction.reason}" + (f"; {reason}" if reason else "")
-        table.add_row(str(r.id), format_when(r.started_at), outcome, *cells, Text(reason), commit, r.host or "—",
-                      style="strike" if r.retraction is not None else None)
-    out.print(table)
+        rows.append((str(r.id), format_when(r.started_at), outcome, *cells, reason, commit, r.host or "—"))
+    styles = tuple("strike" if r.retraction is not None else None for r in runs)
+    print_fitted(out, TextTable(f"{label} — {len(runs)} run(s)", tuple(columns), tuple(rows), styles))
 
 
 def request_json(row: RequestRow) -> dict[str, Any]:

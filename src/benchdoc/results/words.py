@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from benchdoc.results.status import Status
 from benchdoc.stats import format_p as format_p  # re-exported: a p-value for people ('0.0079', '<0.001')
+from benchdoc.stats.summary import OUTLIER_IQR_FACTOR
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
-    from benchdoc.stats import Comparison
+    from benchdoc.stats import Comparison, Summary
 
 DASH = "—"
 NOISE = "~"  # benchstat's mark: the difference is noise
@@ -119,6 +120,45 @@ def verdict_sentence(
         after = f" after {runs} runs" if runs is not None else ""
         return f"undecided against {other}{after} (sequential test)"
     return f"no significant difference from {other} ({delta_pct:+.1f}%)"
+
+
+def interval_text(summary: Summary) -> str | None:
+    """The interval of a median relative to it: '± 0.4%' when both sides round alike,
+    else the interval itself, '[-2.5%, +50.0%]'; None when there is no interval."""
+    if summary.ci_low is None or summary.ci_high is None or summary.median == 0:
+        return None
+    scale = 100.0 / abs(summary.median)
+    below, above = (summary.ci_low - summary.median) * scale, (summary.ci_high - summary.median) * scale
+    if f"{-below:.1f}" == f"{above:.1f}":
+        return f"± {above:.1f}%"
+    return f"[{_signed_pct(below)}, {_signed_pct(above)}]"
+
+
+def _signed_pct(value: float) -> str:
+    text = f"{value:+.1f}"
+    return "0.0%" if text in ("+0.0", "-0.0") else f"{text}%"
+
+
+def summary_text(summary: Summary, digits: int) -> str:
+    """'96.1 ± 0.4%' or '40.0 [-2.5%, +50.0%]': a median and its interval (see interval_text)."""
+    median = f"{summary.median:.{digits}f}"
+    interval = interval_text(summary)
+    return f"{median} {interval}" if interval else median
+
+
+def interval_note(confidence: float) -> str:
+    """What a summary's interval is, for a table's footnote."""
+    level = f"{confidence * 100:g}%"
+    return (f"± is the half-width of the {level} interval of the median, as % of it; "
+            "[low, high] is that interval itself where its two sides differ")
+
+
+OUTLIER_MARK = "†"
+
+
+def outlier_rule() -> str:
+    """How an outlier is found, in words."""
+    return f"outside {OUTLIER_IQR_FACTOR:g}×IQR of the quartiles; flagged, still counted in the median"
 
 
 def failure_reason(run: RunRecord) -> str:

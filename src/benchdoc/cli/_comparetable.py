@@ -1,0 +1,76 @@
+"""`benchdoc compare`'s table: one row per metric, both medians, delta, interval, p and verdict.
+
+The terminal and ``--markdown`` draw this same table (see :mod:`benchdoc.cli._tables`); the
+verdicts are worded by :mod:`benchdoc.results.words`, the p-values are the results' own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchdoc.cli._tables import Column, TextTable
+
+if TYPE_CHECKING:
+    from benchdoc.results import Comparison, ExperimentResult, PairComparison, ResultSet, Summary
+
+
+def compare_table(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison]) -> TextTable:
+    """``a`` (the candidate) against ``b`` on each metric of ``pairs``."""
+    from benchdoc.results.words import delta_text, format_p, verdict_text
+
+    config = results.config
+    adjusted = any(pair.comparison.p_used != pair.comparison.p_value for pair in pairs)
+    headers = ["metric", b.name, a.name, "delta", f"{config.stats.confidence * 100:g}% interval", "p"]
+    headers += ["p uncorrected"] if adjusted else []
+    columns = [Column(h, right=h not in ("metric",), role="key" if h == "metric" else "head") for h in headers]
+    columns.append(Column("verdict"))
+    rows = []
+    for pair in pairs:
+        c = pair.comparison
+        spec = config.metric_or_default(pair.metric)
+        cells = [
+            f"{spec.label} ({'higher' if spec.direction == 'higher' else 'lower'} is better)",
+            _cell(c.baseline, spec.digits),
+            _cell(c.candidate, spec.digits),
+            delta_text(c),
+            _interval(c),
+            f"{format_p(c.p_used)}{c.p_label} (n={c.candidate.n}+{c.baseline.n})",
+        ]
+        if adjusted:
+            cells.append(format_p(c.p_value) if c.p_used != c.p_value else "—")
+        rows.append((*cells, verdict_text(c, spec)))
+    return TextTable(f"{a.label}  vs  {b.label}", tuple(columns), tuple(rows), notes=tuple(_notes(results, a, b, pairs)))
+
+
+def _interval(c: Comparison) -> str:
+    if c.verdict == "undecided":
+        return "—"  # a sequential test that stopped undecided shows no direction
+    if c.delta_ci_low is not None and c.delta_ci_high is not None:
+        return f"[{c.delta_ci_low:+.1f}%, {c.delta_ci_high:+.1f}%]"
+    return c.delta_ci_reason or "—"
+
+
+def _cell(summary: Summary, digits: int) -> str:
+    from benchdoc.cli._common import format_summary
+    from benchdoc.results.words import OUTLIER_MARK
+
+    mark = f" {OUTLIER_MARK}" if summary.outliers else ""
+    return f"{format_summary(summary, digits)}{mark} (n={summary.n})"
+
+
+def _notes(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison]) -> list[str]:
+    from benchdoc.results import TEST_NAME
+    from benchdoc.results.words import interval_note, outlier_rule
+
+    confidence = results.config.stats.confidence
+    runs = f"{a.name} {_runs(a.n_runs)}, {b.name} {_runs(b.n_runs)}"
+    notes = [f"pooled: {results.pooling.describe()} ({runs}); n = samples", interval_note(confidence)]
+    if any(pair.comparison.candidate.outliers or pair.comparison.baseline.outliers for pair in pairs):
+        notes.append(f"† values include outliers ({outlier_rule()})")
+    notes.extend(dict.fromkeys(f"p: {pair.metric}: {pair.note}" if len(pairs) > 1 else f"p: {pair.note}" for pair in pairs))
+    notes.append(f"test: {TEST_NAME}; delta: median of the pairwise ratios, with the interval that inverts the test")
+    return notes
+
+
+def _runs(n: int) -> str:
+    return f"{n} run" if n == 1 else f"{n} runs"
