@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# Characters that start Markdown syntax inside a table cell: escaped with a backslash.
-_MARKDOWN_SPECIAL = "\\`*_[]|"
+# Characters that start Markdown syntax inside a table cell (GitHub strikes through ~text~):
+# escaped with a backslash.
+_MARKDOWN_SPECIAL = "\\`*_[]|~"
 
 
 def escape_cell(text: str) -> str:
     """Text safe inside one Markdown table cell: one line, no raw HTML, no link, emphasis or column split."""
     text = " ".join(text.split())
     escaped = "".join(f"\\{ch}" if ch in _MARKDOWN_SPECIAL else ch for ch in text)
-    return escaped.replace("<", "&lt;").replace(">", "&gt;")
+    return escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] = ()) -> str:
