@@ -201,3 +201,25 @@ def test_metric_bounds_are_declared_with_min_and_max(tmp_path: Path) -> None:
     assert "negative" in (config.metrics["output_tok_s"].value_problem(-1) or "")
     err = error_of(tmp_path, "[metrics.score]\nmin = 5\nmax = 1\n")
     assert err.line == 2 and "min (5) must be below max (1)" in err.message
+
+
+@pytest.mark.parametrize(
+    ("written", "mode", "spelling"),
+    [("latest", "latest", "latest"), ("all", "all", "all"), ("runs:5", "runs", "runs:5"),
+     ("since:2026-11-01", "since", "since:2026-11-01"), ("since:2026-11-01T14:30", "since", "since:2026-11-01T14:30")],
+)
+def test_stats_pool_is_read_in_each_accepted_form(tmp_path: Path, written: str, mode: str, spelling: str) -> None:
+    config = load_config(write(tmp_path, f'[stats]\nalpha = 0.05\npool = "{written}"\n'))
+    assert config.stats.pool.mode == mode and config.stats.pool.spelling == spelling
+
+
+def test_stats_pool_defaults_to_the_latest_run(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "[stats]\nalpha = 0.05\n")).stats.pool.mode == "latest"
+
+
+@pytest.mark.parametrize("bad", ['"newest"', '"runs:0"', '"runs:five"', '"since:yesterday"', "5", '"runs"'])
+def test_a_bad_stats_pool_is_one_line_naming_the_key_and_the_forms(tmp_path: Path, bad: str) -> None:
+    err = error_of(tmp_path, f"[stats]\nalpha = 0.05\npool = {bad}\n")
+    assert str(err).startswith(f"{err.file}:3: stats.pool: ")
+    assert '"latest", "all", "runs:N" (N >= 1) or "since:YYYY-MM-DD[THH:MM]"' in str(err)
+    assert "\n" not in str(err)

@@ -99,18 +99,18 @@ def format_when(moment: Any) -> str:
 
 
 def add_pooling_arguments(parser: argparse.ArgumentParser) -> None:
-    """--all-runs / --runs N / --since DATE: which runs each result pools (default: the latest)."""
+    """--all-runs / --runs N / --since DATE: which runs each result pools (default: [stats] pool)."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--all-runs", action="store_true", help="pool every successful run of each experiment")
+    group.add_argument("--all-runs", action="store_true",
+                       help="pool every successful run of each experiment (default: [stats] pool, else the latest run)")
     group.add_argument("--runs", type=int, metavar="N", help="pool the latest N successful runs of each experiment")
     group.add_argument("--since", metavar="DATE", help="pool every successful run since DATE (YYYY-MM-DD[THH:MM])")
 
 
 def pooling_from_args(args: argparse.Namespace) -> Any:
-    from datetime import datetime, timezone
-
+    """The pooling the command line asks for, or None to keep the project's ([stats] pool)."""
     from benchdoc.errors import UsageError
-    from benchdoc.results import Pooling
+    from benchdoc.pooling import Pooling, PoolingError, parse_moment
 
     if getattr(args, "all_runs", False):
         return Pooling("all")
@@ -120,13 +120,10 @@ def pooling_from_args(args: argparse.Namespace) -> Any:
         return Pooling("runs", count=args.runs)
     if getattr(args, "since", None):
         try:
-            moment = datetime.fromisoformat(args.since)
-        except ValueError:
+            return Pooling("since", since=parse_moment(args.since))
+        except PoolingError:
             raise UsageError(f"--since {args.since!r}: expected a date like 2026-11-02 or 2026-11-02T14:30") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return Pooling("since", since=moment)
-    return Pooling()
+    return None
 
 
 def format_summary(summary: Any, digits: int) -> str:

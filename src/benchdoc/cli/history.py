@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.cli._common import console, format_number, format_when, load_project, open_ledger, print_json
+from benchdoc.cli._common import (
+    add_pooling_arguments,
+    console,
+    format_number,
+    format_when,
+    load_project,
+    open_ledger,
+    pooling_from_args,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,17 +31,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="every run of an experiment, newest first",
         description="List every run of EXPERIMENT, newest first: outcome, reason (the cause read from the log "
         "first), values, commit and host. A retracted run is shown struck through, with why. "
-        "A glob ('eagle3-*') lists each experiment it matches in turn.",
+        "A glob ('eagle3-*') lists each experiment it matches in turn. The runs the current result pools "
+        "([stats] pool, or --all-runs/--runs/--since) are marked.",
     )
     parser.add_argument("experiment", help="experiment name, alias or glob (declared, or only recorded)")
     parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     parser.add_argument("--requests", action="store_true",
                         help="also list each run's requests, repetition by repetition (as kept in the ledger)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_pooling_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from benchdoc.results import pooled_run_ids
     from benchdoc.results.catalog import select_recorded
 
     config = load_project(args)
@@ -40,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
         experiments = select_recorded(config, ledger, [args.experiment])
         runs = ledger.runs(experiments)
         kept = ledger.requests([r.id for r in runs]) if args.requests else {}
+    pooled = pooled_run_ids(config, runs, pooling_from_args(args))
     if args.json:
-        data = [r.to_json() for r in runs]
+        data = [r.to_json() | {"pooled": r.id in pooled} for r in runs]
         if args.requests:
             for item, r in zip(data, runs):
                 item["requests"] = [request_json(row) for row in kept[r.id]]
@@ -53,15 +66,18 @@ def run(args: argparse.Namespace) -> int:
         if not own:
             out.print(f"no runs of {experiment} yet")
             continue
-        print_runs(out, config, experiment, own, all_metrics=args.all_metrics)
+        print_runs(out, config, experiment, own, all_metrics=args.all_metrics, pooled=pooled)
         if args.requests:
             for r in own:
                 print_requests(out, r, kept[r.id])
     return 0
 
 
-def print_runs(out: Console, config: Config, experiment: str, runs: list[RunRecord], *, all_metrics: bool) -> None:
-    """The runs' table; at a terminal too narrow for every metric, the metrics follow in blocks (run repeated)."""
+def print_runs(
+    out: Console, config: Config, experiment: str, runs: list[RunRecord], *, all_metrics: bool, pooled: set[int]
+) -> None:
+    """The runs' table, ``pooled`` marked (●) as those its current result pools; at a terminal
+    too narrow for every metric, the metrics follow in blocks (run repeated)."""
     from benchdoc.cli._tables import Column, TextTable, print_fitted
 
     recorded = {m for r in runs for m in r.metrics}
@@ -69,7 +85,7 @@ def print_runs(out: Console, config: Config, experiment: str, runs: list[RunReco
     declared = [m for m in config.metrics if m in recorded]
     metrics = sorted(recorded) if all_metrics or not declared else declared
     label = config.experiments[experiment].label if experiment in config.experiments else experiment  # or only recorded
-    columns = [Column("run", right=True, role="key"), Column("when (UTC)"), Column("outcome")]
+    columns = [Column("run", right=True, role="key"), Column("pooled"), Column("when (UTC)"), Column("outcome")]
     columns += [Column(metric, right=True, role="metric") for metric in metrics]
     columns += [Column("reason / note"), Column("commit"), Column("host")]
     rows = []
@@ -85,9 +101,11 @@ def print_runs(out: Console, config: Config, experiment: str, runs: list[RunReco
         if r.retraction is not None:
             outcome += " (retracted)"
             reason = f"retracted {format_when(r.retraction.at)}: {r.retraction.reason}" + (f"; {reason}" if reason else "")
-        rows.append((str(r.id), format_when(r.started_at), outcome, *cells, reason, commit, r.host or "—"))
+        rows.append((str(r.id), "●" if r.id in pooled else "", format_when(r.started_at), outcome, *cells, reason,
+                     commit, r.host or "—"))
     styles = tuple("strike" if r.retraction is not None else None for r in runs)
-    print_fitted(out, TextTable(f"{label} — {len(runs)} run(s)", tuple(columns), tuple(rows), styles))
+    notes = ("● pooled into the current result",) if any(r.id in pooled for r in runs) else ()
+    print_fitted(out, TextTable(f"{label} — {len(runs)} run(s)", tuple(columns), tuple(rows), styles, notes))
 
 
 def request_json(row: RequestRow) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ConfigError
+from benchdoc.pooling import Pooling
 from benchdoc.sweeps import SweepConfig
 
 CONFIG_NAME = "benchdoc.toml"
@@ -88,6 +89,7 @@ class StatsConfig:
     confidence: float = 0.95
     correction: str = "holm"
     seed: int = 0
+    pool: Pooling = Pooling()  # which runs every view pools into a result, unless told otherwise
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from benchdoc.config.model import (
     resolve_ledger_url,
 )
 from benchdoc.errors import ConfigError
+from benchdoc.pooling import PoolingError, parse_pooling
 from benchdoc.sweeps import SweepConfig
 
 
@@ -80,7 +81,7 @@ class Validator:
         "server", "args", "env", "workload", "repetitions", "variables",
     )
     DOCUMENT_KEYS = ("paths", "historical_sections")
-    STATS_KEYS = ("alpha", "confidence", "correction", "seed")
+    STATS_KEYS = ("alpha", "confidence", "correction", "seed", "pool")
     LEDGER_KEYS = ("url", "keep_requests")
     FAILURE_KEYS = ("patterns",)
 
@@ -403,7 +404,11 @@ class Validator:
                 "stats", "correction",
             )
         seed = self.typed(table.get("seed", 0), int, "a whole number", "stats", "seed")
-        return StatsConfig(alpha=float(alpha), confidence=float(confidence), correction=correction, seed=seed)
+        try:
+            pool = parse_pooling(table.get("pool", "latest"))
+        except PoolingError as err:
+            raise self.error(str(err), "stats", "pool") from None
+        return StatsConfig(alpha=float(alpha), confidence=float(confidence), correction=correction, seed=seed, pool=pool)
 
     def raw_tables(self, key: str) -> dict[str, dict[str, Any]]:
         tables = self.data.get(key, {})

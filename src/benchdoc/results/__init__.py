@@ -16,7 +16,13 @@ imports :mod:`benchdoc.stats`. The statistics types they hold are re-exported he
 from __future__ import annotations
 
 from benchdoc.results.catalog import experiment_catalog, select_recorded
-from benchdoc.results.compute import build_results, compute_results, environment_differences
+from benchdoc.results.compute import (
+    build_results,
+    compute_results,
+    effective_pooling,
+    environment_differences,
+    pooled_run_ids,
+)
 from benchdoc.results.lazy import LazyResults
 from benchdoc.results.model import ExperimentResult, NoComparison, PairComparison, Pooling, ResultSet
 from benchdoc.results.pairs import TEST_NAME
@@ -38,7 +44,9 @@ __all__ = [
     "TEST_NAME",
     "build_results",
     "compute_results",
+    "effective_pooling",
     "environment_differences",
     "experiment_catalog",
+    "pooled_run_ids",
     "select_recorded",
 ]

@@ -25,6 +25,28 @@ if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
     from benchdoc.stats import Change, Comparison, Summary
 
+def effective_pooling(config: Config, override: Pooling | None = None) -> Pooling:
+    """The pooling a view uses: ``override`` (a command line's or a region's) when given, else
+    the project's ``[stats] pool``. Every view asks this; none decides it on its own."""
+    return override if override is not None else config.stats.pool
+
+
+def counted_runs(runs: Iterable[RunRecord]) -> dict[str, list[RunRecord]]:
+    """Each experiment's runs that can be a result (not retracted, not a setup or harness
+    error), newest first."""
+    by_experiment: dict[str, list[RunRecord]] = {}
+    counted = (r for r in runs if r.retraction is None and r.outcome != "error")
+    for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
+        by_experiment.setdefault(run.experiment, []).append(run)
+    return by_experiment
+
+
+def pooled_run_ids(config: Config, runs: Iterable[RunRecord], pooling: Pooling | None = None) -> set[int]:
+    """The ids of the runs each experiment's current result pools (what `history` marks)."""
+    chosen = effective_pooling(config, pooling)
+    return {run.id for own in counted_runs(runs).values() for run in chosen.select(own)}
+
+
 def build_results(
     config: Config,
     ledger: Ledger,
@@ -47,6 +69,8 @@ def compute_results(
 ) -> ResultSet:
     """Compute results from runs already read (newest first or in any order).
 
+    ``pooling`` overrides the project's ``[stats] pool`` (see :func:`effective_pooling`).
+
     ``metrics`` limits the summaries and comparisons to those metrics. By default they
     cover the metrics declared in benchdoc.toml (a load-generator run records dozens;
     the declared ones are what tables, statuses and the lint read), or every recorded
@@ -56,11 +80,8 @@ def compute_results(
     they are left out here, and so out of every table, status, chart and the lint
     (``history`` still lists them).
     """
-    pooling = pooling or Pooling()
-    by_experiment: dict[str, list[RunRecord]] = {}
-    counted = (r for r in runs if r.retraction is None and r.outcome != "error")
-    for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
-        by_experiment.setdefault(run.experiment, []).append(run)
+    pooling = effective_pooling(config, pooling)
+    by_experiment = counted_runs(runs)
     experiments: dict[str, ExperimentConfig] = dict(config.experiments)
     for name in by_experiment:
         if name not in experiments:  # a level of a sweep, or recorded but no longer (or never) declared

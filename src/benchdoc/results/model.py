@@ -5,14 +5,15 @@ means, how one experiment compares with another)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from benchdoc.config import Config, ExperimentConfig, MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import RunRecord
+from benchdoc.pooling import Pooling
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import Status
 from benchdoc.selection import experiment_name, find_metric, known_experiments, select
@@ -25,40 +26,6 @@ if TYPE_CHECKING:
 
 class NoComparison(UsageError):
     """Two experiments cannot be compared on a metric (no results, no shared metric, ...)."""
-
-
-@dataclass(frozen=True)
-class Pooling:
-    """Which runs of an experiment are pooled into its current result.
-
-    ``latest`` (default): the latest run, all its repetitions. ``runs``: the latest N
-    successful runs. ``since``: every successful run started at or after a moment.
-    ``all``: every successful run.
-    """
-
-    mode: Literal["latest", "runs", "since", "all"] = "latest"
-    count: int | None = None
-    since: datetime | None = None
-
-    def describe(self) -> str:
-        if self.mode == "runs":
-            return f"the latest {self.count} successful runs of each experiment"
-        if self.mode == "since":
-            return f"every successful run since {self.since:%Y-%m-%d %H:%M} UTC" if self.since else "every run"
-        if self.mode == "all":
-            return "every successful run of each experiment"
-        return "the latest run of each experiment (all its repetitions)"
-
-    def select(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
-        """The runs to pool, from ``runs`` ordered newest first."""
-        ok = [r for r in runs if r.outcome == "ok"]
-        if self.mode == "latest":
-            return [runs[0]] if runs and runs[0].outcome == "ok" else []
-        if self.mode == "runs":
-            return ok[: self.count or 1]
-        if self.mode == "since":
-            return [r for r in ok if self.since is None or r.started_at >= self.since]
-        return ok
 
 
 @dataclass(frozen=True)
