@@ -32,6 +32,7 @@ examples:
   benchdoc bench --url http://127.0.0.1:30000 --api sglang --rate 8 --duration 60 --warmup 8
   benchdoc bench --url http://127.0.0.1:8000 --input-tokens 1024 --output-tokens 256 \\
       --record eagle3 --json
+  benchdoc bench --url http://127.0.0.1:8000 --concurrency 8 --repetitions 5 --record eagle3
 
 The API key is read from --api-key or OPENAI_API_KEY; it is sent, never printed or recorded.
 exit status: 0 when the run measured something, 1 when it was aborted or every request failed.
@@ -69,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     size.add_argument("--requests", type=int, metavar="N", help="measured requests (default 100)")
     size.add_argument("--duration", type=float, metavar="S", help="send measured requests for S seconds")
     load.add_argument("--warmup", type=int, default=0, metavar="N", help="warm-up requests, excluded (default 0)")
+    load.add_argument("--repetitions", "-n", type=int, default=1, metavar="N",
+                      help="measure the workload N times, repetition i with seed + i and the warm-up before the "
+                      "first only, as `run` does; --record keeps them as one run of N samples per metric")
     load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
     load.add_argument("--workers", type=int, metavar="N",
                       help="client processes, each with its own event loop (default: one per 256 streams, "
@@ -159,6 +163,10 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
     if args.note is not None and not args.record:
         raise UsageError("--note applies to --record")
     levels = load_levels(args)
+    if args.repetitions < 1:
+        raise UsageError("--repetitions needs a positive number")
+    if args.repetitions > 1 and (len(levels) > 1 or args.find_capacity):
+        raise UsageError("--repetitions repeats one load level: give one --rate or --concurrency, without --find-capacity")
     if args.find_capacity and (levels or args.max_concurrency):
         raise UsageError("--find-capacity chooses the rates itself: give no --rate or --concurrency")
     spec = WorkloadSpec(
@@ -246,6 +254,10 @@ def run(args: argparse.Namespace) -> int:
         if args.find_capacity:
             return _bench_load.capacity(args, spec, config, experiment)
         return _bench_load.sweep(args, spec, levels, config, experiment)
+    if args.repetitions > 1:
+        from benchdoc.cli import _bench_reps
+
+        return _bench_reps.repeat(args, spec, config, experiment)
 
     if sys.stderr.isatty() and not args.json:
         result = _run_with_progress(spec)
@@ -330,16 +342,6 @@ def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
         return run_workload(spec, progress=advance)
 
 
-def _failure_reason(result: WorkloadResult) -> str | None:
-    if result.aborted:
-        return result.aborted
-    if result.succeeded == 0:
-        reasons = result.failure_reasons()
-        top = next(iter(reasons), "no request was sent")
-        return f"all {len(result.records)} requests failed; most often: {top}"
-    return None
-
-
 def _record(
     config: Any,
     experiment: str,
@@ -351,8 +353,34 @@ def _record(
 ) -> int:
     """Record ``result`` as one run of ``experiment``; ``extra`` joins its metadata,
     ``samples`` replace the result's own, and ``failure`` marks the run failed with that reason."""
+    from benchdoc.ledger import RunMetadata
+    from benchdoc.workloads.repeat import failure_of
+
+    reason = failure or failure_of(result)
+    metadata = RunMetadata(
+        settings=result.settings,
+        provenance=result.provenance,
+        server=result.server,
+        duration_s=result.duration_s,
+        requests=len(result.records),
+        cut_short=result.cut_short,
+        failures=result.failure_reasons(),
+        simulator=result.measured_simulator,
+        client=result.client.to_dict() if result.client is not None else None,
+        **(extra or {}),
+    )
+    samples = result.samples(repetition=0) if samples is None else samples
+    return save_run(config, experiment, note, samples=samples, failure=reason, metadata=metadata,
+                    requests=result.request_rows(0), loads=[result.load] if result.load is not None else [])
+
+
+def save_run(
+    config: Any, experiment: str, note: str | None, *, samples: list[Any], failure: str | None, metadata: Any,
+    requests: list[Any], loads: list[Any],
+) -> int:
+    """Write one `bench` run to the ledger, stamped with where it ran and the machine's load."""
     from benchdoc.cli._common import open_ledger
-    from benchdoc.ledger import NewRun, RunMetadata
+    from benchdoc.ledger import NewRun
     from benchdoc.provenance import provenance
     from benchdoc.redact import redact_argv
 
@@ -360,32 +388,21 @@ def _record(
         NewRun(
             experiment=experiment,
             command=redact_argv(["benchdoc", *sys.argv[1:]]),
-            outcome="failed" if result.failed or failure is not None else "ok",
-            samples=result.samples(repetition=0) if samples is None else samples,
-            failure_reason=failure or _failure_reason(result),
+            outcome="failed" if failure is not None else "ok",
+            samples=samples,
+            failure_reason=failure,
             note=note,
             source="bench",
-            metadata=RunMetadata(
-                settings=result.settings,
-                provenance=result.provenance,
-                server=result.server,
-                duration_s=result.duration_s,
-                requests=len(result.records),
-                cut_short=result.cut_short,
-                failures=result.failure_reasons(),
-                simulator=result.measured_simulator,
-                client=result.client.to_dict() if result.client is not None else None,
-                **(extra or {}),
-            ),
-            requests=result.request_rows(0) if config.keep_requests else [],
+            metadata=metadata,
+            requests=requests if config.keep_requests else [],
         )
     )
-    if result.load is not None:
+    if loads:
         from dataclasses import replace
 
         from benchdoc.machineload import environment_entry
 
-        new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry([result.load])})
+        new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry(loads)})
     with open_ledger(config, write=True) as ledger:
         return ledger.record_run(new_run)
 

@@ -3,7 +3,7 @@ generator, or a command whose results are read from its output."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,11 @@ def loadgen_repetition(
     """Run the load generator once; warm-up once per server start, each repetition its own
     prompts (seed + repetition)."""
     from benchdoc.workloads import run_workload
+    from benchdoc.workloads.repeat import repetition_record, repetition_spec
 
     assert session.launch is not None
     spec = loadgen_spec(context.config, workload, session.launch, environ=context.environ)
-    spec = replace(spec, seed=spec.seed + index, warmup_requests=0 if session.warmed else spec.warmup_requests)
+    spec = repetition_spec(spec, index, warm_up=not session.warmed)
     session.warmed = True
 
     def progress(done: int, total: int | None) -> None:
@@ -75,21 +76,8 @@ def loadgen_repetition(
     died = session.exit_reason(index, settle_s=SERVER_EXIT_SETTLE_S if (result.aborted or result.failed) else 0.0)
     if died is not None:
         return RepetitionResult(failure=died)
-    record = RepetitionRecord(
-        repetition=index,
-        seed=spec.seed,
-        requests=len(result.records),
-        failed_requests=len(result.failures),
-        cut_short_requests=result.cut_short,
-        failure_reasons=result.failure_reasons(),
-        warmup_requests=len(result.warmup_records),
-        duration_s=round(result.duration_s, 6),
-        aborted=result.aborted,
-        client=result.client.to_dict() if result.client is not None else None,
-        provenance=result.provenance,
-    )
     outcome = RepetitionResult(
-        record=record, settings=result.settings, simulator=result.measured_simulator, server=result.server,
+        record=repetition_record(index, spec.seed, result), settings=result.settings, simulator=result.measured_simulator, server=result.server,
         requests=result.request_rows(index),
     )
     if result.failed:

@@ -1,0 +1,131 @@
+"""`benchdoc bench --repetitions N`: one workload measured N times, recorded as one run."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.errors import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from benchdoc.workloads import WorkloadResult, WorkloadSpec
+    from benchdoc.workloads.repeat import Progress, Repetitions
+
+# The headline figures a line per repetition and the closing medians show.
+HEADLINE = (("output_tok_s", "output tok/s", 1), ("request_s", "req/s", 2), ("ttft_ms_p50", "TTFT p50 ms", 1),
+            ("tpot_ms_p50", "TPOT p50 ms", 2))
+
+
+def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment: str | None) -> int:
+    """Measure ``spec`` --repetitions times (seed + i each); with --record, one run of them all."""
+    from benchdoc.workloads.repeat import run_repetitions
+
+    count = args.repetitions
+    at_terminal = sys.stderr.isatty() and not args.json
+    bar = _ProgressBar(count) if at_terminal else None
+
+    def on_repetition(index: int, result: WorkloadResult) -> None:
+        if not args.json:
+            line = f"repetition {index + 1}/{count} (seed {spec.seed + index}): {_headline(result)}"
+            (bar.log if bar else _stderr)(line)
+
+    try:
+        done = run_repetitions(spec, count, progress=bar.callback if bar else None, on_repetition=on_repetition)
+    finally:
+        if bar:
+            bar.stop()
+    run_id = None
+    if config is not None and experiment is not None:
+        run_id = _record(args, config, experiment, done)
+    if args.json:
+        from benchdoc.cli._common import print_json
+
+        data: dict[str, Any] = {
+            "repetitions": [r.to_dict(include_requests=args.per_request) for r in done.results],
+            "failure": done.failure,
+        }
+        if run_id is not None:
+            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        print_json(data)
+    else:
+        _print_medians(done)
+        if run_id is not None:
+            outcome = "failed" if done.failure else "ok"
+            metrics = len({s.metric for s in done.samples()})
+            print(f"recorded run {run_id}: {experiment} ({outcome}, {done.completed} repetition(s) × {metrics} metrics)")
+    return EXIT_FAILED if done.failure else EXIT_OK
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _headline(result: WorkloadResult) -> str:
+    from benchdoc.workloads.repeat import failure_of
+
+    why = failure_of(result)
+    if why:
+        return f"failed: {why}"
+    m = result.metrics
+    figures = [f"{label} {m[name]:.{digits}f}" for name, label, digits in HEADLINE if name in m]
+    return f"{result.succeeded}/{len(result.records)} ok, " + ", ".join(figures)
+
+
+def _print_medians(done: Repetitions) -> None:
+    """The median of each headline figure over the repetitions that measured, with its range."""
+    from benchdoc.cli._common import console
+
+    out = console()
+    usable = done.results[: done.completed]
+    if any(r.measured_simulator for r in done.results):
+        out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
+    out.print(f"{done.completed} of {done.planned} repetitions measured (seeds {done.seed}..{done.seed + done.planned - 1})")
+    for name, label, digits in HEADLINE:
+        values = [r.metrics[name] for r in usable if name in r.metrics]
+        if values:
+            out.print(f"  {label}: median {statistics.median(values):.{digits}f} "
+                      f"(min {min(values):.{digits}f}, max {max(values):.{digits}f})")
+    if done.failure:
+        out.print(f"stopped: {done.failure}")
+
+
+def _record(args: argparse.Namespace, config: Any, experiment: str, done: Repetitions) -> int:
+    from benchdoc.cli.bench import save_run
+    from benchdoc.ledger import RunMetadata
+
+    return save_run(
+        config, experiment, args.note, samples=done.samples(), failure=done.failure,
+        metadata=RunMetadata(**done.metadata_fields()), requests=done.request_rows(),
+        loads=[r.load for r in done.results if r.load is not None],
+    )
+
+
+class _ProgressBar:
+    """At a terminal: one bar of requests for the repetition under way, and a line as each ends."""
+
+    def __init__(self, count: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from benchdoc.cli._common import console
+
+        self.count = count
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console(stderr=True), transient=True)
+        self.task = self.progress.add_task("", total=None)
+        self.progress.start()
+
+    def callback(self, index: int) -> Progress:
+        self.progress.reset(self.task, description=f"repetition {index + 1}/{self.count}", total=None)
+
+        def advance(completed: int, total: int | None) -> None:
+            self.progress.update(self.task, completed=completed, total=total)
+
+        return advance
+
+    def log(self, line: str) -> None:
+        self.progress.console.print(line)
+
+    def stop(self) -> None:
+        self.progress.stop()

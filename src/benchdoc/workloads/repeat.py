@@ -1,0 +1,131 @@
+"""Repetitions of one workload: the same load, each pass with its own prompts.
+
+`run` and `bench --repetitions N` repeat a workload the same way: repetition ``i`` (from
+0) draws its prompts, lengths and arrivals from ``seed + i``, and the warm-up requests are
+sent once, before the first measured pass against a server (see :func:`repetition_spec`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from benchdoc.ledger.metadata import RepetitionRecord
+from benchdoc.workloads.result import merge_provenance
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.models import RequestRow, Sample
+    from benchdoc.workloads.result import WorkloadResult
+    from benchdoc.workloads.spec import WorkloadSpec
+
+Progress = Callable[[int, int | None], None]
+
+
+def repetition_spec(spec: WorkloadSpec, index: int, *, warm_up: bool) -> WorkloadSpec:
+    """Repetition ``index``'s workload: seed ``spec.seed + index``; warm-up only when ``warm_up``."""
+    return replace(spec, seed=spec.seed + index, warmup_requests=spec.warmup_requests if warm_up else 0)
+
+
+def repetition_record(index: int, seed: int, result: WorkloadResult) -> RepetitionRecord:
+    """The bookkeeping a run keeps of one load-generator repetition."""
+    return RepetitionRecord(
+        repetition=index,
+        seed=seed,
+        requests=len(result.records),
+        failed_requests=len(result.failures),
+        cut_short_requests=result.cut_short,
+        failure_reasons=result.failure_reasons(),
+        warmup_requests=len(result.warmup_records),
+        duration_s=round(result.duration_s, 6),
+        aborted=result.aborted,
+        client=result.client.to_dict() if result.client is not None else None,
+        provenance=result.provenance,
+    )
+
+
+def failure_of(result: WorkloadResult) -> str | None:
+    """Why a workload measured nothing usable (aborted, or every request failed), or None."""
+    if result.aborted:
+        return result.aborted
+    if result.succeeded == 0:
+        reasons = result.failure_reasons()
+        top = next(iter(reasons), "no request was sent")
+        return f"all {len(result.records)} requests failed; most often: {top}"
+    return None
+
+
+@dataclass
+class Repetitions:
+    """The passes of one workload so far; a failed pass ends them (as in `run`)."""
+
+    planned: int
+    seed: int
+    results: list[WorkloadResult] = field(default_factory=list)
+
+    @property
+    def failure(self) -> str | None:
+        """Why the repetitions stopped: the failed pass and its reason; None when all succeeded."""
+        if not self.results:
+            return "no repetition ran"
+        why = failure_of(self.results[-1])
+        return f"repetition {len(self.results)} of {self.planned}: {why}" if why else None
+
+    @property
+    def completed(self) -> int:
+        """The passes that measured something usable."""
+        return len(self.results) - (1 if self.failure else 0)
+
+    def samples(self) -> list[Sample]:
+        """Each usable pass's run-level metrics, numbered by repetition (from 0)."""
+        return [s for i, r in enumerate(self.results[: self.completed]) for s in r.samples(repetition=i)]
+
+    def request_rows(self) -> list[RequestRow]:
+        return [row for i, r in enumerate(self.results) for row in r.request_rows(i)]
+
+    def metadata_fields(self) -> dict[str, Any]:
+        """What a run of these passes records beyond its samples (RunMetadata's fields)."""
+        records = [repetition_record(i, self.seed + i, r) for i, r in enumerate(self.results)]
+        failures: Counter[str] = Counter()
+        for record in records:
+            failures.update(record.failure_reasons)
+        bound = [r.client for r in records if r.client and r.client.get("bound")]
+        first = self.results[0]
+        return {
+            "repetitions": self.completed,
+            "planned_repetitions": self.planned,
+            "per_repetition": tuple(records),
+            "settings": first.settings,
+            "provenance": merge_provenance([r.provenance for r in self.results]) or None,
+            "server": first.server,
+            "duration_s": sum(r.duration_s for r in self.results),
+            "requests": sum(len(r.records) for r in self.results),
+            "cut_short": sum(r.cut_short for r in self.results),
+            "failures": dict(failures.most_common()),
+            "simulator": any(r.measured_simulator for r in self.results),
+            "client": {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])} if bound else None,
+        }
+
+
+def run_repetitions(
+    spec: WorkloadSpec,
+    count: int,
+    *,
+    progress: Callable[[int], Progress | None] | None = None,
+    on_repetition: Callable[[int, WorkloadResult], None] | None = None,
+) -> Repetitions:
+    """Run ``spec`` ``count`` times, each pass seeded ``spec.seed + i``, warm-up before the
+    first only; stop after a pass that measured nothing usable. ``progress(i)`` gives the
+    request-progress callback of pass ``i``; ``on_repetition(i, result)`` hears each pass end."""
+    from benchdoc.workloads import run_workload
+
+    done = Repetitions(planned=count, seed=spec.seed)
+    for index in range(count):
+        result = run_workload(repetition_spec(spec, index, warm_up=index == 0), progress=progress(index) if progress else None)
+        done.results.append(result)
+        if on_repetition is not None:
+            on_repetition(index, result)
+        if done.failure:
+            break
+    return done
