@@ -106,13 +106,21 @@ class _ProgressBar:
     """At a terminal: one bar of requests for the repetition under way, and a line as each ends."""
 
     def __init__(self, count: int) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         from benchdoc.cli._common import console
 
         self.count = count
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console(stderr=True), transient=True)
+                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                                 console=console(stderr=True), transient=True)
         self.task = self.progress.add_task("", total=None)
         self.progress.start()
 
