@@ -75,4 +75,8 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
         "environment_diff": [{"key": d.key, "a": d.a, "b": d.b, "text": d.text()} for d in result.environment_diff],
         "warnings": list(result.warnings),
         "config_changed": result.config_changed,
+        "mixed_workloads": (
+            {"runs": mix.runs, "differences": {what: list(values) for what, values in mix.differences}}
+            if (mix := result.mixed_workloads) else None
+        ),
     }

@@ -75,8 +75,9 @@ def _notes(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str
     if any(r.config_changed for r in chosen):
         notes.append("config changed since: benchdoc.toml now runs these differently than their latest run did; "
                      "rerun them with: benchdoc run --missing")
-    for result in chosen:
-        notes.extend(result.warnings)
+    for result in chosen:  # a mix of workloads is said on stderr, one line per experiment (see show)
+        mixed = result.mixed_workloads.sentence() if result.mixed_workloads else None
+        notes.extend(w for w in result.warnings if w != mixed)
     return notes
 
 

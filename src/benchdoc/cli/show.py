@@ -59,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
     if metrics is not None:
         metrics = list(dict.fromkeys(results.metric(m).name for m in metrics))  # each one known, declared or measured
     chosen = results.select(args.experiments) if args.experiments else list(results)
+    from benchdoc.cli._common import warn
+
+    for result in chosen:  # one line each, on stderr: the table or the JSON stays clean
+        if result.mixed_workloads is not None:
+            warn(result.mixed_workloads.sentence())
     if args.json:
         from benchdoc.serialize import result_to_dict
 

@@ -18,6 +18,7 @@ from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.sequential import sequential_outcome
 from benchdoc.results.status import decide_status
+from benchdoc.results.workload import workload_mix
 from benchdoc.stats import adjust_comparisons, change, read_sequentially, summarize
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ def compute_results(
         all_runs = by_experiment.get(name, [])
         env_diff: tuple[EnvDifference, ...] = ()
         warnings = _below_zero(name, exp, summaries) + client_bound_warnings(name, pooled[name])
+        mix = workload_mix(name, pooled[name])
+        warnings.extend([mix.sentence()] if mix else [])
         if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             warnings.extend([warning] if warning else [])
@@ -122,6 +125,7 @@ def compute_results(
             environment_diff=env_diff,
             warnings=tuple(warnings),
             config_changed=name in changed,
+            mixed_workloads=mix,
         )
     return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
 

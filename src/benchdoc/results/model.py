@@ -21,6 +21,7 @@ from benchdoc.stats import CORRECTION_NAMES, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
+    from benchdoc.results.workload import WorkloadMix
     from benchdoc.stats import Change, Comparison, Summary
 
 
@@ -47,6 +48,8 @@ class ExperimentResult:
     warnings: tuple[str, ...] = ()
     # Its latest (or a pooled) run ran another configuration than benchdoc.toml now gives.
     config_changed: bool = False
+    # Its pooled runs measured different workloads (its sentence is also one of ``warnings``).
+    mixed_workloads: WorkloadMix | None = None
 
     @property
     def label(self) -> str:
