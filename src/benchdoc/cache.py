@@ -6,7 +6,8 @@ since the last sync, the rendered text is the same, so it is read back instead.
 
 The fingerprint covers benchdoc's version, the config file's bytes, the ledger URL and the
 ledger's change token (its run count, highest run id and latest retraction: runs are
-append-only, so these change with every new run and every retraction or its undoing).
+append-only, so these change with every new run and every retraction or its undoing),
+and the pooling a command line asked for instead of the project's.
 Any change empties the cache. The cache folder ignores itself in git.
 """
 
@@ -20,16 +21,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
+    from benchdoc.pooling import Pooling
 
 CACHE_DIR = Path(".benchdoc") / "cache"
 CACHE_FILE = "derived.json"
 
 
-def fingerprint(config: Config, ledger: Ledger) -> str:
+def fingerprint(config: Config, ledger: Ledger, pooling: Pooling | None = None) -> str:
+    """``pooling``: a command line's override of [stats] pool, which every cached region follows."""
     from benchdoc import __version__
 
     digest = hashlib.sha256()
-    for part in (__version__, config.ledger_url, ledger.change_token()):
+    for part in (__version__, config.ledger_url, ledger.change_token(), pooling.spelling if pooling else ""):
         digest.update(part.encode() + b"\0")
     digest.update(config.path.read_bytes())
     return digest.hexdigest()
@@ -52,8 +55,8 @@ class DerivedCache:
             self.entries = data["entries"]
 
     @classmethod
-    def for_project(cls, config: Config, ledger: Ledger) -> DerivedCache:
-        return cls(config.root / CACHE_DIR, fingerprint(config, ledger))
+    def for_project(cls, config: Config, ledger: Ledger, pooling: Pooling | None = None) -> DerivedCache:
+        return cls(config.root / CACHE_DIR, fingerprint(config, ledger, pooling))
 
     def get(self, namespace: str, key: str) -> Any:
         return self.entries.get(namespace, {}).get(key)

@@ -21,6 +21,7 @@ from benchdoc.results import LazyResults
 if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
+    from benchdoc.pooling import Pooling
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,13 @@ def project_facts(
     return facts
 
 
-def check_project(config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True) -> CheckResult:
-    """Plan a sync of each document in ``paths`` and lint the prose of those that parse."""
-    results = LazyResults.from_ledger(config, ledger)  # shared by the regions and the lint
-    cache = DerivedCache.for_project(config, ledger)
+def check_project(
+    config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True, pooling: Pooling | None = None
+) -> CheckResult:
+    """Plan a sync of each document in ``paths`` and lint the prose of those that parse;
+    ``pooling`` overrides the project's [stats] pool (a region's own runs= still wins)."""
+    results = LazyResults.from_ledger(config, ledger, pooling)  # shared by the regions and the lint
+    cache = DerivedCache.for_project(config, ledger, pooling)
     syncs = plan_documents(config, results, paths, cache=cache)
     if not lint:
         return CheckResult(tuple(syncs), None)

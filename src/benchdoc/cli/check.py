@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchdoc.cli._common import load_project, open_ledger
+from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args
 
 ORDER = 65
 
@@ -21,6 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("documents", nargs="*", metavar="DOC", help="documents to check (default: [documents] paths)")
     parser.add_argument("--diff", action="store_true", help="also print the diff sync would apply")
     parser.add_argument("--no-lint", action="store_true", help="check the managed regions only, not the prose")
+    add_pooling_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_project(args)
     paths = document_paths(config, args.documents, action="check")
     with open_ledger(config, create=False) as ledger:
-        result = check_project(config, ledger, paths, lint=not args.no_lint)
+        result = check_project(config, ledger, paths, lint=not args.no_lint, pooling=pooling_from_args(args))
     print_syncs(result.syncs, show_diffs=args.diff, check=True)
     if result.lint is not None:
         print_lint(result.lint, as_json=False, summary=False)

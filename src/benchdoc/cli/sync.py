@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from benchdoc.cli._common import load_project, open_ledger
+from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args
 from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK
 
 ORDER = 60
@@ -21,6 +21,9 @@ Managed regions sit between HTML comments that Markdown renderers hide:
 
 Everything outside the regions is left byte for byte as it is. A region edited by
 hand since benchdoc wrote it is never overwritten without --force.
+
+Each region pools the runs [stats] pool names, or those --runs N, --since DATE or
+--all-runs name; a region with its own runs=N or pool=... keeps that, and says so.
 
 exit codes:
   0  up to date, or written
@@ -45,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mode.add_argument("--check", action="store_true", help="write nothing; exit 1 if anything would change")
     parser.add_argument("--force", action="store_true", help="overwrite regions edited by hand")
     parser.add_argument("--quiet", "-q", action="store_true", help="no diff, only the summary lines")
+    add_pooling_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -56,10 +60,11 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_project(args)
     paths = document_paths(config, args.documents)
+    pooling = pooling_from_args(args)  # regions without runs=/pool= of their own pool this
     with open_ledger(config) as ledger:
         syncs = plan_documents(
-            config, LazyResults.from_ledger(config, ledger), paths, force=args.force,
-            cache=DerivedCache.for_project(config, ledger),
+            config, LazyResults.from_ledger(config, ledger, pooling), paths, force=args.force,
+            cache=DerivedCache.for_project(config, ledger, pooling),
         )
     show_diffs = not args.quiet
     problems = print_syncs(syncs, show_diffs=show_diffs, check=args.check)

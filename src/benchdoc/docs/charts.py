@@ -21,7 +21,7 @@ from benchdoc.errors import BenchdocError, DocumentError
 if TYPE_CHECKING:
     from benchdoc.results import ResultSet
 
-CHART_ATTRIBUTES: tuple[str, ...] = ("kind", "metric", "experiments", "file", "format")
+CHART_ATTRIBUTES: tuple[str, ...] = ("kind", "metric", "experiments", "file", "format", "runs", "pool")
 DEFAULT_KIND = "bar"
 ALT_TEXT_LIMIT = 600
 

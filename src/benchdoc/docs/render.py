@@ -20,6 +20,9 @@ Region kinds:
     a bullet list of the experiments with those statuses and their reasons (what to retry).
 
 ``chart``  rendered by :mod:`benchdoc.docs.charts` (an image link plus the chart file).
+
+A table, value or chart region may pool other runs than the project's ``[stats] pool``:
+``runs=5``, or ``pool=all|latest|runs:N|since:DATE`` (:mod:`benchdoc.docs.pooled`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
     from benchdoc.config import Config, MetricConfig
     from benchdoc.docs.document import Region
+    from benchdoc.pooling import Pooling
     from benchdoc.results import Comparison, ExperimentResult, LazyResults, ResultSet
 
 KINDS = ("table", "value", "list", "chart")
@@ -92,10 +96,12 @@ class Renderer:
     cache: DerivedCache | None = None
     files: dict[Path, bytes] = field(default_factory=dict)
     chart_claims: dict[str, str] = field(default_factory=dict)  # chart file -> region that writes it
+    _pooling: Pooling | None = field(default=None, init=False, repr=False)  # the region's own (runs=5)
 
     @property
     def results(self) -> ResultSet:
-        return self.lazy.get()
+        """The results the region being rendered reads: pooled as it asks, else as the rest."""
+        return self.lazy.pooled(self._pooling)
 
     def __call__(self, region: Region) -> str:
         if region.kind == "chart":
@@ -131,13 +137,22 @@ class Renderer:
             )
 
     def render(self, region: Region) -> str:
-        allowed = {
-            "table": ("experiments", "metric", "metrics", "compare", "columns", "digits", "bold"),
-            "value": ("show", "vs", "metric", "digits"),
-            "list": ("status", "experiments"),
-        }
+        from benchdoc.docs.pooled import region_pooling
+
         if region.kind not in KINDS:
             raise DocumentError(f"unknown region kind '{region.kind}' (expected one of {', '.join(KINDS)})")
+        self._pooling = region_pooling(region.attrs) if region.kind != "list" else None
+        try:
+            return self._render(region)
+        finally:
+            self._pooling = None
+
+    def _render(self, region: Region) -> str:
+        allowed = {
+            "table": ("experiments", "metric", "metrics", "compare", "columns", "digits", "bold", "runs", "pool"),
+            "value": ("show", "vs", "metric", "digits", "runs", "pool"),
+            "list": ("status", "experiments"),
+        }
         if region.kind == "chart":
             from benchdoc.docs.charts import render_chart_region
 
@@ -222,6 +237,8 @@ class Renderer:
             parts.append(result.config.notes)
         if result.config_changed:
             parts.append("config changed since this result")
+        if result.mixed_workloads is not None:
+            parts.append(f"pools different workloads ({result.mixed_workloads.short()})")
         return "; ".join(parts)
 
     # -- region kinds ------------------------------------------------------------------
@@ -331,7 +348,10 @@ class Renderer:
         return f"{text} ± {half:.1f}%" if half is not None else text
 
     def table_caption(self, metrics: list[MetricConfig], against: str | None) -> str:
-        pooling = self.results.pooling.describe()
+        from benchdoc.docs.pooled import pooling_note
+
+        note = pooling_note(self.config, self.results.pooling)
+        pooling = self.results.pooling.describe() + (f" ({note})" if note else "")
         level = int(round(self.config.stats.confidence * 100))
         parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples)"]
         parts.append("n = samples")
