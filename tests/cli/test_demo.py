@@ -17,6 +17,9 @@ def test_demo_plays_the_story_end_to_end(tmp_path) -> None:  # type: ignore[no-u
                     "$ benchdoc sync --check", "$ benchdoc check"):
         assert command in out
     assert "CUDA out of memory" in out
+    # Piped, the console has no width limit; the step headings' rules stay 80 columns.
+    headings = [line for line in out.splitlines() if "Is EAGLE-3 faster now, or is that noise?" in line]
+    assert headings and all(len(line) <= 80 for line in headings), [len(line) for line in headings]
     # check's prose lint finds the hand-written conclusion still quoting the old stack.
     assert "stale-claim [EAGLE-3 fast verify: experiment log > Abstract]" in out
     assert "stale-verdict [EAGLE-3 fast verify: experiment log > Conclusion]" in out

@@ -7,6 +7,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Literal
 
 from benchdoc.cli._common import console, styled
 from benchdoc.errors import UsageError
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     previous = Path.cwd()
     os.chdir(folder)  # so every path the commands print is short and relative
     try:
-        out.rule(styled(("benchdoc demo", "bold")))
+        rule(out, styled(("benchdoc demo", "bold")), align="center")
         out.print(styled(
             "An engineer tunes an LLM server and keeps an experiment log. This demo plays her story against ",
             ("benchdoc's simulator", "bold"),
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
                   "  eagle-fast-verify.md the experiment log, with managed regions\n")
 
         step(out, 1, "The old stack (CUDA 12.8): run the baseline and EAGLE-3 speculative decoding")
-        benchdoc(out, "run", "baseline-cuda12", "eagle3", "--repetitions", "5")
+        benchdoc(out, "run", "baseline-cuda12", "eagle3", "--repetitions", "5", "--interleave")
         benchdoc(out, "sync", "--write", "--quiet")
         base, eagle = _values("baseline-cuda12", "eagle3")
         abstract = write_narrative(project, base, eagle)
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
         step(out, 2, "The stack upgrade (CUDA 13 + fusion): the new baseline, EAGLE-3 again, "
              "and an NCCL setting that runs out of memory")
-        benchdoc(out, "run", "baseline", "eagle3-cuda13", "nccl-fewer-channels", "--repetitions", "5")
+        benchdoc(out, "run", "baseline", "eagle3-cuda13", "nccl-fewer-channels", "--repetitions", "5", "--interleave")
 
         step(out, 3, "Is EAGLE-3 faster now, or is that noise?")
         benchdoc(out, "compare", "eagle3-cuda13")
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
                              "numbers. Rewrite them (or bind each number with a value marker) and `benchdoc check` passes."))
 
         elapsed = time.perf_counter() - started
-        out.rule(f"done in {elapsed:.0f} s")
+        rule(out, styled(f"done in {elapsed:.0f} s"), align="center")
         out.print(
             f"The experiment log:  {project.log}\n"
             f"The ledger:          {folder / '.benchdoc' / 'ledger.db'}\n"
@@ -97,7 +98,14 @@ def run(args: argparse.Namespace) -> int:
 
 def step(out, number: int, title: str) -> None:  # type: ignore[no-untyped-def]
     out.print()
-    out.rule(styled((f"{number}. {title}", "bold")), align="left")
+    rule(out, styled((f"{number}. {title}", "bold")), align="left")
+
+
+def rule(out, title, *, align: Literal["left", "center", "right"]) -> None:  # type: ignore[no-untyped-def]
+    """A heading rule as wide as a terminal, or 80 columns when piped (the console is unbounded there)."""
+    from rich.rule import Rule
+
+    out.print(Rule(title, align=align), width=min(out.width, 80) if not out.is_terminal else None)
 
 
 def benchdoc(out, *argv: str, expect: tuple[int, ...] = (0,)) -> int:  # type: ignore[no-untyped-def]
