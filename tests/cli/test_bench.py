@@ -209,11 +209,16 @@ def test_the_clients_own_load_is_in_the_summary_json_and_ledger(project: Project
     assert text.returncode == 0, text.stderr
     assert "client kept up: " in text.stdout or "CLIENT-BOUND: " in text.stdout
     assert "event-loop lag p99" in text.stdout and "beside the server's own stamps" in text.stdout
+    assert "Send delay" in text.stdout and "send delay p99 " in " ".join(text.stdout.split())
     data = json.loads(project.run(*args, "--json", "--workers", "1").stdout)
-    assert set(data["client"]) >= {"bound", "cpu_share", "lag_ms_p99", "ttft_error_ms_mean", "reasons"}
+    assert set(data["client"]) >= {"bound", "cpu_share", "lag_ms_p99", "ttft_error_ms_mean", "reasons",
+                                   "send_delay_ms_p50", "send_delay_ms_p99", "send_delay_ms_max", "smallest_ttft_ms"}
+    assert data["metrics"]["send_delay_ms_max"] >= data["metrics"]["send_delay_ms_p99"] >= 0
     assert data["settings"]["workers"] == 1
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
     assert run["metadata"]["client"]["probes"] > 0
+    samples = {s["metric"] for s in run["samples"]}
+    assert {"send_delay_ms_p50", "send_delay_ms_p99", "send_delay_ms_max"} <= samples
 
 
 def test_a_key_in_the_url_query_is_never_shown(project: Project, sim_url: str) -> None:

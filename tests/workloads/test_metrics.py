@@ -17,7 +17,7 @@ def test_contract_names() -> None:
     names = run_metric_names()
     for name in ("output_tok_s", "input_tok_s", "request_s", "error_rate", "accept_length"):
         assert name in names
-    for latency in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms", "chunk_gap_ms"):
+    for latency in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms", "send_delay_ms", "chunk_gap_ms"):
         for agg in ("mean", "p50", "p90", "p99"):
             assert f"{latency}_{agg}" in names
 

@@ -12,20 +12,35 @@ def test_the_verdict_names_each_reason() -> None:
     calm = assess([0.2], [0.1] * 100, [10.0] * 100, [0.05] * 10)
     assert not calm.bound and calm.reasons == () and calm.smallest_gap_ms == 10.0
     assert calm.sentence().startswith("client kept up: client CPU 20% of a core")
-    busy = assess([0.97], [4.0] * 100, [1.0] * 100, [3.0] * 10)
+    busy = assess([0.97], [4.0] * 100, [1.0] * 100, [3.0] * 10, ttfts_ms=[20.0] * 10)
     assert busy.bound and len(busy.reasons) == 3
     assert "the client used 97% of a core" in busy.reasons[0]
     assert "lagged 4.00 ms (p99), more than 25% of the smallest chunk gaps measured (1.00 ms" in busy.reasons[1]
-    assert "requests left 3.00 ms (p99) after they were due" in busy.reasons[2]
+    assert ("requests' bytes left 3.00 ms (p99; max 3.00 ms) after their send stamp, more than 10% of the "
+            "smallest TTFTs measured (20.00 ms, p10)") in busy.reasons[2]
     assert busy.sentence().startswith("CLIENT-BOUND: ")
     # Lateness while the client idled is the machine's: noted, not the client's saturation.
-    starved = assess([0.05], [4.0] * 100, [1.0] * 100, [3.0] * 10, busy_shares=[0.1])
+    starved = assess([0.05], [4.0] * 100, [1.0] * 100, [3.0] * 10, busy_shares=[0.1], ttfts_ms=[20.0] * 10)
     assert not starved.bound and len(starved.notes) == 2
     assert "while the client's event loop was idle 90% of the time (a busy machine)" in starved.notes[0]
     # A loop with work always pending is saturated however little CPU the machine gave it.
     squeezed = assess([0.2], [40.0] * 100, [1.0] * 100, busy_shares=[0.97])
     assert squeezed.bound and "event loop was busy 97% of the time" in squeezed.reasons[0]
     assert "a busy machine" in starved.sentence()
+
+
+def test_the_send_delay_is_weighed_against_the_smallest_ttfts() -> None:
+    delays = [0.1] * 98 + [1.5, 2.0]  # p99 1.5 ms, max 2 ms
+    # 1.5 ms against TTFTs of 10 ms and more: above a tenth of the smallest, the client's doing.
+    short = assess([0.7], [0.1] * 100, [10.0] * 100, delays, ttfts_ms=[10.0] * 50 + [200.0] * 50)
+    assert short.bound and len(short.reasons) == 1 and "smallest TTFTs measured (10.00 ms, p10)" in short.reasons[0]
+    assert short.send_delay_ms_p50 == pytest.approx(0.1) and short.send_delay_ms_max == 2.0
+    assert "send delay p99 1.51 ms (max 2.00 ms)" in short.sentence()
+    # The same delays against TTFTs of 100 ms and more are within the fraction: not flagged.
+    long = assess([0.7], [0.1] * 100, [10.0] * 100, delays, ttfts_ms=[100.0] * 100)
+    assert not long.bound and long.smallest_ttft_ms == 100.0
+    # No TTFT measured: nothing to weigh the delay against.
+    assert not assess([0.7], [0.1] * 100, [10.0] * 100, delays).bound
 
 
 @pytest.mark.timeout(90)
@@ -39,6 +54,15 @@ def test_many_streams_of_a_zero_latency_server_saturate_one_client(sim_subproces
     assert client.probes > 0 and client.workers == 1
     assert result.to_dict()["client"]["bound"] is True
     assert all(r.send_delay_ms is not None and r.send_delay_ms >= 0 for r in result.records)
+    # The send delay is a figure of the run, and large beside the (short) TTFTs of this server.
+    metrics = result.metrics
+    assert metrics["send_delay_ms_p50"] <= metrics["send_delay_ms_p99"] <= metrics["send_delay_ms_max"]
+    assert metrics["send_delay_ms_max"] == max(r.send_delay_ms or 0.0 for r in result.records)
+    assert client.send_delay_ms_p99 == pytest.approx(metrics["send_delay_ms_p99"])
+    assert client.smallest_ttft_ms is not None
+    assert client.send_delay_ms_p99 > 0.1 * client.smallest_ttft_ms
+    assert any(f"requests' bytes left {client.send_delay_ms_p99:.2f} ms (p99" in r for r in client.reasons)
+    assert {"send_delay_ms_p99", "send_delay_ms_max"} <= set(result.to_dict()["metrics"])
 
 
 @pytest.mark.timeout(60)
@@ -50,6 +74,8 @@ def test_a_few_slow_streams_leave_the_client_idle(sim_subprocess) -> None:
     client = result.client
     assert client is not None and not client.bound, client.reasons
     assert client.cpu_share < 0.5 and client.smallest_gap_ms is not None and client.smallest_gap_ms > 30
+    assert not any("send stamp" in r for r in client.reasons)
+    assert result.metrics["send_delay_ms_max"] >= result.metrics["send_delay_ms_p50"] >= 0
     assert result.settings["workers"] == 1
 
 

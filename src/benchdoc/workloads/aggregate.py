@@ -49,6 +49,7 @@ def latency_values(records: Iterable[RequestRecord]) -> dict[str, list[float]]:
         "itl_ms": [],
         "e2e_ms": [],
         "queue_ms": [],
+        "send_delay_ms": [],
         "chunk_gap_ms": [],
     }
     for record in records:
@@ -59,6 +60,7 @@ def latency_values(records: Iterable[RequestRecord]) -> dict[str, list[float]]:
             ("tpot_ms", record.tpot_ms),
             ("e2e_ms", record.e2e_ms),
             ("queue_ms", record.queue_ms),
+            ("send_delay_ms", record.send_delay_ms),
         ):
             if value is not None:
                 values[name].append(value)
@@ -99,6 +101,8 @@ def run_metrics(
     for name, values in latency_values(ok).items():
         for suffix, value in summarise(values, extra).items():
             metrics[f"{name}_{suffix}"] = value
+        if name == "send_delay_ms" and values:
+            metrics["send_delay_ms_max"] = max(values)
     return metrics
 
 

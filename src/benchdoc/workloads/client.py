@@ -172,6 +172,6 @@ def _result(engine: Engine, measured: _Measured) -> WorkloadResult:
         load=measured.load,
         slo=tuple(spec.slo),
         client=assess([share], lags, gaps, delays, busy_shares=[busy] if busy is not None else [],
-                      ttft_errors_ms=settle.ttft_errors(ok)),
+                      ttft_errors_ms=settle.ttft_errors(ok), ttfts_ms=settle.ttfts(ok)),
         lag_values_ms=lags,
     )

@@ -78,6 +78,16 @@ LATENCY_METRICS: dict[str, MetricDefinition] = {
             "Kept apart from the latencies, which start at the send.",
         ),
         MetricDefinition(
+            "send_delay_ms",
+            "Send delay",
+            "ms",
+            "lower",
+            "Time from the moment a request is sent (where its TTFT and E2E latency start) to "
+            "the moment its bytes were handed to the socket: a new connection's handshake, or "
+            "the client's own backlog when many requests leave at once. It is inside every "
+            "latency of the request; a large one means the client, not the server, was slow.",
+        ),
+        MetricDefinition(
             "chunk_gap_ms",
             "Chunk gap",
             "ms",
@@ -159,6 +169,13 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "higher",
             "From a capacity search: the lowest request rate seen to miss the SLO attainment "
             "target, the upper end of the capacity's bracket.",
+        ),
+        MetricDefinition(
+            "send_delay_ms_max",
+            "Send delay max",
+            "ms",
+            "lower",
+            "The largest send delay (see send_delay_ms) of the run's successful requests.",
         ),
         MetricDefinition(
             "accept_length",

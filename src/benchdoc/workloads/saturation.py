@@ -6,8 +6,9 @@ probe timer fires every few milliseconds; how late it fires is how long a ready 
 waits too. With the process's CPU time over the wall time this says whether the client
 kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
 smallest gaps being measured, when the client's CPU was nearly all used, or when
-requests left well after they were due; the run says so, with the figures, rather than
-reporting latencies its own clock bent.
+requests' bytes left the client well after their send stamp (a delay every latency of
+the request includes) compared with the smallest TTFT measured; the run says so, with
+the figures, rather than reporting latencies its own clock bent.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ PROBE_INTERVAL_S = 0.005
 # A run is client-bound when ...
 CPU_SHARE_LIMIT = 0.9  # ... the client used more than this share of a core,
 LAG_FRACTION = 0.25  # ... its loop's p99 lag exceeds this fraction of the smallest gaps measured,
-SEND_DELAY_LIMIT_MS = 1.0  # ... requests left (p99) this long after they were due,
+SEND_DELAY_FRACTION = 0.1  # ... its send delay's p99 exceeds this fraction of the smallest TTFTs,
 TTFT_ERROR_LIMIT_MS = 1.0  # ... or its TTFT exceeded the server's own by this much (mean),
 # ... the lag and the send delay counting against the client when it used at least this
 # share of a core; below it the loop was idle and the lateness came from a busy machine
 # (other processes had the cores), which is noted but is not the client's saturation.
 BUSY_SHARE = 0.5
-# "The smallest gaps": this percentile of the chunk gaps (a robust minimum).
+# "The smallest gaps" and "the smallest TTFTs": this percentile of them (a robust minimum).
 SMALL_GAP_PERCENTILE = 10.0
 
 
@@ -55,6 +56,10 @@ class ClientLoad:
     workers: int = 1
     send_delay_ms_p99: float | None = None
     smallest_gap_ms: float | None = None
+    # The send delay's median and maximum, and the smallest TTFTs its p99 is weighed against.
+    send_delay_ms_p50: float | None = None
+    send_delay_ms_max: float | None = None
+    smallest_ttft_ms: float | None = None
     # Mean and p99 of the client's TTFT less the server's own for the same requests, when
     # the server reports its stamps: the error the client's stamps carry.
     ttft_error_ms_mean: float | None = None
@@ -74,6 +79,8 @@ class ClientLoad:
         busy = f", loop busy {self.loop_busy_share * 100:.0f}%" if self.loop_busy_share is not None else ""
         figures = (f"client CPU {self.cpu_share * 100:.0f}% of a core{busy}, event-loop lag p99 {self.lag_ms_p99:.2f} ms"
                    + (f" (max {self.lag_ms_max:.1f} ms)" if self.probes else ""))
+        if self.send_delay_ms_p99 is not None:
+            figures += f", send delay p99 {self.send_delay_ms_p99:.2f} ms (max {self.send_delay_ms_max or 0.0:.2f} ms)"
         if self.workers > 1:
             figures += f", {self.workers} worker processes"
         if self.ttft_error_ms_mean is not None:
@@ -164,9 +171,11 @@ def assess(
     workers: int = 1,
     busy_shares: Sequence[float] = (),
     ttft_errors_ms: Sequence[float] = (),
+    ttfts_ms: Sequence[float] = (),
 ) -> ClientLoad:
     """The verdict over a run: the figures and, when client-bound, why (and, in ``notes``,
-    lateness the client did not cause)."""
+    lateness the client did not cause). ``send_delays_ms`` and ``ttfts_ms`` are those of
+    the successful requests."""
     lags = sorted(lag_ms)
     share = max(cpu_shares) if cpu_shares else 0.0
     p99 = _percentile(lags, 99.0) if lags else 0.0
@@ -174,6 +183,8 @@ def assess(
     smallest = _percentile(gaps, SMALL_GAP_PERCENTILE) if gaps else None
     delays = sorted(send_delays_ms)
     delay_p99 = _percentile(delays, 99.0) if delays else None
+    ttfts = sorted(ttfts_ms)
+    smallest_ttft = _percentile(ttfts, SMALL_GAP_PERCENTILE) if ttfts else None
     busy = max(busy_shares) if busy_shares else None
     errors = sorted(ttft_errors_ms)
     reasons: list[str] = []
@@ -190,8 +201,10 @@ def assess(
     if smallest is not None and p99 > LAG_FRACTION * smallest:
         late.append(f"its event loop lagged {p99:.2f} ms (p99), more than {LAG_FRACTION:.0%} of the "
                     f"smallest chunk gaps measured ({smallest:.2f} ms, p{SMALL_GAP_PERCENTILE:g}){idle}")
-    if delay_p99 is not None and delay_p99 > SEND_DELAY_LIMIT_MS:
-        late.append(f"requests left {delay_p99:.2f} ms (p99) after they were due{idle}")
+    if delay_p99 is not None and smallest_ttft is not None and delay_p99 > SEND_DELAY_FRACTION * smallest_ttft:
+        late.append(f"requests' bytes left {delay_p99:.2f} ms (p99; max {delays[-1]:.2f} ms) after their send stamp, "
+                    f"more than {SEND_DELAY_FRACTION:.0%} of the smallest TTFTs measured ({smallest_ttft:.2f} ms, "
+                    f"p{SMALL_GAP_PERCENTILE:g}){idle}")
     error = math.fsum(errors) / len(errors) if errors else None
     if error is not None and error > TTFT_ERROR_LIMIT_MS:
         late.append(f"its TTFT exceeded the server's own stamps by {error:.2f} ms (mean){idle}")
@@ -205,6 +218,9 @@ def assess(
         workers=workers,
         send_delay_ms_p99=delay_p99,
         smallest_gap_ms=smallest,
+        send_delay_ms_p50=_percentile(delays, 50.0) if delays else None,
+        send_delay_ms_max=delays[-1] if delays else None,
+        smallest_ttft_ms=smallest_ttft,
         bound=bool(reasons),
         reasons=tuple(reasons),
         notes=tuple(notes),

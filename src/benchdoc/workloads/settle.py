@@ -106,6 +106,11 @@ def ttft_errors(records: list[RequestRecord]) -> list[float]:
     return [r.ttft_ms - r.server_ttft_ms for r in records if r.ttft_ms is not None and r.server_ttft_ms is not None]
 
 
+def ttfts(records: list[RequestRecord]) -> list[float]:
+    """The TTFT of each request that has one (what the send delay is weighed against)."""
+    return [r.ttft_ms for r in records if r.ttft_ms is not None]
+
+
 def accept_length(
     spec: WorkloadSpec,
     records: list[RequestRecord],

@@ -152,7 +152,7 @@ def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
     """One result from the workers' results (they share ``start_at`` as their phase start)."""
     from benchdoc.workloads.aggregate import accept_length_from_meta_info
     from benchdoc.workloads.saturation import assess
-    from benchdoc.workloads.settle import ttft_errors
+    from benchdoc.workloads.settle import ttft_errors, ttfts
 
     if not parts:
         raise RunError("no client worker returned a result")
@@ -171,11 +171,12 @@ def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
     client = None
     if loads:
         gaps = [g for r in records if r.ok for g in r.chunk_gaps_ms()]
-        delays = [r.send_delay_ms for r in records if r.ok and r.send_delay_ms is not None]
+        ok = [r for r in records if r.ok]
+        delays = [r.send_delay_ms for r in ok if r.send_delay_ms is not None]
         busy = [c.loop_busy_share for c in loads if c.loop_busy_share is not None]
         client = assess([c.cpu_share for c in loads], [v for p in parts for v in p.lag_values_ms],
                         gaps, delays, workers=len(parts), busy_shares=busy,
-                        ttft_errors_ms=ttft_errors([r for r in records if r.ok]))
+                        ttft_errors_ms=ttft_errors(ok), ttfts_ms=ttfts(ok))
     settings = dict(first.settings) | {"workers": len(parts)}
     return replace(
         first,
