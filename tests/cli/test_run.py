@@ -128,6 +128,23 @@ def test_config_errors_name_file_line_and_key(project) -> None:  # type: ignore[
     assert not (project.root / ".benchdoc" / "logs").exists()
 
 
+def test_a_bad_load_sweep_is_one_located_line(project) -> None:  # type: ignore[no-untyped-def]
+    path = project.write_config(CONFIG.replace("requests = 6\nconcurrency = 2", "requests = 6\nconcurrency = [1, 2, 2]"))
+    line = path.read_text().splitlines().index("concurrency = [1, 2, 2]") + 1
+    result = project.run("run", "baseline")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"benchdoc: error: {path.resolve()}:{line}: workloads.small.concurrency: the level 2 is given twice"
+    )
+    assert not (project.root / ".benchdoc" / "logs").exists()
+    good = project.write_config(CONFIG.replace("requests = 6\nconcurrency = 2", "requests = 6\nconcurrency = [1, 2]"))
+    assert good.exists()
+    plan = project.run("run", "baseline", "--dry-run")
+    assert plan.returncode == 0, plan.stderr
+    assert "baseline@concurrency=1  (server sim, 2 repetitions)" in plan.stdout
+    assert "one level of baseline's load sweep: its levels share one server start" in plan.stdout
+
+
 def test_usage_errors_exit_2(project) -> None:  # type: ignore[no-untyped-def]
     project.write_config(CONFIG)
     for args, message in [

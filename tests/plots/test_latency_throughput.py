@@ -94,3 +94,11 @@ def test_a_chart_region_of_this_kind(results, tmp_path: Path) -> None:  # type: 
     )
     assert content.startswith("![Latency (ms, lower is better) against") and content.endswith("(charts/sweep.svg)")
     assert list(files) == [tmp_path / "charts" / "sweep.svg"]
+
+
+def test_the_levels_follow_their_experiment_in_level_order(results) -> None:  # type: ignore[no-untyped-def]
+    names = [r.name for r in results]
+    # Recorded rate=1 first and rate=4 last: shown by level, right after the experiment swept.
+    start = names.index("baseline")
+    assert names[start:start + 4] == ["baseline", "baseline@rate=1", "baseline@rate=2", "baseline@rate=4"]
+    assert names[names.index("eagle3") + 1:names.index("eagle3") + 3] == ["eagle3@rate=1", "eagle3@rate=4"]

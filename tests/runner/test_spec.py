@@ -106,6 +106,19 @@ api_key_env = "OPENAI_API_KEY"
         ("timeouts = { idle = 3 }", "timeouts", "unknown key 'idle' (did you mean 'idle_s'?)"),
         ('kind = "comand"', "kind", "did you mean 'command'?"),
         ('api_key_env = "sk-123"', "api_key_env", "expected the name of an environment variable"),
+        ('rate = [1, "fast"]', "rate", "expected a list of numbers like [1, 2, 4, 8], got 'fast'"),
+        ("rate = []", "rate", "expected at least one level, like rate = [1, 2, 4, 8]"),
+        ("rate = [0, 2]", "rate", "a rate level must be > 0 (got 0.0)"),
+        ("concurrency = [1, 2.5]", "concurrency", "a concurrency level is a whole number (got 2.5)"),
+        ("concurrency = [8, 8]", "concurrency", "the level 8 is given twice"),
+        ("requests = 5\nrate = [1, 2]\nconcurrency = 4", "rate", "sweep either rate or concurrency"),
+        ("concurrency = [1, 8]\nmax_concurrency = 4", "[workloads.w]", "max_concurrency applies to an open loop"),
+        ("find_capacity = true", "find_capacity", "a capacity search needs the workload's slo"),
+        ('slo = "ttft_ms:200"\nfind_capacity = { traget = 0.9 }', "find_capacity",
+         "unknown key 'traget' (did you mean 'target'?)"),
+        ('slo = "ttft_ms:200"\nfind_capacity = { target = 1.5 }', "find_capacity", "within (0, 1], got 1.5"),
+        ('slo = "ttft_ms:200"\nfind_capacity = true\nrate = [1, 2]', "rate",
+         "a capacity search chooses the rates itself: give no rate"),
     ],
 )
 def test_loadgen_errors(tmp_path: Path, table: str, needle: str, message: str) -> None:
@@ -115,6 +128,23 @@ def test_loadgen_errors(tmp_path: Path, table: str, needle: str, message: str) -
         workload_config(config, "w")
     assert str(info.value).startswith(f"{config.path}:{line_of(text, needle)}: workloads.w")
     assert message in str(info.value)
+
+
+def test_a_sweep_and_a_capacity_search_are_read_from_the_workload(tmp_path: Path) -> None:
+    config = load(tmp_path, "[workloads.rates]\nrate = [1, 2.5, 8]\nrequests = 20\nmax_concurrency = 16\n"
+                  "[workloads.streams]\nconcurrency = [1, 8, 32]\n"
+                  '[workloads.search]\nslo = "ttft_ms:200"\nrequests = 50\nfind_capacity = { target = 0.95, start_rate = 2 }\n')
+    rates = workload_config(config, "rates")
+    assert isinstance(rates, LoadgenWorkload)
+    assert [(level.kind, level.value) for level in rates.levels] == [("rate", 1.0), ("rate", 2.5), ("rate", 8.0)]
+    assert "rate" not in rates.settings and rates.settings["max_concurrency"] == 16 and rates.capacity is None
+    streams = workload_config(config, "streams")
+    assert isinstance(streams, LoadgenWorkload) and [level.label for level in streams.levels] == [
+        "concurrency=1", "concurrency=8", "concurrency=32"]
+    search = workload_config(config, "search")
+    assert isinstance(search, LoadgenWorkload) and search.levels == ()
+    assert search.capacity is not None and (search.capacity.target, search.capacity.start_rate) == (0.95, 2.0)
+    assert search.capacity.precision == 0.05 and search.capacity.time_budget_s == 600.0
 
 
 def test_command_workload_readers(tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
         spec, target=args.target, start_rate=args.start_rate, precision=args.precision,
         budget_s=args.time_budget, on_step=on_step,
     )
-    summary = _capacity_summary(found)
+    summary = found.to_dict()
     run_id = None
     if config is not None and experiment is not None and found.steps:
         run_id = _record_capacity(args, config, experiment, found, summary)
@@ -79,30 +79,10 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
         print_json(data)
     else:
         _print_rows("capacity search: rate", rows, [s.result for s in found.steps])
-        print(_capacity_sentence(found))
+        print(found.sentence())
         if run_id is not None:
             print(f"recorded run {run_id}: {experiment}")
     return EXIT_OK if found.low is not None else EXIT_FAILED
-
-
-def _capacity_summary(found: Capacity) -> dict[str, Any]:
-    return {
-        "capacity_req_s": found.low,
-        "bracket": [found.low, found.high],
-        "target": found.target,
-        "stopped": found.stopped,
-        "levels": [{"rate": s.rate, "slo_attainment": s.attainment, "met_target": s.passed} for s in found.steps],
-    }
-
-
-def _capacity_sentence(found: Capacity) -> str:
-    target = f"SLO attainment >= {found.target:g}"
-    if found.low is None:
-        return f"capacity: no rate tried kept {target} ({found.stopped})"
-    if found.high is None:
-        return f"capacity: at least {found.low:g} req/s with {target}; no rate tried missed it ({found.stopped})"
-    return (f"capacity: {found.low:.3g} req/s with {target} (between {found.low:.3g} and {found.high:.3g} req/s; "
-            f"{found.stopped})")
 
 
 def _row(label: str, result: WorkloadResult) -> dict[str, Any]:
@@ -159,13 +139,9 @@ def _record_capacity(args: argparse.Namespace, config: Any, experiment: str, fou
     from benchdoc.cli.bench import _record
     from benchdoc.ledger.models import Sample
 
-    samples = []
-    if found.low is not None:
-        samples.append(Sample(metric="capacity_req_s", value=float(found.low), repetition=0))
-    if found.high is not None:
-        samples.append(Sample(metric="capacity_high_req_s", value=float(found.high), repetition=0))
+    samples = [Sample(metric=name, value=value, repetition=0) for name, value in found.metrics().items()]
     passing = [s for s in found.steps if s.passed]
     shown = max(passing, key=lambda s: s.rate) if passing else found.steps[0]
-    failure = _capacity_sentence(found) if found.low is None else None
+    failure = found.sentence() if found.low is None else None
     return _record(config, experiment, shown.result, args.note, extra={"capacity": summary}, samples=samples,
                    failure=failure)

@@ -222,15 +222,23 @@ def _workload_lines(workload: dict[str, Any]) -> list[str]:
     if workload["kind"] == "loadgen":
         s = workload["settings"]
         load = f"open loop at {s['rate']:g} req/s" if s.get("rate") is not None else f"concurrency {s['concurrency'] or 1}"
+        if workload.get("capacity"):
+            search = workload["capacity"]
+            load = (f"capacity search from {search['start_rate']:g} req/s, SLO attainment >= {search['target']:g}, "
+                    f"within {search['precision']:.0%}, at most {search['time_budget_s']:g} s; each level")
         size = f"{s['requests']} requests" if s.get("requests") is not None else (
             f"{s['duration_s']:g} s" if s.get("duration_s") is not None else "100 requests"
         )
         lengths = f"{s['input_tokens']} in / {s['output_tokens']} out tokens"
-        return [
+        lines = [
             f"workload: {workload['name']} (load generator): {s['api']} at {s['endpoint']}",
             f"          {load}, {size}, {lengths}, warm-up {s['warmup_requests']} requests per server start, "
             f"seed {s['seed']} + repetition",
         ]
+        if workload.get("level"):
+            lines.append(f"          one level of {workload['level']['of']}'s load sweep: its levels share one "
+                         "server start (warm-up before the first)")
+        return lines
     results = workload["results"]
     if results["kind"] == "format":
         how = f"importer '{results['format']}'"

@@ -83,10 +83,7 @@ def compute_results(
     """
     pooling = effective_pooling(config, pooling)
     by_experiment = counted_runs(runs)
-    experiments: dict[str, ExperimentConfig] = dict(config.experiments)
-    for name in by_experiment:
-        if name not in experiments:  # a level of a sweep, or recorded but no longer (or never) declared
-            experiments[name] = config.level_experiment(name) or ExperimentConfig(name=name, label=name)
+    experiments = _with_recorded(config, by_experiment)
     if metrics is not None:
         wanted: list[str] | None = list(metrics)
     elif config.metrics and not all_metrics:
@@ -128,6 +125,33 @@ def compute_results(
             mixed_workloads=mix,
         )
     return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
+
+
+def _with_recorded(config: Config, by_experiment: dict[str, list[RunRecord]]) -> dict[str, ExperimentConfig]:
+    """The declared experiments, each followed by the levels of its load sweeps that have
+    runs (by kind, then level), then any other recorded name (no longer, or never, declared)."""
+    from benchdoc.workloads.levels import split_level_experiment
+
+    levels: dict[str, list[tuple[str, float, str]]] = {}
+    others: list[str] = []
+    for name in by_experiment:
+        if name in config.experiments:
+            continue
+        parts = split_level_experiment(name)
+        level = config.level_experiment(name) if parts is not None else None
+        if parts is not None and level is not None:
+            base = config.experiment(parts[0]).name
+            levels.setdefault(base, []).append((parts[1].kind, parts[1].value, name))
+        else:
+            others.append(name)
+    experiments: dict[str, ExperimentConfig] = {}
+    for name, exp in config.experiments.items():
+        experiments[name] = exp
+        for _, _, level_name in sorted(levels.get(name, [])):
+            experiments[level_name] = config.level_experiment(level_name)  # type: ignore[assignment]
+    for name in others:
+        experiments[name] = ExperimentConfig(name=name, label=name)
+    return experiments
 
 
 def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None) -> dict[str, Summary]:

@@ -8,6 +8,12 @@ A problem of the harness itself (a workload whose results cannot be read, a bug)
 recorded as ``error``. Ctrl-C stops every server and records nothing for the
 experiments it interrupted; what had finished stays recorded.
 
+A workload that sweeps the load (``rate = [1, 2, 4]``) runs each level as its own
+experiment, ``EXP@rate=1`` then ``EXP@rate=2`` ..., each with its repetitions, against one
+start of the server: it is started for the first level and stopped after the last. A
+level that fails is recorded failed with its reason and the sweep goes on; when the
+server is gone by then, it is started again for the next level.
+
 With ``interleave`` the experiments take turns repetition by repetition (A B A B ...),
 and each repetition starts its server afresh: only one server is up at a time (two
 LLM servers rarely fit on the same GPUs), ports can never clash, and slow drift of the
@@ -30,7 +36,15 @@ from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink
 from benchdoc.runner.events import ExperimentOutcome
 from benchdoc.runner.experiment import ExperimentRun
 from benchdoc.runner.failures import user_patterns
-from benchdoc.runner.plan import baselines_first, check_setups, describe_workload, plan_launch
+from benchdoc.runner.plan import (
+    ExperimentSetup,
+    baselines_first,
+    check_setups,
+    describe_workload,
+    level_setups,
+    plan_launch,
+)
+from benchdoc.runner.session import ServerSession
 
 if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
@@ -89,7 +103,7 @@ def plan_runs(
     options.check()
     order = baselines_first(config, names) if options.until_decided else list(names)
     planned: list[PlannedRun] = []
-    for setup in check_setups(config, order, options.repetitions):
+    for setup in _expanded(config, check_setups(config, order, options.repetitions)):
         launch = plan_launch(config, setup, setup.server.port)
         planned.append(
             PlannedRun(
@@ -135,7 +149,7 @@ def run_experiments(
     if options.max_repetitions is not None and options.repetitions is not None and options.max_repetitions < options.repetitions:
         raise UsageError(f"--max-repetitions ({options.max_repetitions}) is below --repetitions ({options.repetitions})")
     order = baselines_first(config, names) if options.until_decided else list(names)
-    setups = check_setups(config, order, options.repetitions)
+    setups = _expanded(config, check_setups(config, order, options.repetitions))
     context = RunContext(
         config=config,
         ledger=ledger,
@@ -145,26 +159,55 @@ def run_experiments(
         patterns=user_patterns(config.failure_patterns),
         logs_dir=config.root / LOGS_DIR,
     )
-    runs = [ExperimentRun(context, setup, index, len(setups)) for index, setup in enumerate(setups)]
-    if options.interleave:
+    if options.interleave:  # every repetition starts its own server: the levels of a sweep take turns too
+        runs = [ExperimentRun(context, setup, index, len(setups)) for index, setup in enumerate(setups)]
         return RunReport(tuple(_run_interleaved(runs)))
-    return RunReport(tuple(_run_one_by_one(runs)))
+    return RunReport(tuple(_run_one_by_one(_sharing_a_server(context, setups))))
 
 
-def _run_one_by_one(runs: list[ExperimentRun]) -> list[ExperimentOutcome]:
+def _expanded(config: Config, setups: Sequence[ExperimentSetup]) -> list[ExperimentSetup]:
+    """Each sweep as its levels (``EXP@rate=1``, ``EXP@rate=2``...), in place."""
+    return [level for setup in setups for level in level_setups(config, setup)]
+
+
+def _sharing_a_server(context: RunContext, setups: Sequence[ExperimentSetup]) -> list[list[ExperimentRun]]:
+    """The runs in groups that share one start of a server: the levels of a sweep, or one
+    experiment alone."""
+    groups: list[list[ExperimentRun]] = []
+    sessions: dict[str, ServerSession] = {}
+    for index, setup in enumerate(setups):
+        session = None
+        if setup.swept is not None:
+            session = sessions.setdefault(setup.swept, ServerSession(context, setup, name=setup.swept))
+        run = ExperimentRun(context, setup, index, len(setups), server=session)
+        if groups and session is not None and groups[-1][0].server is session:
+            groups[-1].append(run)
+        else:
+            groups.append([run])
+    return groups
+
+
+def _run_one_by_one(groups: list[list[ExperimentRun]]) -> list[ExperimentOutcome]:
     outcomes = []
-    for run in runs:
+    for group in groups:
+        session = group[0].server
         try:
-            try:
-                run.begin()
-                if run.start_server():
-                    while run.wants_more():
-                        run.run_repetition()
-            finally:
-                run.stop_server()
-        except Exception as exc:  # a bug or an unexpected harness problem: recorded as "error"
-            run.harness_error(exc)
-        outcomes.append(run.finish())
+            for position, run in enumerate(group):
+                try:
+                    try:
+                        run.begin()
+                        # A level after the first finds the server up (or restarts one that died).
+                        if session.running() or run.start_server():
+                            while run.wants_more():
+                                run.run_repetition()
+                    finally:
+                        if position == len(group) - 1:
+                            run.stop_server()
+                except Exception as exc:  # a bug or an unexpected harness problem: recorded as "error"
+                    run.harness_error(exc)
+                outcomes.append(run.finish())
+        finally:
+            session.stop()  # interrupted mid-sweep: the server still goes down
     return outcomes
 
 

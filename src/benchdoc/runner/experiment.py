@@ -35,12 +35,16 @@ from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
     from benchdoc.provenance import Provenance
+    from benchdoc.workloads import WorkloadResult
+    from benchdoc.workloads.levels import LoadLevel
 
 
 class ExperimentRun:
     """One experiment: its server, repetitions, samples and what went wrong."""
 
-    def __init__(self, context: RunContext, setup: ExperimentSetup, index: int, total: int) -> None:
+    def __init__(
+        self, context: RunContext, setup: ExperimentSetup, index: int, total: int, server: ServerSession | None = None
+    ) -> None:
         self.context = context
         self.config = context.config
         self.setup = setup
@@ -60,10 +64,11 @@ class ExperimentRun:
         self.answered: dict[str, Any] | None = None  # the server that answered the load generator
         self.requests: list[RequestRow] = []  # kept in the ledger unless [ledger] keep_requests = false
         self.simulator = False  # the load generator saw benchdoc's simulator answer
-        self.server = ServerSession(context, setup)
+        self.server = server or ServerSession(context, setup)  # a sweep's levels share one
         self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
         self.started_at = datetime.now(timezone.utc)
         self.provenance: Provenance | None = None
+        self.searches: list[dict[str, Any]] = []  # each capacity search's answer, by repetition
 
     # -- phases ------------------------------------------------------------------------
 
@@ -72,7 +77,8 @@ class ExperimentRun:
         from benchdoc.provenance import provenance
 
         self.started_at = datetime.now(timezone.utc)
-        self.server.log_base = _log_base(self.context.logs_dir, self.name, self.started_at)
+        if not self.server.running():  # a level of a sweep after the first keeps the server's logs
+            self.server.log_base = _log_base(self.context.logs_dir, self.server.name, self.started_at)
         limit = self.deciding.max_repetitions if self.deciding else self.planned
         self.context.emit(ExperimentStarted(self.name, self.index, self.total, limit))
         probe_launch = plan_launch(self.config, self.setup, self.setup.server.port)
@@ -107,8 +113,12 @@ class ExperimentRun:
         self.context.emit(RepetitionStarted(self.name, index, target, requests))
         process = self.server.process
         meter = LoadMeter([process.pgid] if process is not None else []).start()
-        if isinstance(workload, LoadgenWorkload):
-            result = loadgen_repetition(self.context, self.server, workload, index)
+        if isinstance(workload, LoadgenWorkload) and workload.capacity is not None:
+            from benchdoc.runner.capacity import capacity_repetition
+
+            result = capacity_repetition(self.context, self.server, workload, index, self._record_level)
+        elif isinstance(workload, LoadgenWorkload):
+            result = loadgen_repetition(self.context, self.server, workload, index, level=self.setup.level)
         else:
             result = command_repetition(self.context, self.server, workload, index)
         self.loads.append(meter.stop())
@@ -187,6 +197,8 @@ class ExperimentRun:
             self.answered = result.server
         if self.config.keep_requests:
             self.requests.extend(result.requests)
+        if result.capacity is not None:
+            self.searches.append(result.capacity)
         self.simulator = self.simulator or result.simulator
         self.failure = result.failure or self.failure
         self.error = result.error or self.error
@@ -224,6 +236,8 @@ class ExperimentRun:
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
             client=self._client_bound(),
+            load=self._level(),
+            capacity={**self.searches[-1], "searches": self.searches} if self.searches else None,
         )
         return replace(metadata, **(self.context.options.tags or {}))
 
@@ -234,6 +248,27 @@ class ExperimentRun:
         if not bound:
             return None
         return {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])}
+
+    def _record_level(self, level: LoadLevel, result: WorkloadResult) -> None:
+        """Record a level a capacity search tried as a run of ``EXP@rate=R``, and say so."""
+        from benchdoc.runner.capacity import level_run
+        from benchdoc.workloads.levels import level_experiment
+
+        name = level_experiment(self.name, level)
+        run = level_run(name, self.name, level, result, self.config.keep_requests)
+        if self.provenance is not None:
+            run = self.provenance.stamp(run)
+        run_id = self.context.ledger.record_run(run)
+        attainment = result.metrics.get("slo_attainment")
+        figure = f"SLO attainment {attainment:.3f}" if attainment is not None else "no SLO attainment"
+        self.context.notice(self.name, f"{level.label}: {figure}; recorded as run {run_id} of {name}")
+
+    def _level(self) -> dict[str, Any] | None:
+        """The level of a sweep this run measured, as `bench` records it."""
+        level = self.setup.level
+        if level is None:
+            return None
+        return {"of": self.setup.swept, "kind": level.kind, "value": level.value}
 
     def _workload(self, launch: Launch) -> dict[str, Any]:
         try:

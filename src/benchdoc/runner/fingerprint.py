@@ -29,9 +29,15 @@ if TYPE_CHECKING:
 def experiment_fingerprint(config: Config, name: str) -> str | None:
     """The fingerprint of ``name``'s current configuration; None when it has no server or
     its configuration does not validate (nothing can run it as it is)."""
+    from dataclasses import replace
+
     from benchdoc.redact import redact_argv, redact_env
     from benchdoc.runner.plan import check_setups, describe_workload, plan_launch
+    from benchdoc.workloads.levels import split_level_experiment
 
+    level = None
+    if name not in config.experiments and (parts := split_level_experiment(name)) is not None:
+        name, level = parts  # a level of a sweep: its experiment's configuration at that level
     exp = config.experiments.get(name)
     if exp is None or not exp.server:
         return None
@@ -39,6 +45,8 @@ def experiment_fingerprint(config: Config, name: str) -> str | None:
     keys = {table["api_key_env"]: "set" for table in config.workloads.values() if isinstance(table.get("api_key_env"), str)}
     try:
         (setup,) = check_setups(config, [name])
+        if level is not None:
+            setup = replace(setup, level=level, swept=name)
         launch = plan_launch(config, setup, setup.server.port)
         described = describe_workload(config, setup, launch, environ=keys)
     except BenchdocError:

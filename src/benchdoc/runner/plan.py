@@ -14,9 +14,9 @@ import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdoc.config import Config, ExperimentConfig, did_you_mean
 from benchdoc.environment import recordable_env
@@ -34,22 +34,49 @@ from benchdoc.runner.spec import (
 )
 from benchdoc.selection import is_glob, known_experiments, matches
 
+if TYPE_CHECKING:
+    from benchdoc.workloads.levels import LoadLevel
+
 _PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_-]*)\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 RESERVED_NAMES = ("host", "port", "url", "output")
 
 
 @dataclass(frozen=True)
 class ExperimentSetup:
-    """A runnable experiment: its server, workload and repetition count, validated."""
+    """A runnable experiment: its server, workload and repetition count, validated.
+
+    A setup with a ``level`` is one level of a sweep: its ``experiment`` is ``EXP@rate=4``
+    (see :func:`level_setups`) and ``swept`` names ``EXP``.
+    """
 
     experiment: ExperimentConfig
     server: ServerSpec
     workload: WorkloadConfig
     repetitions: int
+    level: LoadLevel | None = None
+    swept: str | None = None
 
     @property
     def name(self) -> str:
         return self.experiment.name
+
+
+def level_setups(config: Config, setup: ExperimentSetup) -> list[ExperimentSetup]:
+    """A sweep's setup as one setup per level, ``EXP@rate=R`` each, in the order given;
+    any other setup as itself."""
+    from dataclasses import replace
+
+    from benchdoc.workloads.levels import level_config, level_experiment
+
+    workload = setup.workload
+    if not isinstance(workload, LoadgenWorkload) or not workload.levels:
+        return [setup]
+    expanded = []
+    for level in workload.levels:
+        experiment = level_config(config, level_experiment(setup.name, level))
+        assert experiment is not None  # the base is declared: it is being run
+        expanded.append(replace(setup, experiment=experiment, level=level, swept=setup.name))
+    return expanded
 
 
 @dataclass(frozen=True)
@@ -261,8 +288,10 @@ def loadgen_spec(
     launch: Launch,
     *,
     environ: Mapping[str, str] | None = None,
+    level: LoadLevel | None = None,
 ) -> Any:
-    """The load generator's `WorkloadSpec` against this start of the server."""
+    """The load generator's `WorkloadSpec` against this start of the server (at ``level``
+    of a sweep: the sweep's own reading of a level)."""
     from benchdoc.errors import RunError
     from benchdoc.workloads.spec import WorkloadSpec
 
@@ -281,7 +310,12 @@ def loadgen_spec(
                 config.path,
                 config.line_of(*where, "api_key_env"),
             )
-    return WorkloadSpec(url=url, api_key=api_key, **settings)
+    spec = WorkloadSpec(url=url, api_key=api_key, **settings)
+    if level is None:
+        return spec
+    from benchdoc.workloads.sweep import at_level
+
+    return at_level(spec, level)
 
 
 def command_values(launch: Launch, output: str) -> dict[str, str]:
@@ -335,8 +369,13 @@ def describe_workload(
     """The workload's settings as recorded with a run (and shown by a dry run)."""
     workload = setup.workload
     if isinstance(workload, LoadgenWorkload):
-        spec = loadgen_spec(config, workload, launch, environ=environ)
-        return {"name": workload.name, "kind": "loadgen", "settings": spec.settings()}
+        spec = loadgen_spec(config, workload, launch, environ=environ, level=setup.level)
+        described: dict[str, Any] = {"name": workload.name, "kind": "loadgen", "settings": spec.settings()}
+        if setup.level is not None:
+            described["level"] = {"of": setup.swept, "kind": setup.level.kind, "value": setup.level.value}
+        if workload.capacity is not None:
+            described["capacity"] = asdict(workload.capacity)
+        return described
     reader: dict[str, Any] = {"kind": workload.reader.kind}
     if workload.reader.format:
         reader["format"] = workload.reader.format

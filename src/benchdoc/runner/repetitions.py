@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord
@@ -18,6 +18,9 @@ from benchdoc.runner.process import ManagedProcess
 from benchdoc.runner.reading import ReportedFailure, ResultReadError, read_results
 from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import CommandWorkload, LoadgenWorkload
+
+if TYPE_CHECKING:
+    from benchdoc.workloads.levels import LoadLevel
 
 COMMAND_GRACE_S = 5.0
 # How long a server whose clients saw failures may take to finish exiting before we look.
@@ -37,6 +40,7 @@ class RepetitionResult:
     simulator: bool = False  # the load generator saw benchdoc's simulator answer
     server: dict[str, Any] | None = None  # the server that answered the load generator
     requests: list[RequestRow] = field(default_factory=list)  # every measured request
+    capacity: dict[str, Any] | None = None  # what a capacity search found (its bracket and levels)
     workload_logs: list[Path] = field(default_factory=list)
 
 
@@ -49,15 +53,16 @@ def relative(path: Path, root: Path) -> str:
 
 
 def loadgen_repetition(
-    context: RunContext, session: ServerSession, workload: LoadgenWorkload, index: int
+    context: RunContext, session: ServerSession, workload: LoadgenWorkload, index: int,
+    level: LoadLevel | None = None,
 ) -> RepetitionResult:
-    """Run the load generator once; warm-up once per server start, each repetition its own
-    prompts (seed + repetition)."""
+    """Run the load generator once (at ``level`` of a sweep); warm-up once per server start,
+    each repetition its own prompts (seed + repetition)."""
     from benchdoc.workloads import run_workload
     from benchdoc.workloads.repeat import repetition_record, repetition_spec
 
     assert session.launch is not None
-    spec = loadgen_spec(context.config, workload, session.launch, environ=context.environ)
+    spec = loadgen_spec(context.config, workload, session.launch, environ=context.environ, level=level)
     spec = repetition_spec(spec, index, warm_up=not session.warmed)
     session.warmed = True
 

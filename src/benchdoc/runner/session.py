@@ -20,10 +20,10 @@ from benchdoc.runner.survivors import ServerRecords
 class ServerSession:
     """Starts and stops one experiment's server, once or once per repetition."""
 
-    def __init__(self, context: RunContext, setup: ExperimentSetup) -> None:
+    def __init__(self, context: RunContext, setup: ExperimentSetup, name: str | None = None) -> None:
         self.context = context
         self.setup = setup
-        self.name = setup.name
+        self.name = name or setup.name  # a sweep's server is named after the swept experiment
         self.log_base = context.logs_dir / "unstarted"  # set when the experiment begins
         self.logs: list[Path] = []
         self.ports: list[int] = []

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchdoc.config import Config, did_you_mean
 from benchdoc.errors import ConfigError
 from benchdoc.runner.jsonpath import parse_json_path
+
+if TYPE_CHECKING:
+    from benchdoc.workloads.levels import LoadLevel
 
 DEFAULT_READY_URL = "http://{host}:{port}/health"
 DEFAULT_READY_TIMEOUT_S = 600.0  # a large model can take minutes to load and capture graphs
@@ -69,7 +72,9 @@ _KIND_WORDS: dict[tuple[type, ...], str] = {
     (bool,): "true or false",
     (list,): "a list",
 }
-LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", "slo", *LOADGEN_SETTINGS)
+LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", "slo", "find_capacity", *LOADGEN_SETTINGS)
+# The keys of a `find_capacity = { ... }` table, with their defaults (those of `bench --find-capacity`).
+CAPACITY_KEYS: dict[str, float] = {"target": 0.99, "start_rate": 1.0, "precision": 0.05, "time_budget_s": 600.0}
 WORKLOAD_KINDS = ("loadgen", "command")
 
 
@@ -96,13 +101,31 @@ class ServerSpec:
 
 
 @dataclass(frozen=True)
+class CapacitySearch:
+    """`find_capacity` of a workload: the SLO attainment a rate must keep, the first rate
+    tried, when the bracket is tight enough, and the time budget of one search."""
+
+    target: float = CAPACITY_KEYS["target"]
+    start_rate: float = CAPACITY_KEYS["start_rate"]
+    precision: float = CAPACITY_KEYS["precision"]
+    time_budget_s: float = CAPACITY_KEYS["time_budget_s"]
+
+
+@dataclass(frozen=True)
 class LoadgenWorkload:
-    """The built-in load generator: ``settings`` are `WorkloadSpec` fields (url excepted)."""
+    """The built-in load generator: ``settings`` are `WorkloadSpec` fields (url excepted).
+
+    ``levels`` is a sweep (``rate = [1, 2, 4]`` or ``concurrency = [1, 8]``): each level is
+    run and recorded as its own experiment, ``EXP@rate=4``, and ``settings`` then hold no
+    rate or concurrency. ``capacity`` is a capacity search instead of a fixed load.
+    """
 
     name: str
     settings: dict[str, Any]
     url: str = DEFAULT_LOADGEN_URL
     api_key_env: str | None = None  # the name of the variable holding the key, never the key
+    levels: tuple[LoadLevel, ...] = ()
+    capacity: CapacitySearch | None = None
     kind: Literal["loadgen"] = "loadgen"
 
     @property
@@ -269,9 +292,10 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
     from benchdoc.workloads.spec import Timeouts, WorkloadSpec
 
     table.check_keys(LOADGEN_KEYS)
+    levels = _levels(table)
     settings: dict[str, Any] = {}
     for key, kinds in LOADGEN_SETTINGS.items():
-        if key not in table.data:
+        if key not in table.data or (levels and key == levels[0].kind):
             continue
         value = table.data[key]
         if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
@@ -304,11 +328,74 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
             f"expected the name of an environment variable holding the key, got {api_key_env!r}", "api_key_env"
         )
     url = table.string("url", DEFAULT_LOADGEN_URL) or DEFAULT_LOADGEN_URL
-    # The load generator's own checks, run now so a bad setting stops everything before a server starts.
-    problems = WorkloadSpec(url="http://127.0.0.1:1", **settings).problems()
+    capacity = _capacity(table, settings) if "find_capacity" in table.data else None
+    # The load generator's own checks, run now so a bad setting stops everything before a server starts
+    # (a sweep's settings are checked with its first level in place).
+    load: dict[str, Any] = {}
+    if levels:
+        first = levels[0]
+        load[first.kind] = first.value if first.kind == "rate" else int(first.value)
+    problems = WorkloadSpec(url="http://127.0.0.1:1", **settings, **load).problems()
     if problems:
         raise table.error("; ".join(problems))
-    return LoadgenWorkload(name=name, settings=settings, url=url, api_key_env=api_key_env)
+    return LoadgenWorkload(name=name, settings=settings, url=url, api_key_env=api_key_env, levels=levels,
+                           capacity=capacity)
+
+
+def _levels(table: _Table) -> tuple[LoadLevel, ...]:
+    """``rate = [1, 2, 4, 8]`` or ``concurrency = [1, 8, 32]``: the levels of a sweep (none
+    for a single number, checked with the other settings)."""
+    from benchdoc.workloads.levels import LoadLevel
+
+    swept = [key for key in ("rate", "concurrency") if isinstance(table.data.get(key), list)]
+    if not swept:
+        return ()
+    if len(swept) > 1 or ("rate" in table.data and "concurrency" in table.data):
+        raise table.error("sweep either rate or concurrency, and give no value of the other", swept[-1])
+    kind = swept[0]
+    values = table.data[kind]
+    example = "[1, 2, 4, 8]" if kind == "rate" else "[1, 8, 32]"
+    if not values:
+        raise table.error(f"expected at least one level, like {kind} = {example}", kind)
+    levels: list[LoadLevel] = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise table.error(f"expected a list of numbers like {example}, got {value!r}", kind)
+        try:
+            level = LoadLevel(kind, float(value))
+        except ValueError as err:
+            raise table.error(str(err), kind) from None
+        if level in levels:
+            raise table.error(f"the level {value!r} is given twice", kind)
+        levels.append(level)
+    return tuple(levels)
+
+
+def _capacity(table: _Table, settings: dict[str, Any]) -> CapacitySearch:
+    """``find_capacity = true`` or ``find_capacity = { target = 0.99, start_rate = 1,
+    precision = 0.05, time_budget_s = 600 }``, with the workload's ``slo``."""
+    value = table.data["find_capacity"]
+    if value is True:
+        value = {}
+    if not isinstance(value, dict):
+        raise table.error("expected true or a table like { target = 0.99, start_rate = 1 }", "find_capacity")
+    found: dict[str, float] = {}
+    for key, item in value.items():
+        if key not in CAPACITY_KEYS:
+            raise table.error(f"unknown key '{key}'{did_you_mean(key, CAPACITY_KEYS)}", "find_capacity")
+        if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item) or item <= 0:
+            raise table.error(f"{key}: expected a number > 0, got {item!r}", "find_capacity")
+        found[key] = float(item)
+    search = CapacitySearch(**found)
+    if search.target > 1:
+        raise table.error(f"target: the SLO attainment to keep is within (0, 1], got {search.target:g}", "find_capacity")
+    if "slo" not in settings:
+        raise table.error("a capacity search needs the workload's slo, like slo = \"ttft_ms:200,tpot_ms:50\"",
+                          "find_capacity")
+    for key in ("rate", "concurrency", "max_concurrency"):
+        if key in table.data:
+            raise table.error(f"a capacity search chooses the rates itself: give no {key}", key)
+    return search
 
 
 def _slo(table: _Table) -> tuple[tuple[str, float], ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import UsageError
 from benchdoc.workloads.levels import LoadLevel
@@ -86,6 +86,30 @@ class Capacity:
         if self.low is None or self.high is None:
             return None
         return (self.high - self.low) / self.low
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a run records of the search (its metadata's ``capacity``)."""
+        return {
+            "capacity_req_s": self.low,
+            "bracket": [self.low, self.high],
+            "target": self.target,
+            "stopped": self.stopped,
+            "levels": [{"rate": s.rate, "slo_attainment": s.attainment, "met_target": s.passed} for s in self.steps],
+        }
+
+    def metrics(self) -> dict[str, float]:
+        """``capacity_req_s`` and ``capacity_high_req_s``, those the search found."""
+        found = {"capacity_req_s": self.low, "capacity_high_req_s": self.high}
+        return {name: float(value) for name, value in found.items() if value is not None}
+
+    def sentence(self) -> str:
+        target = f"SLO attainment >= {self.target:g}"
+        if self.low is None:
+            return f"capacity: no rate tried kept {target} ({self.stopped})"
+        if self.high is None:
+            return f"capacity: at least {self.low:g} req/s with {target}; no rate tried missed it ({self.stopped})"
+        return (f"capacity: {self.low:.3g} req/s with {target} (between {self.low:.3g} and {self.high:.3g} req/s; "
+                f"{self.stopped})")
 
 
 def find_capacity(
