@@ -12,7 +12,7 @@ import pytest
 from benchdoc.ledger.store import Ledger
 from benchdoc.runner import RunOptions, plan_runs, run_experiments
 from benchdoc.runner import events as ev
-from benchdoc.runner.fingerprint import experiment_fingerprint
+from benchdoc.runner.fingerprint import experiment_fingerprint, missing_in_ledger
 
 from .conftest import assert_gone, write_project
 
@@ -65,6 +65,15 @@ def test_a_rate_sweep_starts_the_server_once_and_records_each_level(tmp_path: Pa
         measured[rate] = tpot
     assert measured[100.0] > 1.5 * measured[10.0]
     assert_gone(low.metadata.launch.pids)
+    # The views read the levels as `bench --record` leaves them: a line of the latency-throughput chart.
+    from benchdoc.plots import chart_data
+    from benchdoc.results import build_results
+
+    with Ledger.open(config.ledger_url) as ledger:
+        chart = chart_data("latency-throughput", build_results(config, ledger), None, ["base"])
+        assert missing_in_ledger(config, ["base"], ledger) == []  # every level has its run
+    (series,) = chart.series  # type: ignore[attr-defined]
+    assert [p.level for p in series.points] == ["rate=10", "rate=100"]
 
 
 @pytest.mark.timeout(90)
@@ -93,6 +102,8 @@ def test_a_failing_level_is_recorded_failed_and_the_sweep_goes_on(tmp_path: Path
     assert last.metadata.load == {"of": "crashy", "kind": "concurrency", "value": 4.0}
     assert len(last.metadata.launch.pids) == 2  # the sweep's server, started twice
     assert_gone(last.metadata.launch.pids)
+    with Ledger.open(config.ledger_url) as ledger:  # `run --missing` runs the sweep again
+        assert missing_in_ledger(config, ["crashy"], ledger) == ["crashy"]
 
 
 def test_the_dry_run_lists_each_level(tmp_path: Path) -> None:

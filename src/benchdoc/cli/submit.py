@@ -93,10 +93,10 @@ def run(args: argparse.Namespace) -> int:
     })
     names = select_experiments(config, args.experiments)
     if args.missing:
-        from benchdoc.runner.fingerprint import missing_experiments
+        from benchdoc.runner.fingerprint import missing_in_ledger
 
         with open_ledger(config) as ledger:
-            names = missing_experiments(config, names, ledger.runs(names, with_samples=False))
+            names = missing_in_ledger(config, names, ledger)
         if not names:
             print("nothing to submit: every selected experiment has a successful run of its current configuration")
             return EXIT_OK

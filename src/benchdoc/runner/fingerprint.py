@@ -24,6 +24,7 @@ from benchdoc.errors import BenchdocError
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
+    from benchdoc.ledger.store import Ledger
 
 
 def experiment_fingerprint(config: Config, name: str) -> str | None:
@@ -79,11 +80,39 @@ def ran_current_config(run: RunRecord, current: str | None) -> bool:
     return current is None or recorded is None or recorded == current
 
 
+def recorded_as(config: Config, names: Sequence[str]) -> dict[str, list[str]]:
+    """The experiments each of ``names`` records its runs under: itself, or each level of
+    its load sweep (``EXP@rate=1``...)."""
+    from benchdoc.runner.plan import check_setups, level_setups
+
+    found: dict[str, list[str]] = {}
+    for name in names:
+        try:
+            (setup,) = check_setups(config, [name])
+        except BenchdocError:
+            found[name] = [name]
+            continue
+        found[name] = [level.name for level in level_setups(config, setup)]
+    return found
+
+
 def missing_experiments(config: Config, names: Sequence[str], runs: Iterable[RunRecord]) -> list[str]:
-    """Those of ``names`` without a successful run of their current configuration: what
-    is left to do of a half-failed sweep (or one whose configuration changed)."""
-    current = config_fingerprints(config, names)
+    """Those of ``names`` without a successful run of their current configuration (a load
+    sweep: at every level): what is left to do of a half-failed sweep (or one whose
+    configuration changed). ``runs`` are those of every name ``recorded_as`` gives."""
+    return _missing(config, names, recorded_as(config, names), runs)
+
+
+def missing_in_ledger(config: Config, names: Sequence[str], ledger: Ledger) -> list[str]:
+    """:func:`missing_experiments`, reading the runs it needs from ``ledger``."""
+    recorded = recorded_as(config, names)
+    runs = ledger.runs([n for levels in recorded.values() for n in levels], with_samples=False)
+    return _missing(config, names, recorded, runs)
+
+
+def _missing(config: Config, names: Sequence[str], recorded: dict[str, list[str]], runs: Iterable[RunRecord]) -> list[str]:
+    current = config_fingerprints(config, [n for levels in recorded.values() for n in levels])
     done = {
         run.experiment for run in runs if run.outcome == "ok" and ran_current_config(run, current.get(run.experiment))
     }
-    return [name for name in names if name not in done]
+    return [name for name in names if not all(level in done for level in recorded[name])]
