@@ -60,7 +60,9 @@ def test_past_deadlines_return_at_once_and_yield() -> None:
 def test_concurrent_waits_wake_in_deadline_order() -> None:
     async def run() -> list[int]:
         clock = DeadlineClock(asyncio.get_running_loop())
-        start = clock.now()
+        # Deadlines 50 ms ahead: every waiter is registered before the first is due, even when
+        # a busy machine stalls this loop for a few ms (a past deadline returns at once).
+        start = clock.now() + 0.05
         woke: list[int] = []
 
         async def wait(index: int, offset_ms: float) -> None:

@@ -149,9 +149,14 @@ def _gaps(result: Streamed) -> list[float]:
     return [(b - a) * 1000 for a, b in zip(times, times[1:])]
 
 
-def _tpot_ms(result: Streamed) -> float:
+def _tpot_ms(result: Streamed, ttft_ms: float) -> float:
+    """TPOT from sending to the last token, less the model's TTFT.
+
+    A busy machine only adds to it: a late read of the first chunk would shorten a
+    first-to-last span (the chunks arrive bunched), but nothing moves the last token earlier.
+    """
     times = [t for t, p in result.events if isinstance(p, dict) and (p.get("choices") or "meta_info" in p)]
-    return (times[-1] - times[0]) * 1000 / (len(times) - 1)
+    return ((times[-1] - result.sent) * 1000 - ttft_ms) / (len(times) - 1)
 
 
 def test_noise_free_timing_matches_the_model(sim_factory: Any, client: SimClient) -> None:
@@ -167,23 +172,23 @@ def test_noise_free_timing_matches_the_model(sim_factory: Any, client: SimClient
         return (results[-1].events[0][0] - results[-1].sent) * 1000
 
     # Loopback HTTP adds well under a few ms; the model is never undercut.
-    assert model.ttft_ms - 0.5 <= least_of(3, ttft) <= model.ttft_ms + 5.0
-    assert min(_tpot_ms(r) for r in results) == pytest.approx(model.tpot_ms, rel=0.1)
-    assert min(statistics.median(_gaps(r)) for r in results) == pytest.approx(model.itl_ms, rel=0.25)
+    assert model.ttft_ms - 0.5 <= least_of(6, ttft) <= model.ttft_ms + 5.0
+    assert model.tpot_ms * 0.95 <= min(_tpot_ms(r, model.ttft_ms) for r in results) <= model.tpot_ms * 1.15
+    # Chunks leave one step apart. A client starved of CPU reads them in bunches, so the
+    # claim is that some stream of a few was read at the model's pace.
+    def read_at_pace(result: Streamed) -> bool:
+        return abs(statistics.median(_gaps(result)) - model.itl_ms) <= 0.25 * model.itl_ms
+
+    while not any(read_at_pace(r) for r in results) and len(results) < 10:
+        results.append(client.stream(sim.url + "/v1/completions", body))
+    assert any(read_at_pace(r) for r in results), [statistics.median(_gaps(r)) for r in results]
 
 
 def test_sub_millisecond_steps_are_not_truncated(sim_factory: Any, client: SimClient) -> None:
     sim = sim_factory(ttft_ms=1.0, step_ms=0.4)
     body = {"prompt": "x", "max_tokens": 41, "stream": True}
-
-    def last_token_ms() -> float:
-        streamed = client.stream(sim.url + "/v1/completions", body)
-        return (max(t for t, p in streamed.events if isinstance(p, dict)) - streamed.sent) * 1000
-
-    # From sending to the last token: 1 + 40 x 0.4 = 17 ms. Whole-millisecond truncation would
-    # give about 1 ms (0 per token) or 41 ms (1 per token). A busy machine only adds delay,
-    # bunching chunks (which skews a per-chunk TPOT) but never moving the last one earlier.
-    tpot = (least_of(5, last_token_ms) - 1.0) / 40
+    tpot = least_of(5, lambda: _tpot_ms(client.stream(sim.url + "/v1/completions", body), 1.0))
+    # Whole-millisecond truncation would give 0 or 1 ms per token.
     assert 0.4 * 0.9 <= tpot <= 0.4 * 1.6, tpot
 
 
@@ -272,9 +277,9 @@ def test_requests_beyond_max_running_queue(sim_factory: Any, client: SimClient) 
 def test_step_time_grows_with_running_requests(sim_factory: Any, client: SimClient) -> None:
     sim = sim_factory(ttft_ms=1.0, step_ms=2.0, load_slope=1.0)
     body = {"prompt": "x", "max_tokens": 16, "stream": True}
-    alone = least_of(3, lambda: _tpot_ms(client.stream(sim.url + "/v1/completions", body)))
-    pair = least_of(3, lambda: statistics.fmean(
-        _tpot_ms(r) for r in client.stream_many(sim.url + "/v1/completions", [body] * 2)))
+    alone = least_of(6, lambda: _tpot_ms(client.stream(sim.url + "/v1/completions", body), 1.0))
+    pair = least_of(6, lambda: statistics.fmean(
+        _tpot_ms(r, 1.0) for r in client.stream_many(sim.url + "/v1/completions", [body] * 2)))
     assert alone == pytest.approx(2.0, rel=0.2)
     assert pair == pytest.approx(4.0, rel=0.2)
 
