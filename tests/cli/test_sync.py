@@ -67,7 +67,7 @@ def test_the_story_end_to_end(project: Project) -> None:
     assert written.returncode == 0, written.stderr
     text = log.read_text()
     row = next(line for line in text.splitlines() if line.startswith("| EAGLE-3 2-step (CUDA 13 + fusion)"))
-    assert "**96.1**" in row and "54.1 → 96.1 (+77.6%)" in row and "+3.8% faster (p=" in row
+    assert "**96.1**" in row and "54.1 → 96.1 (+77.6%)" in row and "| 3.8% faster (p=" in row
     assert "| NCCL Tree | Failed |" in text and "CUDA graph incompatible" in text
     assert "| NCCL fewer channels | Untested |" in text and "OOM (wrong mem-fraction, could retry)" in text
     assert "96.1<!-- benchdoc:end sum=" in text

@@ -122,3 +122,51 @@ def test_raw_html_in_labels_and_reasons_is_escaped_in_every_region() -> None:
     assert "NCCL &lt;img src=x onerror=alert(1)&gt; \\| Tree" in outputs[0]
     assert outputs[1] == "&lt;script&gt;alert(2)&lt;/script&gt; in the log"
     assert "**NCCL &lt;img src=x onerror=alert(1)&gt; | Tree**" in outputs[2]
+
+
+def _ttft_renderer(candidate: list[float], *, log_line: str | None = None) -> Renderer:
+    import dataclasses
+
+    config = parse_config(STORY_CONFIG, Path("benchdoc.toml"))
+    runs = Runs()
+    runs.add("baseline", [100.0, 99.5, 100.2, 99.8, 100.1], metric="ttft_ms_p50", day=1)
+    runs.add("eagle3-cuda13", candidate, metric="ttft_ms_p50", day=1)
+    runs.add("nccl-fewer-channels", [100.3, 99.9, 100.4, 100.0, 99.7], metric="ttft_ms_p50", day=1)
+    runs.add("nccl-tree", failed="CUDA graph incompatible", day=1)
+    runs.runs[-1] = dataclasses.replace(runs.runs[-1], failure_log_line=log_line)
+    return Renderer(config, LazyResults.of(compute_results(config, runs.runs)), Path("log.md"))
+
+
+TTFT_TABLE = '<!-- benchdoc:table experiments="baseline nccl-fewer-channels eagle3-cuda13" metric=ttft_ms_p50 -->'
+
+
+def test_a_halved_latency_reads_as_times_faster_and_only_its_winner_is_bold() -> None:
+    """Lower is better: the row reads '2.04x faster', never '-50.9% faster'; bold marks the best
+    value among rows significantly better than their compare_to, so neither the reference
+    nor the row that is noise is bold; the header is the short name."""
+    table = render(_ttft_renderer([49.0, 49.5, 49.2, 48.8, 49.1]), TTFT_TABLE)
+    lines = table.splitlines()
+    assert lines[0] == "| Config | Status | TTFT p50 (ms) | n | vs baseline | Notes |"
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:5]}
+    assert "| **49.1** | 5 |" in rows["EAGLE-3 2-step (CUDA 13 + fusion)"]
+    assert "| 2.04x faster (p=" in rows["EAGLE-3 2-step (CUDA 13 + fusion)"]
+    assert "**" not in rows["Baseline (no spec)"] and "**" not in rows["NCCL fewer channels"]
+    assert "no significant difference" in rows["NCCL fewer channels"]
+    assert "-50" not in table and "faster" in table
+    assert "bold: the best median among rows significantly better" in lines[-1]
+
+
+def test_nothing_is_bold_when_no_row_is_significantly_better() -> None:
+    table = render(_ttft_renderer([100.1, 99.6, 100.3, 99.9, 100.0]), TTFT_TABLE)
+    assert "**" not in table and "bold:" not in table
+    worse = render(_ttft_renderer([130.0, 131.0, 129.5, 130.5, 130.2]), TTFT_TABLE)
+    assert "**" not in worse and "1.30x slower (p=" in worse
+
+
+def test_a_cut_log_line_ends_with_an_ellipsis() -> None:
+    long_line = "RuntimeError: CUDA error: an illegal memory access was encountered " + "x" * 300
+    listing = render(_ttft_renderer([49.0], log_line=long_line), '<!-- benchdoc:list experiments="nccl-tree" -->')
+    logged = next(line for line in listing.splitlines() if "Log:" in line)
+    assert logged.endswith("…`") and len(logged.split("`")[1]) == 160
+    short = render(_ttft_renderer([49.0], log_line="CUDA graph capture failed"), '<!-- benchdoc:list experiments="nccl-tree" -->')
+    assert "Log: `CUDA graph capture failed`" in short

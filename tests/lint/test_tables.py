@@ -6,10 +6,16 @@ superseded by eagle3-cuda13 at 96.1 (+3.8% over the baseline), NCCL Tree failed.
 
 from __future__ import annotations
 
-from tests.lint.conftest import kinds
+from pathlib import Path
 
-from benchdoc.lint import LintFacts, lint_text
+from tests.lint.conftest import kinds, record_story, story_config
+
+from benchdoc.docs import parse_text
+from benchdoc.docs.render import Renderer
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
+from benchdoc.results import LazyResults, build_results
 
 
 def test_hand_kept_tables(story_facts: LintFacts) -> None:
@@ -87,3 +93,24 @@ def test_a_vs_column_direction_the_ledger_cannot_tell_unless_the_row_says_so(spe
         "| N-gram speculation | -10.6% (within noise) | |\n"
     )
     assert kinds(spec_facts, text) == [(3, STALE_CLAIM, "-10.6%"), (3, STALE_VERDICT, "Slower")]
+
+
+def test_a_rendered_table_pasted_as_text_is_read_in_its_own_words(tmp_path: Path) -> None:
+    """What a table region renders ('3.8% faster', '1.06x slower' for a latency, under
+    'vs baseline (METRIC)') is read back by the lint: true as rendered, stale once changed."""
+    config = story_config(tmp_path)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        record_story(ledger)
+        results = build_results(config, ledger)
+    renderer = Renderer(config, LazyResults.of(results), tmp_path / "log.md")
+    marker = '<!-- benchdoc:table experiments="baseline eagle3-cuda13" metrics="output_tok_s ttft_ms_p50" columns="label value vs" -->'
+    (region,) = parse_text(f"{marker}\n<!-- benchdoc:end -->\n", "log.md").regions
+    table = renderer(region)
+    assert "| vs baseline (tok/s) | vs baseline (TTFT p50) |" in table
+    assert "| 3.8% faster (p=" in table and "| 1.06x slower (p=" in table
+    facts = facts_from_results(results)
+    assert kinds(facts, table) == []
+    stale = table.replace("3.8% faster", "9.8% faster").replace("1.06x slower", "1.60x slower")
+    assert [(kind, text) for _, kind, text in kinds(facts, stale)] == [
+        (STALE_CLAIM, "9.8% faster"), (STALE_CLAIM, "1.60x slower"),
+    ]

@@ -79,7 +79,7 @@ def test_a_run_that_stopped_undecided_says_so_everywhere_and_shows_no_direction(
     assert vs_line(comparison, metric, "baseline") == f"vs baseline: {text}"
     assert delta_text(comparison) == "?" and delta_mark(comparison) == "?"
     sentence = verdict_sentence(
-        comparison.verdict, comparison.delta_pct, "Baseline", better_word="faster", worse_word="slower",
+        comparison.verdict, comparison.delta_pct, "Baseline", metric=metric,
         margin=None, runs=comparison.sequential.repetitions,
     )
     assert sentence == "undecided against Baseline after 20 runs (sequential test)"

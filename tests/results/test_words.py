@@ -11,6 +11,7 @@ from benchdoc.results import Status
 from benchdoc.results.words import (
     delta_mark,
     delta_text,
+    format_p,
     status_of_verdict,
     status_phrase,
     verdict_sentence,
@@ -43,7 +44,7 @@ def test_each_verdict_in_words() -> None:
     assert verdict_text(c["insufficient"]) == "need >= 4 runs each"
     assert delta_text(c["same"]) == "~" and delta_text(c["better"]) == "+3.8%"
     assert [delta_mark(c[k]) for k in c] == ["+3.8%", delta_text(c["worse"]), "~", "~", "+3.8%?"]
-    assert vs_cell(c["better"], SPEED) == "+3.8% faster (p=0.0079)"
+    assert vs_cell(c["better"], SPEED) == "3.8% faster (p=0.0079)"
 
 
 def test_a_corrected_p_says_so() -> None:
@@ -53,7 +54,7 @@ def test_a_corrected_p_says_so() -> None:
 
 def test_the_verdict_sentence_a_value_region_renders() -> None:
     def say(verdict: str, delta: float) -> str:
-        return verdict_sentence(verdict, delta, "Baseline", better_word="faster", worse_word="slower", margin=0.01)
+        return verdict_sentence(verdict, delta, "Baseline", metric=SPEED, margin=0.01)
 
     assert say("better", 3.8) == "3.8% faster than Baseline"
     assert say("equivalent", 0.1) == "equivalent to Baseline (within ±1%)"
@@ -93,3 +94,27 @@ def test_an_interval_reads_as_a_half_width_only_when_both_sides_round_alike() ->
     assert interval_text(lopsided) == "[-2.5%, +50.0%]"
     assert summary_text(lopsided, 1) == "40.0 [-2.5%, +50.0%]"
     assert summary_text(summarize([1.0, 2.0, 3.0]), 2) == "2.00"  # too few values for an interval
+
+
+LATENCY = MetricConfig("ttft_ms", "TTFT", unit="ms", direction="lower", better_word="faster", worse_word="slower")
+MEMORY = MetricConfig("peak_gb", "Peak memory", unit="GB", direction="lower")
+ACCURACY = MetricConfig("acc", "Accuracy", unit="%", better_word="more accurate", worse_word="less accurate")
+
+
+def test_a_lower_is_better_change_never_reads_as_a_negative_gain() -> None:
+    """A latency halved is '2.03x faster', never '-50.8% faster'; a metric that is no speed
+    says which way its number moved; a throughput keeps its percentage."""
+    halved = compare([49.0, 49.5, 49.2, 48.8, 49.1], [100.0, 99.5, 100.2, 99.8, 100.1], direction="lower")
+    assert halved.verdict == "better" and round(halved.delta_pct, 1) == -50.9
+    assert vs_cell(halved, LATENCY) == f"2.04x faster (p={format_p(halved.p_used)})"
+    assert verdict_text(halved, LATENCY) == "2.04x faster"
+    assert vs_cell(halved, MEMORY).startswith("50.9% lower (p=")
+    assert verdict_sentence("better", -50.8, "Baseline", metric=MEMORY, margin=None) == "50.8% lower Peak memory than Baseline"
+    assert verdict_sentence("better", -50.8, "Baseline", metric=LATENCY, margin=None) == "2.03x faster than Baseline"
+    assert verdict_sentence("worse", 25.0, "Baseline", metric=LATENCY, margin=None) == "1.25x slower than Baseline"
+    assert verdict_sentence("worse", -10.0, "Baseline", metric=SPEED, margin=None) == "10.0% slower than Baseline"
+    assert verdict_sentence("better", 2.0, "Baseline", metric=ACCURACY, margin=None) == "2.0% more accurate than Baseline"
+    for metric in (LATENCY, MEMORY, SPEED, ACCURACY):
+        for verdict, delta in (("better", halved.delta_pct), ("worse", 25.0)):
+            words = verdict_sentence(verdict, delta, "B", metric=metric, margin=None)
+            assert "-" not in words and "+" not in words, words

@@ -98,7 +98,7 @@ def test_fallback_keeps_the_last_error_looking_line() -> None:
 
 def test_long_lines_are_clipped() -> None:
     found = explain_failure("CUDA out of memory " + "x" * 2000, fallback="x")
-    assert len(found.log_line or "") == 500 and found.log_line.endswith("...")  # type: ignore[union-attr]
+    assert len(found.log_line or "") == 500 and found.log_line.endswith("…")  # type: ignore[union-attr]
 
 
 def test_log_tail_reads_only_the_end(tmp_path: Path) -> None:

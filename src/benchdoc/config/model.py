@@ -181,10 +181,18 @@ def did_you_mean(name: str, choices: Any) -> str:
     return f" (did you mean '{matches[0]}'?)" if matches else ""
 
 
+TIME_UNITS = ("ms", "s", "us", "µs", "μs", "ns", "sec", "seconds", "milliseconds")
+
+
 def is_speed_unit(unit: str) -> bool:
     """Throughput (per second) and latency (time) metrics read as faster/slower."""
     unit = unit.strip().lower()
-    return unit.endswith("/s") or unit in ("ms", "s", "us", "µs", "ns", "sec", "seconds", "milliseconds")
+    return unit.endswith("/s") or unit in TIME_UNITS
+
+
+def is_time_unit(unit: str) -> bool:
+    """A latency or a duration: its changes read as times faster or slower ("2.03x faster")."""
+    return unit.strip().lower() in TIME_UNITS
 
 
 def resolve_ledger_url(url: str, root: Path) -> str:

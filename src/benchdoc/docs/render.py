@@ -9,7 +9,9 @@ Region kinds:
     attributes: experiments (names and glob patterns, in order; default all), metric (or
     ``metrics="a b"``; default the primary metric), compare (the experiment the "vs"
     column is against; default each experiment's compare_to), columns (any of
-    label status value n vs change notes; default all that apply), digits, bold (true).
+    label status value n vs change notes; default all that apply), digits, bold (true:
+    in each metric's column, the best median among the rows significantly better than
+    what they are compared with; nothing when none is).
 
 ``value``  ``<!-- benchdoc:value eagle3-cuda13.output_tok_s -->96.1<!-- benchdoc:end -->``
     one positional ``EXPERIMENT[.METRIC]``; ``show=`` value (default), interval, n,
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 
 KINDS = ("table", "value", "list", "chart")
 TABLE_COLUMNS = ("label", "status", "value", "n", "vs", "change", "notes")
+LOG_LINE_CHARS = 160  # of a failure's log line quoted under a list item
 VALUE_SHOWS = ("value", "interval", "n", "delta", "verdict", "status", "change", "before", "reason")
 
 
@@ -75,6 +78,11 @@ def _text(text: str) -> str:
     """Text from users, logs or servers, safe in Markdown: no raw HTML (``<img onerror=...>``
     stays text; GitHub sanitizes HTML, other renderers run it)."""
     return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, a cut one ending with "…"."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _cell(text: str) -> str:
@@ -252,16 +260,47 @@ class Renderer:
         against = attrs.get("compare")
         if against:
             against = self.experiment(against).name
-        bold = _attr_bool(attrs.get("bold"), True, "bold")
         columns = self.table_columns(attrs.get("columns"), experiments, against)
+        bold: dict[str, set[str]] = {}
+        if _attr_bool(attrs.get("bold"), True, "bold") and "value" in columns:
+            bold = {m.name: self.best_winners(experiments, m, against) for m in metrics}
         headers = self.table_headers(columns, metrics, experiments, against)
         lines = ["| " + " | ".join(_cell(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         for result in experiments:
             cells = self.table_row(region, result, columns, metrics, against, bold)
             lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
         lines.append("")
-        lines.append(self.table_caption(metrics, against))
+        mixed = "vs" in columns and self.vs_target(experiments, against) is None
+        lines.append(self.table_caption(metrics, against, any(bold.values()), mixed))
         return "\n".join(lines) + "\n"
+
+    def vs_target(self, experiments: list[ExperimentResult], against: str | None) -> str | None:
+        """The one experiment the "vs" column compares with (its name), or None when rows differ."""
+        if against:
+            return self.experiment(against).name
+        targets = {r.compare_to for r in experiments if r.compare_to}
+        return self.experiment(targets.pop()).name if len(targets) == 1 else None
+
+    def is_reference_row(self, result: ExperimentResult, against: str | None) -> bool:
+        """A row the "vs" column calls the reference: the experiment compared against, or a declared reference."""
+        return result.name == (against or result.compare_to) or (not against and result.config.is_reference)
+
+    def best_winners(self, experiments: list[ExperimentResult], metric: MetricConfig, against: str | None) -> set[str]:
+        """The rows whose value is bold: the best median, by the metric's direction, among the rows
+        significantly better than what they are compared with (none when no row is)."""
+        winners: list[tuple[float, str]] = []
+        for result in experiments:
+            summary = result.summaries.get(metric.name)
+            if summary is None or self.is_reference_row(result, against):
+                continue
+            comparison = self.comparison(result, metric.name, against)
+            if comparison is not None and comparison.verdict == "better":
+                winners.append((float(summary.median), result.name))
+        if not winners:
+            return set()
+        pick = max if metric.direction == "higher" else min
+        best = pick(value for value, _ in winners)
+        return {name for value, name in winners if value == best}
 
     @staticmethod
     def table_columns(given: str | None, experiments: list[ExperimentResult], against: str | None) -> list[str]:
@@ -292,21 +331,18 @@ class Renderer:
             elif column == "value":
                 headers.extend(m.label + (f" ({m.unit})" if m.unit and m.unit != m.label else "") for m in metrics)
             elif column == "vs":
-                targets = {r.compare_to for r in experiments if r.compare_to}
-                if against:
-                    target = self.experiment(against).label
-                elif len(targets) == 1:
-                    target = self.experiment(targets.pop()).label
-                else:
-                    target = "compare_to"
-                headers.extend(f"vs {target}" + (f" ({m.label})" if per_metric else "") for m in metrics)
+                # Short: the experiment's name ("vs baseline"); its label is in its own row. With
+                # rows against different experiments, a bare "vs" (the caption says against what).
+                target = self.vs_target(experiments, against)
+                head = f"vs {target}" if target else "vs"
+                headers.extend(head + (f" ({m.label})" if per_metric else "") for m in metrics)
             elif column == "change":
                 headers.extend("Before → after" + (f" ({m.label})" if per_metric else "") for m in metrics)
         return headers
 
     def table_row(
         self, region: Region, result: ExperimentResult, columns: list[str], metrics: list[MetricConfig],
-        against: str | None, bold: bool,
+        against: str | None, bold: dict[str, set[str]],
     ) -> list[str]:
         cells: list[str] = []
         for column in columns:
@@ -315,13 +351,16 @@ class Renderer:
             elif column == "status":
                 cells.append(str(result.status))
             elif column == "value":
-                cells.extend(self.value_cell(result, m, self.digits(region, m), bold) for m in metrics)
+                cells.extend(
+                    self.value_cell(result, m, self.digits(region, m), result.name in bold.get(m.name, ()))
+                    for m in metrics
+                )
             elif column == "n":
                 first = next((result.summaries[m.name] for m in metrics if m.name in result.summaries), None)
                 cells.append(str(first.n) if first else DASH)
             elif column == "vs":
                 for m in metrics:
-                    if result.name == (against or result.compare_to) or (not against and result.config.is_reference):
+                    if self.is_reference_row(result, against):
                         cells.append("reference" if result.summaries else DASH)
                         continue
                     c = self.comparison(result, m.name, against)
@@ -338,7 +377,7 @@ class Renderer:
         return cells
 
     def value_cell(self, result: ExperimentResult, metric: MetricConfig, digits: int, bold: bool) -> str:
-        """'**96.1** ± 0.4%': the median, bold by default, and its interval's half-width."""
+        """'**96.1** ± 0.4%': the median (bold when ``bold``), and its interval's half-width."""
         summary = result.summaries.get(metric.name)
         if summary is None:
             return DASH
@@ -347,7 +386,8 @@ class Renderer:
         half = summary.ci_halfwidth_pct
         return f"{text} ± {half:.1f}%" if half is not None else text
 
-    def table_caption(self, metrics: list[MetricConfig], against: str | None) -> str:
+    def table_caption(self, metrics: list[MetricConfig], against: str | None, bolded: bool, mixed: bool) -> str:
+        """What the table's numbers are; ``mixed``: a bare "vs" column, each row against its own compare_to."""
         from benchdoc.docs.pooled import pooling_note
 
         note = pooling_note(self.config, self.results.pooling)
@@ -355,8 +395,10 @@ class Renderer:
         level = int(round(self.config.stats.confidence * 100))
         parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples)"]
         parts.append("n = samples")
+        if bolded:
+            parts.append("bold: the best median among rows significantly better than what they are compared with")
         notes = [self.results.correction_note(m.name) for m in metrics]
-        test = TEST_NAME
+        test = f"each row against its compare_to, {TEST_NAME}" if mixed else TEST_NAME
         if against:
             parts.append(f"vs: {test}, uncorrected")
         elif any(notes):
@@ -413,7 +455,7 @@ class Renderer:
         other = self.experiment(against or result.compare_to or "").label
         return verdict_sentence(
             comparison.verdict, comparison.delta_pct, other,
-            better_word=metric.better_word, worse_word=metric.worse_word, margin=comparison.equivalence_margin,
+            metric=metric, margin=comparison.equivalence_margin,
             runs=comparison.sequential.repetitions if comparison.sequential else None,
         )
 
@@ -433,7 +475,7 @@ class Renderer:
                 when = f" (last run {result.latest_run.started_at:%Y-%m-%d})"
             line = f"- **{_text(result.label)}** — {result.status}: {_text(detail)}{when}"
             if result.failure_log_line:
-                snippet = " ".join(result.failure_log_line.split())[:160].replace("`", "'")
+                snippet = _clip(" ".join(result.failure_log_line.split()), LOG_LINE_CHARS).replace("`", "'")
                 line += f"\n  Log: `{snippet}`"
             lines.append(line)
         if not lines:

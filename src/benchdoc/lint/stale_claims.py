@@ -9,11 +9,12 @@ in a sentence that speaks of the past.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Comparison
-from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim
+from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
@@ -21,9 +22,10 @@ from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, hist
 from benchdoc.lint.text import Unit
 from benchdoc.lint.verdicts import find_verdicts
 from benchdoc.lint.words import HYPOTHETICAL, NOISE_HEDGE, SAME
-from benchdoc.results.words import verdict_sentence
+from benchdoc.results.words import change_words, verdict_sentence
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
+_SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
 
 
@@ -281,26 +283,21 @@ class ClaimRule:
         self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset(),
         hedged: bool = False,
     ) -> Finding | None:
-        """A "vs X" column: a signed percentage against the header's experiment (or compare_to).
+        """A "vs X" column against the header's experiment (or compare_to): a signed percentage
+        ("+3.8%"), or a change in words as a rendered table writes it ("3.8% faster", "2.03x faster",
+        "12.0% lower").
 
         ``hedged``: the row itself says the difference is noise (a "No difference" status, "within noise").
         """
-        match = re.search(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%", cell.text)
-        if match is None or match.group(1) is None:
+        claim = vs_cell_claim(cell.text)
+        if claim is None:
             return None
         context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
         named = self.know.mentions.find(cell.header or "")
         target = named[0].experiment if named else self.know.standing(experiment, context).compare_to
-        if target is None or self.facts.primary_metric not in self.facts.metrics:
+        metric = self._cell_metric(cell.header or "")
+        if target is None or metric is None:
             return None
-        metric = self.facts.metrics[self.facts.primary_metric]
-        sign = -1.0 if match.group(1) in ("-", "−") else 1.0
-        claim = Claim(
-            start=match.start(), end=match.end(), text_end=match.end(), value=float(match.group(2)),
-            decimals=len(match.group(2).split(".")[1]) if "." in match.group(2) else 0, factor=False,
-            polarity=SIGNED, sign=sign, bound="approx" if "~" in cell.text[: match.start()] else "exact",
-            object_at=None, object_search_start=None, noun="", word="vs",
-        )
         actual = self.actual_delta(experiment, target, metric, context)
         claimed = claimed_intervals(claim, metric)
         if actual is None or claimed is None:
@@ -311,9 +308,36 @@ class ClaimRule:
         if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):
             return None
         subject, versus = self.know.standing(experiment, context), self.know.standing(target, context)
-        message = f"says {match.group().strip()}; {ledger_says(actual, metric, subject, versus)}"
+        quoted = cell.text[claim.start : claim.end].strip()
+        message = f"says {quoted}; {ledger_says(actual, metric, subject, versus)}"
         fix = self.claim_fix(subject, versus, metric, actual)
-        return context.finding(match.start(), match.end(), STALE_CLAIM, message, ledger_line(actual, metric), fix, subject.name)
+        return context.finding(claim.start, claim.end, STALE_CLAIM, message, ledger_line(actual, metric), fix, subject.name)
+
+    def _cell_metric(self, header: str) -> MetricInfo | None:
+        """The metric a "vs X" column is about: the one its header names ("vs baseline (TTFT)"), else the primary."""
+        named = self.know.named_metrics(header) if header else []
+        if len(named) == 1:
+            return named[0]
+        return self.facts.metrics.get(self.facts.primary_metric or "")
+
+
+def vs_cell_claim(text: str) -> Claim | None:
+    """The claim of a "vs X" cell: its signed percentage, else its first change in words."""
+    match = _SIGNED_CELL.search(text)
+    if match is not None and match.group(1) is not None:
+        sign = -1.0 if match.group(1) in ("-", "−") else 1.0
+        return Claim(
+            start=match.start(), end=match.end(), text_end=match.end(), value=float(match.group(2)),
+            decimals=len(match.group(2).split(".")[1]) if "." in match.group(2) else 0, factor=False,
+            polarity=SIGNED, sign=sign, bound="approx" if "~" in text[: match.start()] else "exact",
+            object_at=None, object_search_start=None, noun="", word="vs",
+        )
+    worded = next((c for c in find_claims(text) if c.polarity != SIGNED), None)
+    if worded is None:
+        return None
+    # The header names the target: what follows the claim word is no object of its own.
+    end = worded.start + len(text[worded.start : worded.end].split("(")[0].rstrip())
+    return dataclasses.replace(worded, end=end, text_end=end, object_at=None, object_search_start=None)
 
 
 # Verdicts under which the ledger cannot tell the two apart: no direction is supported.
@@ -418,16 +442,14 @@ def claim_holds(
 def delta_words(delta: float, metric: MetricInfo) -> str:
     if abs(delta) < 0.05:
         return "no change"
-    better = (delta > 0) == (metric.direction == "higher")
-    word = metric.better_word if better else metric.worse_word
-    return f"{abs(delta):.1f}% {word}"
+    return change_words(delta, metric, named=True)
 
 
 def _verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
     """What a ``show=verdict`` value region renders for this comparison."""
     return verdict_sentence(
         delta.verdict, delta.value, target,
-        better_word=metric.better_word, worse_word=metric.worse_word, margin=metric.equivalence_margin,
+        metric=metric, margin=metric.equivalence_margin,
     )
 
 

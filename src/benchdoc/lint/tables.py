@@ -13,6 +13,7 @@ by cell as prose.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ from benchdoc.results.status import Status
 # Reads a cell as a sentence: (cell, path, row experiment, row historical, pinned experiments).
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
 _EMPTY_CELLS = ("—", "-", "–", "n/a", "N/A")
+_CHANGE = re.compile(r"%|\d\s*[x×](?!\w)")  # a percentage, or a factor ("2.03x faster")
 _NAME_LEAD = 2  # characters a label cell may hold before the experiment's name ("* EAGLE-3", "(a) ...")
 
 
@@ -94,7 +96,7 @@ class TableRule:
         finding: Finding | None
         if STATUS_HEADERS.match(header) and _status_word(text) is not None:
             finding = self.verdicts.cell(cell, row.path, row.experiment, row.historical, row.pinned)
-        elif is_vs_header(header) and "%" in text:
+        elif is_vs_header(header) and _CHANGE.search(text):
             finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged)
         elif self.values.is_value_cell(cell.text) and self.values.header_metric(header) is not None:
             finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)

@@ -23,13 +23,51 @@ UNDECIDED = "?"  # a sequential test stopped without a decision: no direction to
 
 
 class Wording(Protocol):
-    """What a metric contributes to words: which way is better and how to say it."""
+    """What a metric contributes to words: which way is better, how to say it, and what
+    says how far a change went (its unit, and its label for a sentence)."""
 
     @property
     def better_word(self) -> str: ...
 
     @property
     def worse_word(self) -> str: ...
+
+    @property
+    def direction(self) -> str: ...
+
+    @property
+    def unit(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+_DEFAULT_WORDS = ("better", "worse")
+
+
+def change_words(delta_pct: float, metric: Wording, digits: int = 1, *, named: bool = False) -> str:
+    """How far a change went, in words that agree with its sign; never "-50.8% faster".
+
+    - a throughput (a unit per second): '3.8% faster', '10.0% slower';
+    - a latency or duration (a time unit, lower is better): the ratio of the times, as
+      hyperfine says it: '2.03x faster' where the time halved, '1.25x slower';
+    - any other metric, with its own better/worse words when it declares them
+      ('2.0% more accurate'), else the way the number moved: '50.8% lower' (with the
+      metric's label when ``named``: '50.8% lower Peak memory').
+    """
+    from benchdoc.config.model import is_speed_unit, is_time_unit
+
+    better = (delta_pct > 0) == (metric.direction == "higher")
+    word = metric.better_word if better else metric.worse_word
+    ratio = 1 + delta_pct / 100
+    if is_time_unit(metric.unit) and metric.direction == "lower" and ratio > 0:
+        factor = 1 / ratio if ratio < 1 else ratio
+        return f"{factor:.2f}x {word}"
+    size = f"{abs(delta_pct):.{digits}f}%"
+    if is_speed_unit(metric.unit) or (metric.better_word, metric.worse_word) != _DEFAULT_WORDS:
+        return f"{size} {word}"
+    moved = f"{size} {'higher' if delta_pct > 0 else 'lower'}"
+    return f"{moved} {metric.label}" if named and metric.label else moved
 
 
 def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: int = 1) -> str:
@@ -41,13 +79,12 @@ def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: 
     """
     if metric is None:
         return comparison.verdict_text("better", "worse", digits)
+    if comparison.verdict in ("better", "worse"):
+        text = change_words(comparison.delta_pct, metric, digits)
+        if comparison.medians_disagree:
+            text += f" (the medians differ the other way: {comparison.median_delta_pct:+.{digits}f}%)"
+        return text
     return comparison.verdict_text(metric.better_word, metric.worse_word, digits)
-
-
-def _word(verdict: str, metric: Wording | None) -> str:
-    if verdict == "better":
-        return metric.better_word if metric else "better"
-    return metric.worse_word if metric else "worse"
 
 
 def delta_text(comparison: Comparison) -> str:
@@ -81,10 +118,12 @@ def vs_line(comparison: Comparison, metric: Wording, target: str, digits: int = 
 
 
 def vs_cell(comparison: Comparison, metric: Wording) -> str:
-    """A table's "vs" cell: '+3.8% faster (p=0.008)', '~ +0.2% (no significant difference, p=0.41)'."""
+    """A table's "vs" cell: '3.8% faster (p=0.008)', '2.03x faster (p=0.008)' for a latency,
+    '~ +0.2% (no significant difference, p=0.41)': a direction in words, or a signed delta
+    with no direction claimed."""
     delta = f"{comparison.delta_pct:+.1f}%"
     if comparison.verdict in ("better", "worse"):
-        return f"{delta} {_word(comparison.verdict, metric)} (p={format_p(comparison.p_used)})"
+        return f"{change_words(comparison.delta_pct, metric)} (p={format_p(comparison.p_used)})"
     if comparison.verdict == "equivalent":
         return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
     if comparison.verdict == "insufficient":
@@ -99,19 +138,18 @@ def verdict_sentence(
     delta_pct: float,
     other: str,
     *,
-    better_word: str,
-    worse_word: str,
+    metric: Wording,
     margin: float | None,
     runs: int | None = None,
 ) -> str:
-    """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)'.
+    """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)',
+    '2.03x faster than Baseline' for a latency, '12.0% lower Peak memory than Baseline'.
 
     Takes plain numbers, not a Comparison, so the prose lint can suggest exactly this text
     from its cached facts. ``runs``: where a sequential test stopped undecided, its runs.
     """
     if verdict in ("better", "worse"):
-        word = better_word if verdict == "better" else worse_word
-        return f"{abs(delta_pct):.1f}% {word} than {other}"
+        return f"{change_words(delta_pct, metric, named=True)} than {other}"
     if verdict == "equivalent":
         return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
     if verdict == "insufficient":

@@ -210,7 +210,7 @@ def _last_error_line(text: str) -> str | None:
 
 def _clip(line: str) -> str:
     line = line.rstrip()
-    return line if len(line) <= MAX_LOG_LINE_CHARS else line[: MAX_LOG_LINE_CHARS - 3] + "..."
+    return line if len(line) <= MAX_LOG_LINE_CHARS else line[: MAX_LOG_LINE_CHARS - 1] + "…"
 
 
 def known_reason(log_text: str, patterns: Sequence[FailurePattern] = ()) -> FailureReason | None:
