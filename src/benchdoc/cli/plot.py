@@ -10,7 +10,8 @@ from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledge
 from benchdoc.errors import UsageError
 
 ORDER = 75
-KINDS = ("bar", "before-after", "history")  # as benchdoc.plots.CHART_KINDS; kept here so --help imports nothing heavy
+# As benchdoc.plots.CHART_KINDS; kept here so --help imports nothing heavy.
+KINDS = ("bar", "before-after", "history", "latency-throughput", "latency-cdf")
 FORMATS = ("svg", "png")
 
 
@@ -20,8 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write a chart (SVG or PNG) of the results to a file",
         description="Draw one chart from the ledger: 'bar' (a metric across experiments: medians of the pooled runs "
         "with 95% intervals, the reference as a line, failed and untested experiments as labelled gaps), "
-        "'before-after' (superseded experiments next to what replaced them) or 'history' (one experiment's runs "
-        "over time). The format follows the file's extension. The same ledger always gives the same bytes.",
+        "'before-after' (superseded experiments next to what replaced them), 'history' (one experiment's runs "
+        "over time), 'latency-throughput' (TTFT and TPOT against throughput over load sweeps) or 'latency-cdf' "
+        "(the distribution of TTFT and TPOT per request, from the requests kept with the pooled runs; "
+        "--metric ttft_ms or tpot_ms draws one). The format follows the file's extension. The same ledger "
+        "always gives the same bytes.",
     )
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT",
                         help="experiment names, aliases or glob patterns such as 'eagle3-*' (bar default: every "
@@ -41,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
 
     fmt = output_format(args.output, args.format)
     config = load_project(args)
-    with open_ledger(config) as ledger:
+    with open_ledger(config) as ledger:  # open while charting: a latency-cdf chart reads kept requests
         results = build_results(config, ledger, pooling=pooling_from_args(args))
-    data, image = chart(args.kind, results, args.metric, args.experiments, fmt=fmt)
+        data, image = chart(args.kind, results, args.metric, args.experiments, fmt=fmt)
     if args.output == "-":
         sys.stdout.buffer.write(image)
         sys.stdout.flush()

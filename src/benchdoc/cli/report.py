@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if limit < 0:
         raise UsageError("--history-charts needs a number >= 0")
     config = load_project(args)
-    with open_ledger(config) as ledger:
+    with open_ledger(config) as ledger:  # open while building: the latency distribution reads kept requests
         results = build_results(config, ledger, pooling=pooling_from_args(args))
-    page = build_report(results, source=display_url(config.ledger_url), max_history_charts=limit)
+        page = build_report(results, source=display_url(config.ledger_url), max_history_charts=limit)
     data = page.encode("utf-8")
     write_output(target, data)
     runs = sum(len(result.runs) for result in results)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from benchdoc.plots.draw import FORMATS  # matplotlib itself is imported only when drawing
+from benchdoc.plots.latency_cdf import LatencyCdfChart, latency_cdf_data
 from benchdoc.plots.model import (
     CHART_KINDS,
     Bar,
@@ -62,7 +63,7 @@ def history_chart(results: ResultSet, metric: str | None, experiment: str, *, fm
 
 
 def chart(kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = (), *, fmt: str = "svg") -> tuple[Chart, bytes]:
-    """The data and the bytes of a chart of ``kind`` ("bar", "before-after" or "history")."""
+    """The data and the bytes of a chart of ``kind`` (one of CHART_KINDS)."""
     data = chart_data(kind, results, metric, experiments)
     return data, render(data, fmt)
 
@@ -77,6 +78,7 @@ __all__ = [
     "FORMATS",
     "HistoryChart",
     "HistoryPoint",
+    "LatencyCdfChart",
     "ReferenceLine",
     "axis_label",
     "bar_chart",
@@ -88,6 +90,7 @@ __all__ = [
     "history_chart",
     "history_data",
     "is_simulated",
+    "latency_cdf_data",
     "render",
     "resolve_metric",
     "select_experiments",

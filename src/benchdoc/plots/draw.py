@@ -24,6 +24,7 @@ from benchdoc.plots.model import (
     BeforeAfterChart,
     Chart,
     HistoryChart,
+    LatencyCdfChart,
     LatencyThroughputChart,
     axis_label,
     format_value,
@@ -103,6 +104,10 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
     with _style():
         if isinstance(chart, LatencyThroughputChart):
             return _save(_draw_latency_throughput(chart), chart, fmt)
+        if isinstance(chart, LatencyCdfChart):
+            from benchdoc.plots.draw_cdf import draw_latency_cdf
+
+            return _save(draw_latency_cdf(chart), chart, fmt)
         figure = _new_figure(chart)
         axes = figure.add_subplot()
         if isinstance(chart, BarChart):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
+from benchdoc.plots.latency_cdf import LatencyCdfChart, latency_cdf_data
 from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
 from benchdoc.results.status import Status
 from benchdoc.results.words import delta_mark, failure_reason
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
     from benchdoc.results import ExperimentResult, ResultSet, Summary
 
-CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history", "latency-throughput")
+CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history", "latency-throughput", "latency-cdf")
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class HistoryChart:
         )
 
 
-Chart = BarChart | BeforeAfterChart | HistoryChart | LatencyThroughputChart
+Chart = BarChart | BeforeAfterChart | HistoryChart | LatencyThroughputChart | LatencyCdfChart
 
 
 # --- shared with the drawing and the report ---------------------------------------------
@@ -332,6 +333,8 @@ def chart_data(kind: str, results: ResultSet, metric: str | None = None, experim
         return history_data(results, metric, experiments[0])
     if kind == "latency-throughput":
         return latency_throughput_data(results, metric, experiments)
+    if kind == "latency-cdf":
+        return latency_cdf_data(results, metric, experiments)
     raise UsageError(f"unknown chart kind '{kind}' (expected one of: {', '.join(CHART_KINDS)})")
 
 

@@ -228,6 +228,22 @@ def figure(chart: Chart, image: bytes) -> str:
     return f'<figure class="chart"><img src="{uri}" alt="{esc(chart.describe())}"></figure>'
 
 
+def latency_cdf_figure(results: ResultSet) -> str:
+    """The distribution of TTFT and TPOT per request, when some experiment's runs kept their
+    requests (none is drawn, and nothing said, for a project that records only summaries)."""
+    from benchdoc.errors import BenchdocError
+    from benchdoc.plots import render
+    from benchdoc.plots.latency_cdf import latency_cdf_data
+
+    if results.read_requests is None:
+        return ""
+    try:
+        chart = latency_cdf_data(results)
+    except BenchdocError:
+        return ""
+    return figure(chart, render(chart))
+
+
 def charts_section(results: ResultSet) -> str:
     from benchdoc.errors import BenchdocError
     from benchdoc.plots import bar_chart_data, before_after_data, render
@@ -257,6 +273,9 @@ def charts_section(results: ResultSet) -> str:
             parts.append(f'<p class="muted">No latency-throughput chart: {esc(err.message)}</p>')
         else:
             parts.append(figure(sweep, render(sweep)))
+    cdf = latency_cdf_figure(results)
+    if cdf:
+        parts.append(cdf)
     if not metrics:
         parts.append('<p class="muted">Nothing measured yet.</p>')
     parts.append("</div>")

@@ -9,6 +9,7 @@ comparison. `show`, documents, the prose lint and reports all read this; none re
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,13 @@ def build_results(
     metrics: Iterable[str] | None = None,
     all_metrics: bool = False,
 ) -> ResultSet:
-    """Read every run from the ledger and compute each experiment's result."""
-    return compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics, all_metrics=all_metrics)
+    """Read every run from the ledger and compute each experiment's result.
+
+    The result set reads the requests kept with its runs from ``ledger`` when asked
+    (:meth:`ResultSet.request_latencies`), so ask while the ledger is open.
+    """
+    results = compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics, all_metrics=all_metrics)
+    return dataclasses.replace(results, read_requests=ledger.requests)
 
 
 def compute_results(

@@ -22,6 +22,7 @@ from benchdoc.stats import CORRECTION_NAMES, summarize
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
     from benchdoc.results.workload import WorkloadMix
+    from benchdoc.results.requests import RequestLatencies, RequestReader
     from benchdoc.stats import Change, Comparison, Summary
 
 
@@ -120,6 +121,24 @@ class ResultSet:
     correction: str
     family_sizes: dict[str, int]  # metric -> number of comparisons corrected together
     _ad_hoc: dict[tuple[str, str, str], Comparison] = field(default_factory=dict, repr=False, compare=False)
+    # Reads the requests kept with runs (the ledger the results were built from, while it is open).
+    read_requests: RequestReader | None = field(default=None, repr=False, compare=False)
+    _latencies: dict[str, RequestLatencies | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def request_latencies(self, names: Iterable[str]) -> dict[str, RequestLatencies]:
+        """The per-request TTFT and TPOT distributions of these experiments' pooled runs, read in
+        one query; an experiment whose pooled runs kept no requests is left out."""
+        wanted = [self[name].name for name in names]
+        missing = [name for name in dict.fromkeys(wanted) if name not in self._latencies]
+        if missing and self.read_requests is not None:
+            from benchdoc.results.requests import request_latencies
+
+            ids = {name: [run.id for run in self.experiments[name].pooled] for name in missing}
+            kept = self.read_requests([run_id for run_ids in ids.values() for run_id in run_ids])
+            for name, run_ids in ids.items():
+                self._latencies[name] = request_latencies(name, {run_id: kept.get(run_id, ()) for run_id in run_ids})
+        found = {name: self._latencies.get(name) for name in wanted}
+        return {name: latencies for name, latencies in found.items() if latencies is not None}
 
     def __getitem__(self, name: str) -> ExperimentResult:
         """The result of the experiment with this name or alias."""
