@@ -93,3 +93,60 @@ def test_the_size_gates_can_fail(tmp_path: Path) -> None:
     node = tree.body[0]
     assert isinstance(node, ast.FunctionDef)
     assert (node.end_lineno or 0) - node.lineno + 1 == MAX_FUNCTION_LINES + 1
+
+
+# The flags each command's row of the README's command table names: what a reader needs to
+# know the command can do (every other option is in its --help and the docs).
+MAIN_FLAGS: dict[str, tuple[str, ...]] = {
+    "run": ("--repetitions", "--until-decided", "--max-repetitions", "--interleave", "--missing", "--dry-run", "--quiet"),
+    "submit": ("--slurm", "--partition", "--gres", "--time", "--max-parallel", "--missing", "--dry-run"),
+    "record": ("--metric", "--failed", "--note"),
+    "import": ("--format", "--experiment", "--select", "--metric", "--allow-new", "--dry-run"),
+    "bench": ("--url", "--api", "--concurrency", "--rate", "--requests", "--duration", "--input-tokens",
+              "--output-tokens", "--dataset", "--tokenizer", "--slo", "--repetitions", "--find-capacity", "--workers",
+              "--record", "--json"),
+    "sim": ("--port", "--ttft-ms", "--step-ms", "--draft-steps", "--accept-prob", "--fail-start", "--error-rate"),
+    "show": ("--markdown", "--metric", "--all-metrics", "--json", "--runs", "--since", "--all-runs"),
+    "compare": ("--markdown", "--metric", "--json", "--runs", "--since", "--all-runs"),
+    "history": ("--requests", "--all-metrics", "--json"),
+    "retract": ("--reason",),
+    "export": ("--format", "--output", "--experiment", "--requests"),
+    "sync": ("--write", "--check", "--force", "--quiet", "--runs", "--since", "--all-runs"),
+    "lint": ("--changed-since", "--changed", "--json"),
+    "check": ("--diff", "--no-lint", "--runs", "--since", "--all-runs"),
+    "plot": ("--output", "--kind", "--metric", "--runs", "--since", "--all-runs"),
+    "report": ("--output", "--history-charts", "--runs", "--since", "--all-runs"),
+}
+
+
+def _command_rows(readme: str) -> dict[str, str]:
+    """The README's command table: each command's row, by the command it starts with."""
+    rows = {}
+    for line in readme.splitlines():
+        found = re.match(r"\| `benchdoc ([a-z][a-z-]*)", line)
+        if found:
+            rows[found.group(1)] = line
+    return rows
+
+
+def _options(command: str) -> dict[str, set[str]]:
+    """Each option of a command: its longest spelling -> every spelling."""
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    sub = subparsers.choices[command]  # type: ignore[attr-defined]
+    return {max(a.option_strings, key=len): set(a.option_strings) for a in sub._actions if a.option_strings}
+
+
+def test_the_readme_command_table_has_a_row_per_command_naming_its_main_flags() -> None:
+    rows = _command_rows((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert sorted(rows) == _commands(), "the command table should have one row per command"
+    for command, flags in MAIN_FLAGS.items():
+        options = _options(command)
+        for flag in flags:
+            assert flag in options, f"{command} has no option {flag}: update MAIN_FLAGS"
+            spelled = [s for s in options[flag] if re.search(re.escape(s) + r"(?![\w-])", rows[command])]
+            assert spelled, f"README's row of `benchdoc {command}` does not name {flag}"
+    # Every chart kind `plot --kind` takes is named in its row.
+    kind = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    plot_kinds = next(a.choices for a in kind.choices["plot"]._actions if "--kind" in a.option_strings)  # type: ignore[attr-defined]
+    assert all(f"`{k}`" in rows["plot"] or f"--kind {k}" in rows["plot"] for k in plot_kinds)
