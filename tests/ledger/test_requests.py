@@ -42,3 +42,12 @@ def test_a_run_refused_keeps_no_requests(url: str) -> None:
         with pytest.raises(Exception, match="needs at least one sample"):
             ledger.record_run(NewRun("a", requests=rows(0, 2)))
         assert ledger.run_count() == 0 and ledger.requests([1]) == {1: []}
+
+
+def test_timings_alone_leave_each_whole_record_unread(url: str) -> None:
+    with Ledger.open(url) as ledger:
+        run = ledger.record_run(NewRun("a", samples=[Sample("x", 1.0)], requests=rows(0, 3)))
+        whole, timings = ledger.requests([run])[run], ledger.request_timings([run])[run]
+    assert [r.record for r in timings] == [{}, {}, {}] and all(r.record for r in whole)
+    columns = [(r.repetition, r.index, r.ok, r.error, r.ttft_ms, r.e2e_ms, r.output_tokens) for r in whole]
+    assert [(r.repetition, r.index, r.ok, r.error, r.ttft_ms, r.e2e_ms, r.output_tokens) for r in timings] == columns

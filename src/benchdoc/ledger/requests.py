@@ -38,15 +38,20 @@ def insert_requests(conn: sa.Connection, run_id: int, rows: Sequence[RequestRow]
     )
 
 
-def read_requests(conn: sa.Connection, run_ids: Iterable[int]) -> dict[int, list[RequestRow]]:
-    """Each run's requests, by repetition and then request number."""
+def read_requests(conn: sa.Connection, run_ids: Iterable[int], *, records: bool = True) -> dict[int, list[RequestRow]]:
+    """Each run's requests, by repetition and then request number.
+
+    ``records=False`` leaves each whole record (chunk arrival times and all) unread, its
+    ``record`` empty: the timing columns alone, for a distribution of many requests.
+    """
     ids = list(run_ids)
     found: dict[int, list[RequestRow]] = {run_id: [] for run_id in ids}
     if not ids:
         return found
     table = requests_table
+    columns = [c for c in table.c if records or c.name != "record"]
     query = (
-        sa.select(table)
+        sa.select(*columns)
         .where(table.c.run_id.in_(ids))
         .order_by(table.c.run_id, table.c.repetition, table.c.request_index, table.c.id)
     )
@@ -60,7 +65,7 @@ def read_requests(conn: sa.Connection, run_ids: Iterable[int]) -> dict[int, list
                 ttft_ms=row["ttft_ms"],
                 e2e_ms=row["e2e_ms"],
                 output_tokens=row["output_tokens"],
-                record=row["record"] or {},
+                record=(row["record"] or {}) if records else {},
             )
         )
     return found

@@ -352,6 +352,11 @@ class Ledger:
         with self._reading() as conn:
             return read_requests(conn, run_ids)
 
+    def request_timings(self, run_ids: Iterable[int]) -> dict[int, list[RequestRow]]:
+        """As :meth:`requests`, without each whole record: outcome, TTFT, end-to-end time and tokens."""
+        with self._reading() as conn:
+            return read_requests(conn, run_ids, records=False)
+
     def run(self, run_id: int) -> RunRecord:
         found = self.runs(ids=[run_id])
         if not found:

@@ -63,7 +63,7 @@ def build_results(
     (:meth:`ResultSet.request_latencies`), so ask while the ledger is open.
     """
     results = compute_results(config, ledger.runs(), pooling=pooling, metrics=metrics, all_metrics=all_metrics)
-    return dataclasses.replace(results, read_requests=ledger.requests)
+    return dataclasses.replace(results, read_requests=ledger.request_timings)
 
 
 def compute_results(

@@ -8,6 +8,7 @@ is computed once too and shared by every region that asks for the same.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -68,5 +69,6 @@ class LazyResults:
                 self._others[pooling] = self._repool(pooling)
             else:  # every run a result can pool is among each experiment's runs
                 runs = [run for result in base for run in result.runs]
-                self._others[pooling] = compute_results(base.config, runs, pooling=pooling)
+                repooled = compute_results(base.config, runs, pooling=pooling)
+                self._others[pooling] = dataclasses.replace(repooled, read_requests=base.read_requests)
         return self._others[pooling]

@@ -21,8 +21,8 @@ from benchdoc.stats import CORRECTION_NAMES, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
-    from benchdoc.results.workload import WorkloadMix
     from benchdoc.results.requests import RequestLatencies, RequestReader
+    from benchdoc.results.workload import WorkloadMix
     from benchdoc.stats import Change, Comparison, Summary
 
 

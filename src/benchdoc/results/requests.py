@@ -41,7 +41,8 @@ class RequestLatencies:
 
 
 def request_tpot(row: RequestRow) -> float | None:
-    """A request's time per output token after the first, as the load generator defines it."""
+    """A request's time per output token after the first, as the load generator defines it
+    (its kept record's ``tpot_ms``, else the same formula over the row's own columns)."""
     kept = row.record.get("tpot_ms") if isinstance(row.record, dict) else None
     if isinstance(kept, (int, float)) and not isinstance(kept, bool):
         return float(kept)
