@@ -73,3 +73,15 @@ def test_repetitions_mistakes_are_usage_errors(project: Project) -> None:
     assert zero.returncode == 2 and "--repetitions needs a positive number" in zero.stderr
     sweep = project.run("bench", "--url", "http://127.0.0.1:9", "--rate", "1,2", "--repetitions", "3")
     assert sweep.returncode == 2 and "--repetitions repeats one load level" in sweep.stderr
+
+
+@pytest.mark.timeout(120)
+def test_repetitions_over_a_dataset_keep_its_description_once(project: Project, sim_url: str) -> None:
+    dataset = project.root / "prompts.jsonl"
+    dataset.write_text("".join(json.dumps({"prompt": f"question {i} " * 4, "output_len": 4}) + "\n" for i in range(8)))
+    res = project.run("bench", "--url", sim_url, "--requests", "3", "--dataset", str(dataset), "--repetitions", "2",
+                      "--record", "eagle3")
+    assert res.returncode == 0, res.stderr
+    (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
+    described = run["metadata"]["provenance"]["dataset"]
+    assert described["path"] == str(dataset) and described["entries"] == 8 and len(described["sha256"]) == 64

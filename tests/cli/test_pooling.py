@@ -117,7 +117,7 @@ def test_sync_and_check_take_a_pooling_for_one_call(pooled_project: Project) -> 
     text = log.read_text()
     assert "Baseline pools <!-- benchdoc:value baseline.output_tok_s show=n -->5<!-- benchdoc:end" in text
     assert "show=n runs=1 -->2<!-- benchdoc:end" in text  # the region's own pooling wins
-    assert "Median of every successful run of each experiment (not the project's default" in text
+    assert "Median of every successful run of each experiment (not the project's [stats] pool = \"latest\");" in text
     for _ in range(2):  # cold, then from the derived cache
         assert pooled_project.run("check", "--all-runs").returncode == 0
     stale = pooled_project.run("check")

@@ -47,15 +47,14 @@ def test_a_value_region_pools_what_it_asks_for() -> None:
 def test_a_table_with_its_own_pooling_says_so_and_others_do_not() -> None:
     own = render('<!-- benchdoc:table experiments=baseline columns="label n" runs=3 -->')
     assert "| Baseline (no spec) | 6 |" in own
-    assert ("Median of the latest 3 successful runs of each experiment (not the project's default, the latest run "
-            "of each experiment (all its repetitions) ([stats] pool = \"latest\"))") in own
+    assert "Median of the latest 3 successful runs of each experiment (not the project's [stats] pool = \"latest\");" in own
     plain = render('<!-- benchdoc:table experiments=baseline columns="label n" -->')
-    assert "| Baseline (no spec) | 2 |" in plain and "not the project's default" not in plain
+    assert "| Baseline (no spec) | 2 |" in plain and "not the project's" not in plain
 
 
 def test_a_region_asking_for_the_project_default_carries_no_note() -> None:
     latest = render('<!-- benchdoc:table experiments=baseline columns="label n" pool=latest -->')
-    assert "| Baseline (no spec) | 2 |" in latest and "not the project's default" not in latest
+    assert "| Baseline (no spec) | 2 |" in latest and "not the project's" not in latest
 
 
 @pytest.mark.parametrize(
@@ -91,3 +90,5 @@ def test_a_chart_region_pools_what_it_asks_for() -> None:
     marker = '<!-- benchdoc:chart kind=bar experiments=baseline metric=output_tok_s file=charts/b.svg{} -->'
     latest, everything = render(marker.format("")), render(marker.format(" pool=all"))
     assert "Baseline (no spec) 92.2" in latest and "Baseline (no spec) 91.2" in everything
+    assert "Pooled:" not in latest
+    assert "Pooled: every successful run of each experiment, not the project's \\[stats\\] pool = \"latest\"." in everything

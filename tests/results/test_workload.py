@@ -66,3 +66,23 @@ def test_runs_that_recorded_no_workload_are_not_judged() -> None:
     runs = runs_with({})
     runs.add("eagle3", [97.0], day=5)  # numbers recorded by hand: no settings
     assert compute_results(CONFIG, runs.runs, pooling=Pooling("all"))["eagle3"].mixed_workloads is None
+
+
+def test_one_dataset_path_holding_another_file_is_another_workload() -> None:
+    runs = runs_with({"dataset": "prompts.jsonl"}, {"dataset": "prompts.jsonl"})
+    for run, digest in zip(runs.runs, ("ab" * 32, "cd" * 32)):
+        provenance = {"dataset": {"path": "prompts.jsonl", "sha256": digest}}
+        runs.runs[run.id - 1] = replace(run, metadata=replace(run.metadata, provenance=provenance))
+    mix = compute_results(CONFIG, runs.runs, pooling=Pooling("all"))["eagle3"].mixed_workloads
+    assert mix is not None
+    assert mix.short() == f"dataset prompts.jsonl (sha256 {'ab' * 6}), prompts.jsonl (sha256 {'cd' * 6})"
+
+
+def test_imported_serving_benchmarks_say_their_workload_too() -> None:
+    runs = Runs()
+    for day, concurrency in enumerate((8, 32)):
+        runs.add("eagle3", [96.0], day=day)
+        tool = {"backend": "sglang", "max_concurrency": concurrency, "random_input_len": 1024, "request_rate": "inf"}
+        runs.runs[-1] = replace(runs.runs[-1], metadata=RunMetadata(tool=tool))
+    mix = compute_results(CONFIG, runs.runs, pooling=Pooling("all"))["eagle3"].mixed_workloads
+    assert mix is not None and mix.differences == (("concurrency", ("8", "32")),)

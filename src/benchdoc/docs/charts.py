@@ -54,8 +54,12 @@ def render_chart_region(attrs: dict[str, str], results: ResultSet, document_path
         raise
     except BenchdocError as err:  # unknown metric or experiment, a glob matching nothing, ...
         raise DocumentError(f"chart region: {err.message}") from err
+    from benchdoc.docs.pooled import pooling_note
+
     link = quote(relative.as_posix(), safe="/-_.~")
-    content = f"![{_alt_text(chart.describe())}]({link})"
+    note = pooling_note(results.config, results.pooling)  # a region's own runs=, or a call's --runs
+    described = chart.describe() + (f" Pooled: {results.pooling.describe()}, {note}." if note else "")
+    content = f"![{_alt_text(described)}]({link})"
     return content, {chart_target(document_path, relative.as_posix()): data}
 
 

@@ -42,4 +42,4 @@ def pooling_note(config: Config, pooling: Pooling) -> str | None:
     default = config.stats.pool
     if pooling == default:
         return None
-    return f"not the project's default, {default.describe()} ([stats] pool = \"{default.spelling}\")"
+    return f"not the project's [stats] pool = \"{default.spelling}\""

@@ -2,8 +2,9 @@
 
 The workload is part of what a result is: a median over runs at concurrency 4 and runs at
 concurrency 16, or over 128- and 1024-token prompts, describes no configuration. A run
-says what it ran in its metadata (`bench`'s ``settings``, `run`'s ``workload.settings``);
-a run that does not (recorded or imported numbers) is left out of the question.
+says what it ran in its metadata (`bench`'s ``settings``, `run`'s ``workload.settings``, the
+fields an imported serving benchmark kept); a run that does not (numbers given to `record`,
+most imports) is left out of the question.
 """
 
 from __future__ import annotations
@@ -27,13 +28,31 @@ WORKLOAD_SETTINGS: tuple[tuple[str, str], ...] = (
 )
 
 
+# The same settings as sglang's and vLLM's serving benchmarks write them (kept by `import`).
+IMPORTED_SETTINGS: dict[str, str] = {
+    "random_input_len": "input_tokens",
+    "random_output_len": "output_tokens",
+    "max_concurrency": "concurrency",
+    "request_rate": "rate",
+    "dataset_name": "dataset",
+}
+
+
 def workload_of(run: RunRecord) -> dict[str, Any] | None:
     """The workload settings a run recorded, or None when it recorded none."""
     metadata = run.metadata
     settings = metadata.settings or (metadata.workload or {}).get("settings")
     if not isinstance(settings, dict):
-        return None
-    return {key: settings.get(key) for key, _ in WORKLOAD_SETTINGS}
+        tool = metadata.tool or {}
+        settings = {ours: tool[theirs] for theirs, ours in IMPORTED_SETTINGS.items() if theirs in tool}
+        if not settings:
+            return None
+    found = {key: settings.get(key) for key, _ in WORKLOAD_SETTINGS}
+    described = (metadata.provenance or {}).get("dataset")
+    dataset = described.get("sha256") if isinstance(described, dict) else None
+    if found["dataset"] and isinstance(dataset, str):  # one path may hold another file than it did
+        found["dataset"] = f"{found['dataset']} (sha256 {dataset[:12]})"
+    return found
 
 
 @dataclass(frozen=True)

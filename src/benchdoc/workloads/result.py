@@ -113,17 +113,22 @@ class WorkloadResult:
         return data
 
 
+def _is_count(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def merge_provenance(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Several repetitions' provenance as one: counts by source added up (``{"usage": 12}``);
-    a value that differs between repetitions (the accept length's source) lists each once."""
+    any other value (the accept length's source, the dataset's description) is kept once,
+    or each distinct one listed when repetitions differ."""
     merged: dict[str, Any] = {}
     for part in parts:
         for key, value in part.items():
-            if isinstance(value, dict):
+            if isinstance(value, dict) and all(_is_count(v) for v in value.values()):
                 counts = merged.setdefault(key, {})
                 for source, count in value.items():
                     counts[source] = counts.get(source, 0) + count
-            elif key not in merged:
+            elif key not in merged:  # a description (the dataset: path, digest, size) is kept, not added up
                 merged[key] = value
             elif merged[key] != value:
                 seen = merged[key] if isinstance(merged[key], list) else [merged[key]]
