@@ -24,6 +24,7 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     # The starter is valid and usable as is.
     rec = proj.run("record", "baseline", "--metric", "output_tok_s=89.5")
     assert rec.returncode == 0, rec.stderr
+    assert 'pool = "latest"' in text and "latest run" in proj.run("show").stdout
 
 
 def test_record_history_and_export_round_trip(project: Project) -> None:

@@ -50,6 +50,7 @@ notes = "Speculative decoding with 2 draft steps"
 alpha = 0.05          # significance level of every comparison
 confidence = 0.95     # level of every interval
 correction = "holm"   # multiple comparisons: holm, bonferroni, bh or none
+pool = "latest"       # which runs each result pools: "latest", "all", "runs:5" or "since:2026-11-01"
 
 [documents]
 # Markdown logs whose managed regions benchdoc regenerates.
