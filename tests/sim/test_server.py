@@ -12,6 +12,9 @@ from benchdoc.sim.config import SimConfig
 
 from .conftest import SimClient, Streamed, least_of
 
+# Judged on real time: run alone, after the parallel part of the suite (scripts/test).
+pytestmark = pytest.mark.timing
+
 FAST = {"ttft_ms": 2.0, "step_ms": 1.0}
 
 

@@ -7,6 +7,9 @@ import pytest
 from benchdoc.workloads import WorkloadSpec, run_workload
 from benchdoc.workloads.saturation import assess
 
+# Judged on real time: run alone, after the parallel part of the suite (scripts/test).
+pytestmark = pytest.mark.timing
+
 
 def test_the_verdict_names_each_reason() -> None:
     calm = assess([0.2], [0.1] * 100, [10.0] * 100, [0.05] * 10)

@@ -9,6 +9,9 @@ from benchdoc.workloads import WorkloadSpec
 from benchdoc.workloads.levels import LoadLevel, level_experiment, parse_levels, split_level_experiment
 from benchdoc.workloads.sweep import find_capacity, run_sweep
 
+# Judged on real time: run alone, after the parallel part of the suite (scripts/test).
+pytestmark = pytest.mark.timing
+
 
 def test_level_names_round_trip() -> None:
     levels = parse_levels("1, 2.5,8", "rate")

@@ -9,6 +9,9 @@ from benchdoc.workloads import WorkloadSpec, run_workload
 from benchdoc.workloads.arrivals import arrival_times
 from benchdoc.workloads.workers import WorkerPart, run_with_workers
 
+# Judged on real time: run alone, after the parallel part of the suite (scripts/test).
+pytestmark = pytest.mark.timing
+
 
 def test_parts_share_indices_and_counts() -> None:
     parts = [WorkerPart(i, 3, 0.0) for i in range(3)]
