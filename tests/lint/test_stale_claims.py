@@ -134,3 +134,16 @@ def test_a_sentence_that_calls_its_difference_noise_claims_no_direction() -> Non
     for text in ("0.1% slower, i.e. no difference", "2% faster, within noise", "1% slower (not significant)"):
         assert calls_it_noise(text), text
     assert not calls_it_noise("2% faster than the baseline")
+
+
+@pytest.mark.parametrize("written", ["EAGLE-3's TTFT p50 is 2.00x faster than Baseline (no spec).",
+                                     "EAGLE-3's TTFT p50 is 20% lower than Baseline (no spec)."])
+def test_a_latency_claim_s_fix_is_in_the_rendered_words_and_holds_once_written(story_facts: LintFacts, written: str) -> None:
+    """TTFT p50 went from 41.0 to 43.5 ms: the fix says '1.06x slower' (never '-6.1% faster'),
+    exactly what a show=verdict region renders, and the sentence with it is not flagged again."""
+    (finding,) = lint_text(story_facts, written, "log.md")
+    assert finding.kind == STALE_CLAIM
+    assert finding.fix is not None and finding.fix.startswith('write "1.06x slower than Baseline (no spec)"')
+    assert "show=verdict -->1.06x slower than Baseline (no spec)<!-- benchdoc:end -->" in finding.fix
+    fixed = written.replace(finding.text, "1.06x slower than Baseline (no spec)")
+    assert lint_text(story_facts, fixed, "log.md") == []

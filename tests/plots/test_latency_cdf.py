@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.conftest import Project
+from tests.conftest import STORY_CONFIG, Project
 from tests.plots.test_layout_in_browser import LAYOUT, _overlap
 from tests.report.browser import devtools_page
 
-from benchdoc.config import load_config
+from benchdoc.config import load_config, parse_config
 from benchdoc.errors import UsageError
-from benchdoc.ledger import Ledger
+from benchdoc.ledger import Ledger, NewRun, RequestRow, Sample
 from benchdoc.plots import chart_data
 from benchdoc.plots.latency_cdf import LatencyCdfChart, cdf_steps
 from benchdoc.results import build_results
@@ -132,3 +132,25 @@ def test_a_project_without_kept_requests_has_no_distribution_in_its_report(proje
         results = build_results(config, ledger)
         with pytest.raises(UsageError, match="no per-request records for Baseline"):
             chart_data("latency-cdf", results)
+
+
+def test_kept_requests_without_a_latency_to_draw_are_named_as_such(tmp_path: Path) -> None:
+    """One-token outputs have no TPOT: the experiment is named for it, not as one without records."""
+    config = parse_config(STORY_CONFIG, tmp_path / "benchdoc.toml")
+
+    def kept(tokens: int) -> list[RequestRow]:
+        return [RequestRow(0, i, True, None, 20.0 + i, 40.0 + 3 * i, tokens, {}) for i in range(5)]
+
+    with Ledger.open(f"sqlite:///{tmp_path / 'l.db'}") as ledger:
+        ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 90.0)], requests=kept(8)))
+        ledger.record_run(NewRun("eagle3-cuda13", samples=[Sample("output_tok_s", 95.0)], requests=kept(1)))
+        results = build_results(config, ledger)
+        both = chart_data("latency-cdf", results, None, ["baseline", "eagle3-cuda13"])
+        tpot = chart_data("latency-cdf", results, "tpot_ms", ["baseline", "eagle3-cuda13"])
+        with pytest.raises(UsageError, match="no kept request of EAGLE-3 2-step \\(CUDA 13 \\+ fusion\\) has a TPOT"):
+            chart_data("latency-cdf", results, "TPOT", ["eagle3-cuda13"])
+    assert isinstance(both, LatencyCdfChart) and isinstance(tpot, LatencyCdfChart)
+    assert [s.experiment for s in both.series] == ["baseline", "eagle3-cuda13"]
+    assert "tpot_ms" not in both.series[1].steps and both.series[0].steps["tpot_ms"][-1] == (4.0, 1.0)  # (40 + 12 - 24) / 7
+    assert [s.experiment for s in tpot.series] == ["baseline"] and tpot.without_records == ()
+    assert "Kept requests, none with a TPOT to draw (not drawn): EAGLE-3 2-step (CUDA 13 + fusion)." in tpot.caption

@@ -85,7 +85,11 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
     series = [_series(results, found[name], panels) for name in names if name in found]
     series = [s for s in series if s.steps]
     drawn = {s.experiment for s in series}
-    without = tuple(results[name].label for name in names if name not in drawn)
+    without = tuple(results[name].label for name in names if name not in found)
+    # Kept requests, but none with a latency to draw (every one failed, or one output token and no TPOT).
+    empty = tuple(results[name].label for name in names if name in found and name not in drawn)
+    if not series and empty:
+        raise UsageError(f"no kept request of {_listing(empty)} has a {' or '.join(p for _, p in panels)} to draw")
     if not series:
         raise UsageError(f"no per-request records for {_listing([results[n].label for n in names])}: {RECORD_HINT}")
     simulated = any(is_simulated(run) for s in series for run in results[s.experiment].pooled if run.id in s.runs)
@@ -95,6 +99,9 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
     )
     if without:
         caption += f" {_without_text(without)}"
+    if empty:
+        names_drawn = " or ".join(panel for _, panel in panels)
+        caption += f" Kept requests, none with a {names_drawn} to draw (not drawn): {_listing(empty)}."
     if simulated:
         caption += " Simulated: measured against the built-in simulator, not real hardware."
     x_metric = MetricConfig(name="latency_ms", label="Latency", unit="ms", direction="lower")
