@@ -80,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     load.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
                       help="the client's event loop (default asyncio; uvloop is faster per chunk but hides "
                       "how busy the loop was; needs benchdoc[uvloop])")
+    load.add_argument("--http-client", choices=["lean", "aiohttp"], default="lean",
+                      help="what reads the streams: lean (the default: an asyncio protocol over httptools, "
+                      "plain http; other URLs fall back to aiohttp) or aiohttp")
 
     shape_group = parser.add_argument_group("requests")
     shape_group.add_argument("--input-tokens", type=int, metavar="N",
@@ -195,6 +198,7 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         slo=parse_slo(args.slo) if args.slo else (),
         workers=args.workers,
         event_loop=args.event_loop,
+        http_client=args.http_client,
         temperature=args.temperature,
         ignore_eos=not args.no_ignore_eos,
         continuous_usage=not args.no_continuous_usage,

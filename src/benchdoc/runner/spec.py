@@ -55,6 +55,7 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "abort_after_connect_errors": (int,),
     "workers": (int,),
     "event_loop": (str,),
+    "http_client": (str,),
     "dataset": (str,),
     "dataset_format": (str,),
     "truncate_prompts": (bool,),

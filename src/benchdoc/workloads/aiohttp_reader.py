@@ -15,7 +15,16 @@ from typing import Any
 import aiohttp
 
 from benchdoc.errors import RunError
-from benchdoc.workloads.inflight import CLOSE_GRACE_S, ReadFailure, Watch, describe, http_error, json_body_error
+from benchdoc.workloads.inflight import (
+    CLOSE_GRACE_S,
+    CLOSED_EARLY,
+    CUT_MID_BODY,
+    ReadFailure,
+    Watch,
+    describe,
+    http_error,
+    json_body_error,
+)
 from benchdoc.workloads.prometheus import SPEC_COUNTERS, parse_counters
 from benchdoc.workloads.protocols import StreamDecoder
 from benchdoc.workloads.records import RequestRecord
@@ -96,10 +105,12 @@ class AiohttpReader:
             reason = f"connect timeout ({self.spec.timeouts.connect_s:g} s): {describe(err)}"
             raise ReadFailure(reason, "connect") from None
         except aiohttp.ServerDisconnectedError:
-            raise ReadFailure("the server closed the connection before the response was complete", "cut",
-                              cut_short=record.http_status == 200) from None
+            raise ReadFailure(CLOSED_EARLY, "cut", cut_short=record.http_status == 200) from None
         except aiohttp.ClientPayloadError as err:
-            raise ReadFailure(f"response cut off mid-stream: {describe(err)}", "cut", cut_short=True) from None
+            # aiohttp's words for a body that stopped short of its framing's end.
+            early = str(err).startswith("Response payload is not completed")
+            reason = CUT_MID_BODY if early else f"response cut off mid-stream: {describe(err)}"
+            raise ReadFailure(reason, "cut", cut_short=True) from None
         except (aiohttp.ClientError, OSError) as err:
             raise ReadFailure(f"network error: {describe(err)}") from None
 

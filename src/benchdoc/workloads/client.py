@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.machineload import LoadFigures, LoadMeter, local_server_pgids
 from benchdoc.workloads import settle
 from benchdoc.workloads.aiohttp_reader import AiohttpReader
-from benchdoc.workloads.engine import Engine
+from benchdoc.workloads.engine import Engine, StreamReader
 from benchdoc.workloads.inflight import Phase
 from benchdoc.workloads.prompt_source import prompt_source
 from benchdoc.workloads.records import RequestRecord
@@ -59,8 +59,9 @@ async def run_workload_async(
     if spec.api_key:
         headers["Authorization"] = f"Bearer {spec.api_key}"
     http = AiohttpReader(spec, headers)
+    reader, reader_note = _stream_reader(spec, headers, http)
     try:
-        engine = Engine(spec, http, prompts, part)
+        engine = Engine(spec, reader, prompts, part)
         watchdog = asyncio.ensure_future(engine.watchdog())
         try:
             measured = await _measure(engine, http, progress)
@@ -68,8 +69,22 @@ async def run_workload_async(
             watchdog.cancel()
             await asyncio.gather(watchdog, return_exceptions=True)
     finally:
+        if reader is not http:
+            await reader.close()
         await http.close()
-    return _result(engine, measured)
+    return _result(engine, measured, reader_note)
+
+
+def _stream_reader(spec: WorkloadSpec, headers: dict[str, str], http: AiohttpReader) -> tuple[StreamReader, str]:
+    """The reader of the streams, and the words provenance records for it."""
+    if spec.http_client != "lean":
+        return http, "aiohttp"
+    from benchdoc.workloads.lean_reader import open_lean
+
+    lean, why = open_lean(spec, headers)
+    if lean is None:
+        return http, f"aiohttp (the lean reader does not carry {why})"
+    return lean, "lean (httptools)"
 
 
 @dataclass
@@ -133,7 +148,7 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
     return _Measured(server_info, warmup, records, duration, before, after, monitor, load)
 
 
-def _result(engine: Engine, measured: _Measured) -> WorkloadResult:
+def _result(engine: Engine, measured: _Measured, reader_note: str) -> WorkloadResult:
     spec, prompts, records = engine.spec, engine.prompts, measured.records
     accept_length, accept_source = settle.accept_length(spec, records, measured.before, measured.after)
     ok = [r for r in records if r.ok]
@@ -143,6 +158,7 @@ def _result(engine: Engine, measured: _Measured) -> WorkloadResult:
         "chunk_tokens": _count(ok, "chunk_token_source"),
         "accept_length": accept_source,
         "clock": "time.perf_counter",
+        "http_client": reader_note,
         **prompts.provenance(),
     }
     settings = spec.settings()

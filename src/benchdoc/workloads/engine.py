@@ -40,6 +40,8 @@ class StreamReader(Protocol):
     async def stream(self, body: bytes, record: RequestRecord, decoder: StreamDecoder, watch: Watch,
                      t_send: float, hard_deadline: float) -> None: ...
 
+    async def close(self) -> None: ...
+
 
 class Engine:
     def __init__(self, spec: WorkloadSpec, reader: StreamReader, prompts: PromptSource,

@@ -22,6 +22,9 @@ WARMUP_INDEX_BASE = 1_000_000_000
 # After the terminating event, how long the server may take to end the response before
 # the connection is dropped (the request itself is complete by then).
 CLOSE_GRACE_S = 1.0
+# The reasons of a connection closed under a response, the same whichever reader saw it.
+CLOSED_EARLY = "the server closed the connection before the response was complete"
+CUT_MID_BODY = "response cut off mid-stream: the server closed the connection before the end of the body"
 
 
 class Watch:

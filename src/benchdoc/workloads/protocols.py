@@ -8,6 +8,7 @@ decoded once; a decoder keeps only running counts, never the text received so fa
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,6 +117,7 @@ class StreamDecoder:
         self.pieces: list[str] = []
         self.counts_on_every_chunk = True  # every output event carried a cumulative count
         self._last_count = 0
+        self._scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
     def feed(self, data: str) -> int | None:
         if self.done:
@@ -123,10 +125,16 @@ class StreamDecoder:
         if data == "[DONE]":
             self.done = True
             return None
+        # The C scanner straight away: json.loads would add three Python calls per event.
         try:
-            event = json.loads(data)
-        except ValueError:
-            raise StreamError(f"malformed event: expected JSON after 'data:', got {_excerpt(data)}") from None
+            event, end = self._scan(data, 0)
+        except (StopIteration, ValueError):
+            end = -1
+        if end != len(data):  # leading or trailing spaces, or not JSON: json.loads decides
+            try:
+                event = json.loads(data)
+            except ValueError:
+                raise StreamError(f"malformed event: expected JSON after 'data:', got {_excerpt(data)}") from None
         if not isinstance(event, dict):
             raise StreamError(f"malformed event: expected a JSON object, got {_excerpt(data)}")
         error = event.get("error")

@@ -17,6 +17,9 @@ from benchdoc.workloads.protocols import APIS, ENDPOINTS
 
 DEFAULT_REQUESTS = 100
 EVENT_LOOPS: tuple[str, ...] = ("asyncio", "uvloop")
+# What reads the streamed responses: the lean reader (an asyncio Protocol over httptools;
+# plain http only, anything else falls back to aiohttp) or aiohttp's client.
+HTTP_CLIENTS: tuple[str, ...] = ("lean", "aiohttp")
 MAX_REQUESTS = 10_000_000  # one client, one process: a run it can hold in memory
 
 
@@ -108,6 +111,8 @@ class WorkloadSpec:
     # The event loop: "asyncio" (the default: its selector shows how busy the loop was) or
     # "uvloop" (faster per chunk; needs benchdoc[uvloop]).
     event_loop: str = "asyncio"
+    # The HTTP client that reads the streams (see HTTP_CLIENTS).
+    http_client: str = "lean"
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -197,6 +202,8 @@ class WorkloadSpec:
         found.extend(self._prompt_problems())
         if self.event_loop not in EVENT_LOOPS:
             found.append(f"event_loop must be one of {', '.join(EVENT_LOOPS)} (got {self.event_loop!r})")
+        if self.http_client not in HTTP_CLIENTS:
+            found.append(f"http_client must be one of {', '.join(HTTP_CLIENTS)} (got {self.http_client!r})")
         if self.workers is not None and self.workers < 1:
             found.append(f"workers must be >= 1 (got {self.workers})")
         found.extend(slo_problems(self.slo))
