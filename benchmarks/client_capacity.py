@@ -3,20 +3,24 @@
 Side by side in one run, against the simulator in its own process (one SSE event per
 output token, usage at the end), each client in its own process pinned to one core:
 
-- **benchdoc**: the load generator as `benchdoc bench` runs it;
+- **benchdoc**: the load generator as `benchdoc bench` runs it, reading with aiohttp;
+- **benchdoc lean**: the same with ``--http-client lean`` (an asyncio Protocol over
+  httptools: the bytes are handled in the transport's callback, no stream reader);
 - **bare aiohttp**: the least a client on aiohttp can do per chunk: read what arrived
   (``iter_any``), stamp it, count the events in it. No JSON, no records. What benchdoc
   spends beyond it is benchdoc's own work; what it spends is aiohttp's read path.
 
 Two regimes: **zero-latency** (the simulator streams as fast as it can: many chunks per
 read) and **paced** (a token every 10 ms per stream, the realistic case: one chunk per
-read). For each, 1, 64, 256 and 1024 streams; at 64 and 256 benchdoc also runs on
-uvloop (``--event-loop uvloop``), and at 1024 with ``--workers`` (unpinned, one process
-per core free; their start-up CPU counts). Figures:
+read). For each, 1, 64, 256 and 1024 streams; at 64 and 256 both benchdoc readers also
+run on uvloop (``--event-loop uvloop``), and at 256 and 1024 with ``--workers`` (unpinned,
+one process per core free; their start-up CPU counts). Figures:
 
 - ``chunks_per_cpu_s``: output chunks taken in per second of the client's CPU time (user +
   system, child processes included); its capacity whatever the server's speed.
-- ``ttft_error_ms`` (paced, benchdoc): mean of the client's TTFT minus the server's own
+- ``lean_over_bare`` and ``lean_over_aiohttp``: the lean reader's chunks per CPU-second
+  over the bare loop's and over benchdoc's aiohttp reader's, both from the same run.
+- ``ttft_error_ms`` (benchdoc): mean of the client's TTFT minus the server's own
   TTFT for the same request (the simulator reports when each request arrived and when
   its first token was written), the part of TTFT the client added: network, its send
   queue and its event loop.
@@ -56,6 +60,7 @@ ZERO_REQUESTS = {1: 200, 64: 6, 256: 2, 1024: 1}
 @dataclass
 class Figures:
     client: str
+    tag: str  # the prefix of this client's figures in --json ("" for benchdoc on aiohttp)
     regime: str
     streams: int
     chunks: int
@@ -84,14 +89,15 @@ def _cpu() -> float:
 
 
 def _benchdoc_job(url: str, streams: int, requests: int, core: int | None, workers: int,
-                  event_loop: str = "asyncio") -> dict[str, Any]:
+                  event_loop: str = "asyncio", http_client: str = "aiohttp") -> dict[str, Any]:
     _pin(core)
     import benchdoc.workloads.client  # noqa: F401  (imports are not per-chunk work)
+    import benchdoc.workloads.lean_reader  # noqa: F401
     from benchdoc.workloads import Timeouts, WorkloadSpec, run_workload
 
     spec = WorkloadSpec(url=url, concurrency=streams, requests=requests, input_tokens=8,
                         output_tokens=OUTPUT_TOKENS, metrics_url="", workers=workers, event_loop=event_loop,
-                        timeouts=Timeouts(connect_s=30, first_token_s=120, idle_s=60))
+                        http_client=http_client, timeouts=Timeouts(connect_s=30, first_token_s=120, idle_s=60))
     cpu0, wall0 = _cpu(), time.perf_counter()
     result = run_workload(spec)
     cpu, wall = _cpu() - cpu0, time.perf_counter() - wall0
@@ -156,18 +162,22 @@ def _in_child(target: Any, *args: Any) -> dict[str, Any]:
 
 
 def measure(regime: str, streams: int, client: str, core: int | None, workers: int = 1,
-            event_loop: str = "asyncio") -> Figures:
+            event_loop: str = "asyncio", http_client: str = "aiohttp") -> Figures:
     step = "0" if regime == "zero" else str(PACED_STEP_MS)
     requests = streams * (ZERO_REQUESTS[streams] if regime == "zero" else 1)
     with start_in_process("--ttft-ms", "0", "--step-ms", step, "--max-running", "4096") as url:
         if client == "bare":
             data = _in_child(_bare_job, url, streams, requests, core)
         else:
-            data = _in_child(_benchdoc_job, url, streams, requests, core, workers, event_loop)
-    name = client if workers == 1 else f"{client} --workers {workers}"
+            data = _in_child(_benchdoc_job, url, streams, requests, core, workers, event_loop, http_client)
+    lean = client == "benchdoc" and http_client == "lean"
+    name = "benchdoc lean" if lean else client
+    tag = "bare_" if client == "bare" else ("lean_" if lean else "")
+    if workers != 1:
+        name, tag = f"{name} --workers {workers}", f"{tag}workers_"
     if event_loop != "asyncio":
-        name += f" --event-loop {event_loop}"
-    return Figures(name, regime, streams, **data)
+        name, tag = f"{name} --event-loop {event_loop}", f"{tag}{event_loop}_"
+    return Figures(name, tag, regime, streams, **data)
 
 
 def _cores() -> tuple[int | None, int | None]:
@@ -176,6 +186,23 @@ def _cores() -> tuple[int | None, int | None]:
         return None, None
     cores = sorted(os.sched_getaffinity(0))
     return (cores[-1], cores[0]) if len(cores) > 1 else (cores[0], None)
+
+
+def _figures(results: list[Figures]) -> dict[str, float]:
+    """Every figure by name, and the lean reader's ratios to the other clients of the same run."""
+    figures: dict[str, float] = {}
+    for f in results:
+        figures[f"{f.tag}chunks_per_cpu_s_{f.regime}_{f.streams}"] = round(f.chunks_per_cpu_s, 1)
+        if f.ttft_error_ms is not None:
+            figures[f"{f.tag}ttft_error_ms_{f.regime}_{f.streams}"] = round(f.ttft_error_ms, 3)
+    for f in results:
+        if f.tag != "lean_":
+            continue
+        for other, name in (("bare_", "lean_over_bare"), ("", "lean_over_aiohttp")):
+            base = figures.get(f"{other}chunks_per_cpu_s_{f.regime}_{f.streams}")
+            if base:
+                figures[f"{name}_{f.regime}_{f.streams}"] = round(f.chunks_per_cpu_s / base, 3)
+    return figures
 
 
 def main() -> int:
@@ -193,32 +220,29 @@ def main() -> int:
     for regime in args.regimes.split(","):
         for count in streams:
             results.append(measure(regime, count, "benchdoc", core))
+            results.append(measure(regime, count, "benchdoc", core, http_client="lean"))
             results.append(measure(regime, count, "bare", core))
-            if count in (64, 256):
-                results.append(measure(regime, count, "benchdoc", core, event_loop="uvloop"))
-            if count == max(STREAMS):
-                from benchdoc.workloads.workers import free_cores
+            for reader in ("aiohttp", "lean"):
+                if count in (64, 256):
+                    results.append(measure(regime, count, "benchdoc", core, event_loop="uvloop", http_client=reader))
+                if count in (256, 1024):
+                    from benchdoc.workloads.workers import free_cores
 
-                results.append(measure(regime, count, "benchdoc", None, workers=max(2, free_cores())))
+                    workers = max(2, free_cores())
+                    results.append(measure(regime, count, "benchdoc", None, workers=workers, http_client=reader))
     if any(f.failed for f in results):
         print("some requests failed: " + ", ".join(f"{f.client} {f.regime} {f.streams}: {f.failed}"
                                                    for f in results if f.failed), file=sys.stderr)
         return 1
     if args.json:
-        figures: dict[str, float] = {}
-        for f in results:
-            tag = {"benchdoc": "", "bare": "bare_"}.get(f.client, "uvloop_" if "uvloop" in f.client else "workers_")
-            figures[f"{tag}chunks_per_cpu_s_{f.regime}_{f.streams}"] = round(f.chunks_per_cpu_s, 1)
-            if f.ttft_error_ms is not None:
-                figures[f"{tag}ttft_error_ms_{f.regime}_{f.streams}"] = round(f.ttft_error_ms, 3)
-        print(json.dumps(figures))
+        print(json.dumps(_figures(results)))
         return 0
-    print(f"{'client':<22} {'regime':<6} {'streams':>7} {'chunks':>8} {'cpu s':>7} {'wall s':>7} "
+    print(f"{'client':<40} {'regime':<6} {'streams':>7} {'chunks':>8} {'cpu s':>7} {'wall s':>7} "
           f"{'chunks/cpu-s':>13} {'TTFT err ms':>12} {'client-bound':>12}")
     for f in results:
         err = f"{f.ttft_error_ms:.2f}" if f.ttft_error_ms is not None else "—"
         bound = "—" if f.client_bound is None else ("yes" if f.client_bound else "no")
-        print(f"{f.client:<22} {f.regime:<6} {f.streams:>7} {f.chunks:>8} {f.cpu_s:>7.2f} {f.wall_s:>7.2f} "
+        print(f"{f.client:<40} {f.regime:<6} {f.streams:>7} {f.chunks:>8} {f.cpu_s:>7.2f} {f.wall_s:>7.2f} "
               f"{f.chunks_per_cpu_s:>13.0f} {err:>12} {bound:>12}")
     return 0
 
