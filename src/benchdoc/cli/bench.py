@@ -74,15 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                       help="measure the workload N times, repetition i with seed + i and the warm-up before the "
                       "first only, as `run` does; --record keeps them as one run of N samples per metric")
     load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
-    load.add_argument("--workers", type=int, metavar="N",
-                      help="client processes, each with its own event loop (default: one per 256 streams, "
-                      "at most the cores free)")
-    load.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
-                      help="the client's event loop (default asyncio; uvloop is faster per chunk but hides "
-                      "how busy the loop was; needs benchdoc[uvloop])")
-    load.add_argument("--http-client", choices=["lean", "aiohttp"], default="lean",
-                      help="what reads the streams: lean (the default: an asyncio protocol over httptools, "
-                      "plain http; other URLs fall back to aiohttp) or aiohttp")
+    _add_client_arguments(parser)
 
     shape_group = parser.add_argument_group("requests")
     shape_group.add_argument("--input-tokens", type=int, metavar="N",
@@ -121,6 +113,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
     out.add_argument("--note", help="with --record: free text kept with the run")
     parser.set_defaults(func=run)
+
+
+def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the client runs: its processes, event loop and HTTP reader."""
+    client = parser.add_argument_group("client")
+    client.add_argument("--workers", type=int, metavar="N",
+                        help="client processes, each with its own event loop (default: one per 256 streams, "
+                        "at most the cores free)")
+    client.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
+                        help="the client's event loop (default asyncio; uvloop is faster per chunk but hides "
+                        "how busy the loop was; needs benchdoc[uvloop])")
+    client.add_argument("--http-client", choices=["lean", "aiohttp"], default="lean",
+                        help="what reads the streams: lean (the default: an asyncio protocol over httptools, "
+                        "plain http; other URLs fall back to aiohttp) or aiohttp")
 
 
 def _add_prompt_and_search_arguments(parser: argparse.ArgumentParser) -> None:
