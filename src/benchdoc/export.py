@@ -15,7 +15,7 @@ FLAT_FIELDS = (*RUN_FIELDS, "metric", "repetition", "value")
 # One row per kept request (`export --requests`); JSON rows also hold the chunk arrays.
 REQUEST_FIELDS = (
     "run_id", "experiment", "repetition", "request", "ok", "error", "cut_short", "http_status", "finish_reason",
-    "queue_ms", "ttft_ms", "tpot_ms", "e2e_ms", "requested_input_tokens", "input_tokens", "input_token_source",
+    "queue_ms", "send_delay_ms", "ttft_ms", "tpot_ms", "e2e_ms", "requested_input_tokens", "input_tokens", "input_token_source",
     "requested_output_tokens", "output_tokens", "output_token_source", "chunk_token_source", "spec_verify_ct",
 )
 FORMATS = ("csv", "json", "jsonl")

@@ -79,6 +79,7 @@ def test_a_run_keeps_each_request_and_where_its_counts_came_from(project: Projec
     rows = list(csv.DictReader(io.StringIO(project.run("export", "--requests").stdout)))
     assert len(rows) == 12 and sum(row["cut_short"] == "True" for row in rows) == 10
     assert {row["output_token_source"] for row in rows if row["ok"] == "True"} == {"usage"}
+    assert all(float(row["send_delay_ms"]) >= 0 for row in rows if row["ok"] == "True")  # the client's own share
     full = [json.loads(line) for line in project.run("export", "--requests", "-f", "jsonl").stdout.splitlines()]
     assert len(full) == 12 and all("chunk_ms" in row for row in full) and full[0]["run_id"] == run.id  # type: ignore[attr-defined]
 

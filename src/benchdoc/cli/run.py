@@ -41,6 +41,7 @@ examples:
   benchdoc run baseline 'eagle3-*'      these, in config order
   benchdoc run eagle3 --until-decided   repeat until the comparison is decided
   benchdoc run --interleave a b         A B A B ...: drift hits both alike
+  benchdoc run baseline                 a workload with rate = [1, 2, 4]: every level, one server start
   benchdoc run --dry-run                print what would run (and what each sweep expanded into)
   benchdoc run 'eagle3-s*' --missing    only those without a successful run of their current config
 
