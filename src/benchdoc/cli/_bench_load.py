@@ -131,7 +131,7 @@ def _record_level(args: argparse.Namespace, config: Any, name: str, level: LoadL
     from benchdoc.cli.bench import _record
 
     base = name.rsplit("@", 1)[0]
-    return _record(config, name, result, args.note, extra={"load": {"of": base, "kind": level.kind, "value": level.value}})
+    return _record(config, name, result, args.note, extra={"load": level.entry(base)})
 
 
 def _record_capacity(args: argparse.Namespace, config: Any, experiment: str, found: Capacity,

@@ -363,22 +363,10 @@ def _record(
 ) -> int:
     """Record ``result`` as one run of ``experiment``; ``extra`` joins its metadata,
     ``samples`` replace the result's own, and ``failure`` marks the run failed with that reason."""
-    from benchdoc.ledger import RunMetadata
     from benchdoc.workloads.repeat import failure_of
 
     reason = failure or failure_of(result)
-    metadata = RunMetadata(
-        settings=result.settings,
-        provenance=result.provenance,
-        server=result.server,
-        duration_s=result.duration_s,
-        requests=len(result.records),
-        cut_short=result.cut_short,
-        failures=result.failure_reasons(),
-        simulator=result.measured_simulator,
-        client=result.client.to_dict() if result.client is not None else None,
-        **(extra or {}),
-    )
+    metadata = result.run_metadata(**(extra or {}))
     samples = result.samples(repetition=0) if samples is None else samples
     return save_run(config, experiment, note, samples=samples, failure=reason, metadata=metadata,
                     requests=result.request_rows(0), loads=[result.load] if result.load is not None else [])

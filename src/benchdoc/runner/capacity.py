@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.ledger.metadata import RepetitionRecord
 from benchdoc.ledger.models import NewRun
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
@@ -102,17 +102,6 @@ def level_run(experiment: str, swept: str, level: LoadLevel, result: WorkloadRes
         samples=result.samples(repetition=0),
         failure_reason=failure_of(result),
         source="run",
-        metadata=RunMetadata(
-            settings=result.settings,
-            provenance=result.provenance,
-            server=result.server,
-            duration_s=result.duration_s,
-            requests=len(result.records),
-            cut_short=result.cut_short,
-            failures=result.failure_reasons(),
-            simulator=result.measured_simulator,
-            client=result.client.to_dict() if result.client is not None else None,
-            load={"of": swept, "kind": level.kind, "value": level.value},
-        ),
+        metadata=result.run_metadata(load=level.entry(swept)),
         requests=result.request_rows(0) if keep_requests else [],
     )

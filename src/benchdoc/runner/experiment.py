@@ -268,7 +268,8 @@ class ExperimentRun:
         level = self.setup.level
         if level is None:
             return None
-        return {"of": self.setup.swept, "kind": level.kind, "value": level.value}
+        assert self.setup.swept is not None
+        return level.entry(self.setup.swept)
 
     def _workload(self, launch: Launch) -> dict[str, Any]:
         try:

@@ -372,7 +372,7 @@ def describe_workload(
         spec = loadgen_spec(config, workload, launch, environ=environ, level=setup.level)
         described: dict[str, Any] = {"name": workload.name, "kind": "loadgen", "settings": spec.settings()}
         if setup.level is not None:
-            described["level"] = {"of": setup.swept, "kind": setup.level.kind, "value": setup.level.value}
+            described["level"] = setup.level.entry(setup.swept or setup.name)
         if workload.capacity is not None:
             described["capacity"] = asdict(workload.capacity)
         return described

@@ -43,6 +43,11 @@ class LoadLevel:
         """``rate=4``, ``rate=0.5``, ``concurrency=32``."""
         return f"{self.kind}={self.value:g}"
 
+    def entry(self, of: str) -> dict[str, object]:
+        """What a run of this level records in its metadata (``load``): the experiment swept,
+        the kind and the value."""
+        return {"of": of, "kind": self.kind, "value": self.value}
+
     def describe(self) -> str:
         if self.kind == "rate":
             return f"{self.value:g} req/s"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import RequestRow, Sample
 from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
@@ -59,6 +60,21 @@ class WorkloadResult:
             RequestRow(repetition, r.index, r.ok, r.error, r.ttft_ms, r.e2e_ms, r.output_tokens, r.to_dict())
             for r in self.records
         ]
+
+    def run_metadata(self, **extra: Any) -> RunMetadata:
+        """What a run recording this result keeps beside its samples (``extra`` joins it)."""
+        return RunMetadata(
+            settings=self.settings,
+            provenance=self.provenance,
+            server=self.server,
+            duration_s=self.duration_s,
+            requests=len(self.records),
+            cut_short=self.cut_short,
+            failures=self.failure_reasons(),
+            simulator=self.measured_simulator,
+            client=self.client.to_dict() if self.client is not None else None,
+            **extra,
+        )
 
     @property
     def measured_simulator(self) -> bool:
