@@ -186,7 +186,9 @@ def _signals_interrupt() -> Iterator[None]:
 def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
     """What would run, one block per experiment (plain text: argv may hold brackets),
     after a line per sweep saying what it expanded into."""
-    print_sweeps([item.experiment for item in planned], config)
+    # A level of a load sweep (EXP@rate=4) belongs to whichever [sweeps] table made EXP.
+    print_sweeps(list(dict.fromkeys((item.workload.get("level") or {}).get("of") or item.experiment for item in planned)),
+                 config)
     for item in planned:
         reps = f"{item.repetitions} repetitions"
         if item.max_repetitions is not None:
