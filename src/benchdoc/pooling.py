@@ -56,11 +56,6 @@ class Pooling:
             return f"since:{moment:%Y-%m-%d}" if (moment.hour, moment.minute) == (0, 0) else f"since:{moment:%Y-%m-%dT%H:%M}"
         return self.mode
 
-    @property
-    def pools_several(self) -> bool:
-        """Whether it may pool more than one run of an experiment."""
-        return self.mode != "latest" and not (self.mode == "runs" and (self.count or 1) == 1)
-
     def select(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
         """The runs to pool, from ``runs`` ordered newest first."""
         ok = [r for r in runs if r.outcome == "ok"]
