@@ -148,3 +148,15 @@ def test_history_all_metrics_at_a_narrow_terminal_keeps_every_value_whole(projec
         assert f" {name} " in shown.stdout
         assert ", ".join(f"{100.0 + i + j / 10:.1f}" for j in range(6)) in shown.stdout
     assert sum(1 for line in shown.stdout.splitlines() if line.startswith("┃ run ")) > 1  # the run repeated per block
+
+
+def test_the_status_is_the_same_whichever_metric_is_shown(project: Project) -> None:
+    story(project)
+    statuses = {e["name"]: e["status"] for e in json.loads(project.run("show", "--json").stdout)["experiments"]}
+    assert statuses["eagle3-cuda13"] == "Works"
+    for metric in ("ttft_ms_p50", "TTFT p50"):
+        shown = project.run("show", "--metric", metric)
+        assert shown.returncode == 0, shown.stderr
+        assert row_cells(shown.stdout, "EAGLE-3 2-step (CUDA 13 + fusion)")[1] == "Works", shown.stdout
+        only = json.loads(project.run("show", "--metric", metric, "--json").stdout)["experiments"]
+        assert {e["name"]: e["status"] for e in only} == statuses

@@ -78,7 +78,8 @@ def compute_results(
 
     ``pooling`` overrides the project's ``[stats] pool`` (see :func:`effective_pooling`).
 
-    ``metrics`` limits the summaries and comparisons to those metrics. By default they
+    ``metrics`` limits the summaries and comparisons to those metrics and the primary one,
+    on which every status is decided. By default they
     cover the metrics declared in benchdoc.toml (a load-generator run records dozens;
     the declared ones are what tables, statuses and the lint read), or every recorded
     metric when none is declared or ``all_metrics`` is set.
@@ -92,6 +93,9 @@ def compute_results(
     experiments = _with_recorded(config, by_experiment)
     if metrics is not None:
         wanted: list[str] | None = list(metrics)
+        # Every status is decided on the primary metric, whichever metrics are asked for.
+        if config.primary_metric and config.primary_metric not in wanted:
+            wanted.append(config.primary_metric)
     elif config.metrics and not all_metrics:
         wanted = list(config.metrics)
     else:
