@@ -170,3 +170,16 @@ def test_a_cut_log_line_ends_with_an_ellipsis() -> None:
     assert logged.endswith("…`") and len(logged.split("`")[1]) == 160
     short = render(_ttft_renderer([49.0], log_line="CUDA graph capture failed"), '<!-- benchdoc:list experiments="nccl-tree" -->')
     assert "Log: `CUDA graph capture failed`" in short
+
+
+def test_a_lopsided_interval_is_printed_as_itself_as_show_prints_it() -> None:
+    from benchdoc.results.words import interval_text
+
+    renderer = _ttft_renderer([40.0, 41.0, 39.0, 40.0, 42.0, 40.0, 60.0])
+    table = render(renderer, TTFT_TABLE)
+    row = next(line for line in table.splitlines() if line.startswith("| EAGLE-3 2-step (CUDA 13 + fusion) |"))
+    summary = renderer.results["eagle3-cuda13"].summaries["ttft_ms_p50"]
+    shown = interval_text(summary)
+    assert shown is not None and shown.startswith("[") and "±" not in row, row
+    assert f"| **40.0** {shown} |" in row, row
+    assert "[low, high] that interval itself where its two sides differ" in table

@@ -377,14 +377,17 @@ class Renderer:
         return cells
 
     def value_cell(self, result: ExperimentResult, metric: MetricConfig, digits: int, bold: bool) -> str:
-        """'**96.1** ± 0.4%': the median (bold when ``bold``), and its interval's half-width."""
+        """'**96.1** ± 0.4%' or '40.0 [-2.5%, +50.0%]': the median (bold when ``bold``) and its
+        interval, as `show` gives it (results.words.interval_text)."""
+        from benchdoc.results.words import interval_text
+
         summary = result.summaries.get(metric.name)
         if summary is None:
             return DASH
         text = self.number(summary.median, digits)
         text = f"**{text}**" if bold else text
-        half = summary.ci_halfwidth_pct
-        return f"{text} ± {half:.1f}%" if half is not None else text
+        interval = interval_text(summary)
+        return f"{text} {interval}" if interval is not None else text
 
     def table_caption(self, metrics: list[MetricConfig], against: str | None, bolded: bool, mixed: bool) -> str:
         """What the table's numbers are; ``mixed``: a bare "vs" column, each row against its own compare_to."""
@@ -393,7 +396,8 @@ class Renderer:
         note = pooling_note(self.config, self.results.pooling)
         pooling = self.results.pooling.describe() + (f" ({note})" if note else "")
         level = int(round(self.config.stats.confidence * 100))
-        parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples)"]
+        parts = [f"Median of {pooling}; ± is the half-width of its {level}% interval (shown from 6 samples), "
+                 "[low, high] that interval itself where its two sides differ"]
         parts.append("n = samples")
         if bolded:
             parts.append("bold: the best median among rows significantly better than what they are compared with")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import delta_text, format_p, verdict_text
+from benchdoc.results.words import delta_text, format_p, interval_text, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -158,8 +158,8 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
         if summary is None:
             cells.append('<td class="num" data-sort="">—</td>')
             continue
-        half = summary.ci_halfwidth_pct
-        interval = f" ± {half:.1f}%" if half is not None else ""
+        shown = interval_text(summary)  # '± 0.4%', or the interval itself when lopsided, as show gives it
+        interval = f" {shown}" if shown is not None else ""
         cells.append(
             f'<td class="num" data-sort="{sort_number(summary.median)}">{esc(format_value(summary.median, metric))}{esc(interval)}'
             f' <span class="muted">n={summary.n}</span></td>'
