@@ -92,10 +92,10 @@ def compute_results(
     by_experiment = counted_runs(runs)
     experiments = _with_recorded(config, by_experiment)
     if metrics is not None:
-        wanted: list[str] | None = list(metrics)
         # Every status is decided on the primary metric, whichever metrics are asked for.
-        if config.primary_metric and config.primary_metric not in wanted:
-            wanted.append(config.primary_metric)
+        asked = list(metrics)
+        primary = [config.primary_metric] if config.primary_metric and config.primary_metric not in asked else []
+        wanted: list[str] | None = asked + primary
     elif config.metrics and not all_metrics:
         wanted = list(config.metrics)
     else:
