@@ -6,6 +6,8 @@ output token, usage at the end), each client in its own process pinned to one co
 - **benchdoc**: the load generator as `benchdoc bench` runs it, reading with aiohttp;
 - **benchdoc lean**: the same with ``--http-client lean`` (an asyncio Protocol over
   httptools: the bytes are handled in the transport's callback, no stream reader);
+- **floor** (paced, 64 and 256 streams): an asyncio Protocol that only counts what it
+  reads, no HTTP parsing: the least any client on the asyncio event loop can spend;
 - **bare aiohttp**: the least a client on aiohttp can do per chunk: read what arrived
   (``iter_any``), stamp it, count the events in it. No JSON, no records. What benchdoc
   spends beyond it is benchdoc's own work; what it spends is aiohttp's read path.
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import multiprocessing
 import os
@@ -146,6 +149,52 @@ def _bare_job(url: str, streams: int, requests: int, core: int | None) -> dict[s
     return {"chunks": chunks, "cpu_s": _cpu() - cpu0, "wall_s": time.perf_counter() - wall0, "failed": failed}
 
 
+class _Counter(asyncio.Protocol):
+    """Counts the events it reads and stamps each read; ends at [DONE]."""
+
+    def __init__(self, done: asyncio.Future[None]) -> None:
+        self.done = done
+        self.events = 0
+        self.stamps: list[float] = []
+
+    def data_received(self, data: bytes) -> None:
+        self.stamps.append(time.perf_counter())
+        self.events += data.count(b"\n\n")
+        if b"[DONE]" in data and not self.done.done():
+            self.done.set_result(None)
+
+
+def _floor_job(url: str, streams: int, requests: int, core: int | None) -> dict[str, Any]:
+    """The least any asyncio client can do per read: a bare Protocol, no HTTP parsing at all."""
+    _pin(core)
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    body = json.dumps({"prompt": "one two three four five six seven eight", "max_tokens": OUTPUT_TOKENS,
+                       "min_tokens": OUTPUT_TOKENS, "ignore_eos": True, "stream": True,
+                       "stream_options": {"include_usage": True}}).encode()
+    request = (b"POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+               b"Content-Length: %d\r\n\r\n%s" % (host.encode(), len(body), body))
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+
+        async def one() -> int:
+            events = 0
+            for _ in range(requests // streams):  # a connection per request: no keep-alive to get right
+                done: asyncio.Future[None] = loop.create_future()
+                transport, counter = await loop.create_connection(functools.partial(_Counter, done), host, int(port))
+                transport.write(request)
+                await done
+                transport.close()
+                events += counter.events - 2  # the usage event and [DONE] carry no output
+            return events
+
+        return sum(await asyncio.gather(*(one() for _ in range(streams))))
+
+    cpu0, wall0 = _cpu(), time.perf_counter()
+    chunks = asyncio.run(main())
+    return {"chunks": chunks, "cpu_s": _cpu() - cpu0, "wall_s": time.perf_counter() - wall0, "failed": 0}
+
+
 def _child(results: Any, target: Any, args: tuple[Any, ...]) -> None:
     results.put(target(*args))
 
@@ -179,13 +228,13 @@ def measure(regime: str, streams: int, client: str, core: int | None, workers: i
     step = "0" if regime == "zero" else str(PACED_STEP_MS)
     requests = streams * (ZERO_REQUESTS[streams] if regime == "zero" else 1)
     with start_in_process("--ttft-ms", "0", "--step-ms", step, "--max-running", "4096") as url:
-        if client == "bare":
-            data = _in_child(_bare_job, url, streams, requests, core)
+        if client in ("bare", "floor"):
+            data = _in_child(_bare_job if client == "bare" else _floor_job, url, streams, requests, core)
         else:
             data = _in_child(_benchdoc_job, url, streams, requests, core, workers, event_loop, http_client)
     lean = client == "benchdoc" and http_client == "lean"
     name = "benchdoc lean" if lean else client
-    tag = "bare_" if client == "bare" else ("lean_" if lean else "")
+    tag = f"{client}_" if client in ("bare", "floor") else ("lean_" if lean else "")
     if workers != 1:
         name, tag = f"{name} --workers {workers}", f"{tag}workers_"
     if event_loop != "asyncio":
@@ -236,6 +285,8 @@ def main() -> int:
             results.append(measure(regime, count, "benchdoc", core))
             results.append(measure(regime, count, "benchdoc", core, http_client="lean"))
             results.append(measure(regime, count, "bare", core))
+            if regime == "paced" and count in (64, 256):
+                results.append(measure(regime, count, "floor", core))
             for reader in ("aiohttp", "lean"):
                 if count in (64, 256):
                     results.append(measure(regime, count, "benchdoc", core, event_loop="uvloop", http_client=reader))
