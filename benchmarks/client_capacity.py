@@ -36,6 +36,7 @@ an earlier benchdoc by running this script at that commit.
     python benchmarks/client_capacity.py                 # a table
     python benchmarks/client_capacity.py --json          # {"chunks_per_cpu_s_zero_64": ..., ...}
     python benchmarks/client_capacity.py --streams 1,64  # fewer cases
+    python benchmarks/client_capacity.py --accuracy      # TTFT error only, arrivals spread out
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from benchdoc.sim import start_in_process
 OUTPUT_TOKENS = 256
 STREAMS: tuple[int, ...] = (1, 64, 256, 1024)
 PACED_STEP_MS = 10.0
+STEADY_S = 6.0  # --accuracy: the open loop's measured time
 # Requests per stream, zero-latency: enough chunks (~10^5) for a stable CPU figure.
 ZERO_REQUESTS = {1: 200, 64: 6, 256: 2, 1024: 1}
 
@@ -113,6 +115,36 @@ def _benchdoc_job(url: str, streams: int, requests: int, core: int | None, worke
         "failed": len(result.failures), "ttft_error_ms": statistics.fmean(errors) if errors else None,
         "client_bound": result.client.bound if result.client is not None else None,
     }
+
+
+def _steady_job(url: str, streams: int, core: int | None, workers: int, http_client: str) -> dict[str, Any]:
+    """TTFT beside the simulator's own stamps with arrivals spread out: an open loop whose
+    rate keeps ``streams`` requests in flight (each lasts 256 steps of 10 ms), evenly spaced."""
+    _pin(core)
+    import benchdoc.workloads.client  # noqa: F401  (imports are not per-chunk work)
+    import benchdoc.workloads.lean_reader  # noqa: F401
+    from benchdoc.workloads import Timeouts, WorkloadSpec, run_workload
+
+    spec = WorkloadSpec(url=url, rate=streams / (OUTPUT_TOKENS * PACED_STEP_MS / 1000.0), burstiness=100.0,
+                        duration_s=STEADY_S, input_tokens=8, output_tokens=OUTPUT_TOKENS, metrics_url="",
+                        warmup_requests=4, workers=workers, http_client=http_client,
+                        timeouts=Timeouts(connect_s=30, first_token_s=120, idle_s=60))
+    result = run_workload(spec)
+    errors = sorted(r.ttft_ms - r.server_ttft_ms for r in result.records
+                    if r.ok and r.ttft_ms is not None and r.server_ttft_ms is not None)
+    return {
+        "requests": len(errors), "failed": len(result.failures),
+        "ttft_error_ms": statistics.fmean(errors) if errors else None,
+        "ttft_error_ms_p50": statistics.median(errors) if errors else None,
+        "client_bound": result.client.bound if result.client is not None else None,
+    }
+
+
+def steady(streams: int, workers: int, http_client: str, core: int | None) -> dict[str, Any]:
+    with start_in_process("--ttft-ms", "0", "--step-ms", str(PACED_STEP_MS), "--max-running", "4096") as url:
+        data = _in_child(_steady_job, url, streams, core if workers == 1 else None, workers, http_client)
+    name = "benchdoc lean" if http_client == "lean" else "benchdoc"
+    return {"client": name + (f" --workers {workers}" if workers > 1 else ""), "streams": streams, **data}
 
 
 def _bare_job(url: str, streams: int, requests: int, core: int | None) -> dict[str, Any]:
@@ -268,12 +300,38 @@ def _figures(results: list[Figures]) -> dict[str, float]:
     return figures
 
 
+def _accuracy(as_json: bool) -> int:
+    from benchdoc.workloads.workers import free_cores
+
+    core, _ = _cores()
+    rows = [steady(n, w, reader, core) for n, w in ((64, 1), (256, 1), (256, max(2, free_cores())))
+            for reader in ("lean", "aiohttp")]
+    if any(r["failed"] for r in rows):
+        print("some requests failed", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps({f"{r['client']} {r['streams']}": {k: r[k] for k in ("ttft_error_ms", "ttft_error_ms_p50")}
+                          for r in rows}))
+        return 0
+    print(f"{'client':<28} {'streams':>7} {'requests':>8} {'TTFT err mean':>14} {'median':>8} {'client-bound':>12}")
+    for r in rows:
+        bound = "—" if r["client_bound"] is None else ("yes" if r["client_bound"] else "no")
+        print(f"{r['client']:<28} {r['streams']:>7} {r['requests']:>8} {r['ttft_error_ms']:>14.2f} "
+              f"{r['ttft_error_ms_p50']:>8.2f} {bound:>12}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--streams", default=",".join(map(str, STREAMS)), help="stream counts (default 1,64,256,1024)")
     parser.add_argument("--regimes", default="zero,paced", help="zero, paced or both (default)")
+    parser.add_argument("--accuracy", action="store_true",
+                        help="only TTFT beside the simulator's stamps, arrivals spread out (64 streams on one core, "
+                        "256 on one core and with --workers), both readers")
     args = parser.parse_args()
+    if args.accuracy:
+        return _accuracy(args.json)
     streams = [int(s) for s in args.streams.split(",")]
     unknown = [s for s in streams if s not in ZERO_REQUESTS]
     if unknown:
