@@ -111,6 +111,18 @@ def test_holm_correction_spans_the_whole_project(config) -> None:  # type: ignor
     assert results.correction_note("output_tok_s") == "Holm-Bonferroni (family-wise error rate) correction across 2 comparisons"
 
 
+def test_a_single_comparison_is_marked_as_corrected_nowhere(config) -> None:  # type: ignore[no-untyped-def]
+    runs = Runs()
+    runs.add("baseline", BASE)
+    runs.add("eagle3", NEW)
+    results = compute_results(config, runs.runs)
+    comparison = results["eagle3"].comparisons["output_tok_s"]
+    assert results.correction_note("output_tok_s") is None
+    assert comparison.correction is None and comparison.p_label == "" and comparison.p_used == comparison.p_value
+    pair = results.compare("eagle3")
+    assert pair.note == "a single comparison: no correction applies" and pair.comparison is comparison
+
+
 def test_pooling_modes(config) -> None:  # type: ignore[no-untyped-def]
     runs = Runs()
     runs.add("baseline", [90.0], day=0)

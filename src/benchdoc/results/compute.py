@@ -203,7 +203,8 @@ def _corrected_comparisons(
     family_sizes: dict[str, int] = {}
     for metric, family in raw.items():
         family_sizes[metric] = len(family)
-        corrected = adjust_comparisons(family, config.stats.correction) if config.stats.correction != "none" else family
+        # A family of one is corrected by nothing: its p is left unmarked, as correction_note says.
+        corrected = adjust_comparisons(family, config.stats.correction) if config.stats.correction != "none" and len(family) > 1 else family
         for name, comparison in corrected.items():
             comparisons.setdefault(name, {})[metric] = comparison
     return comparisons, family_sizes
