@@ -106,21 +106,12 @@ class _ProgressBar:
     """At a terminal: one bar of requests for the repetition under way, and a line as each ends."""
 
     def __init__(self, count: int) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import TextColumn
 
-        from benchdoc.cli._common import console
+        from benchdoc.cli._common import console, progress_bars
 
         self.count = count
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                                 console=console(stderr=True), transient=True)
+        self.progress = progress_bars(console(stderr=True), TextColumn("{task.description}"))
         self.task = self.progress.add_task("", total=None)
         self.progress.start()
 

@@ -53,6 +53,22 @@ def console(stderr: bool = False) -> Console:
                    soft_wrap=False, width=None if at_terminal else PIPE_WIDTH)
 
 
+def progress_bars(out: Console, *lead: Any) -> Any:
+    """A transient rich progress display: the caller's leading columns, then the bar, done of
+    total, the time elapsed and the estimate of the time left, the same for every command."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(*lead, BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+                    TimeRemainingColumn(), console=out, transient=True)
+
+
 def styled(*parts: str | tuple[str, str]) -> Any:
     """A rich Text from plain pieces and (text, style) pairs; no piece is read as markup."""
     from rich.text import Text

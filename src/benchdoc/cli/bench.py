@@ -328,22 +328,12 @@ class ProgressLines:
 
 
 def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import TextColumn
 
-    from benchdoc.cli._common import console
+    from benchdoc.cli._common import console, progress_bars
     from benchdoc.workloads import run_workload
 
-    with Progress(
-        TextColumn("requests"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("eta"), TimeRemainingColumn(), console=console(stderr=True), transient=True,
-    ) as progress:
+    with progress_bars(console(stderr=True), TextColumn("requests")) as progress:
         task = progress.add_task("bench", total=spec.requests)
 
         def advance(completed: int, total: int | None) -> None:

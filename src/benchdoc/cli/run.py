@@ -295,20 +295,11 @@ class _Display:
 
     def __enter__(self) -> _Display:
         if not self.quiet and self.err.is_terminal:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                SpinnerColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
+            from rich.progress import SpinnerColumn, TextColumn
 
-            self.bars = Progress(
-                SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=self.err, transient=True,
-            )
+            from benchdoc.cli._common import progress_bars
+
+            self.bars = progress_bars(self.err, SpinnerColumn(), TextColumn("{task.description}", markup=False))
             self.bars.start()
         return self
 
