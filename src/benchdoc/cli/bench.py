@@ -432,11 +432,18 @@ def _print_summary(result: WorkloadResult) -> None:
     for name, definition in LATENCY_METRICS.items():
         if f"{name}_mean" not in metrics:
             continue
-        row = [definition.label, format_number(metrics[f"{name}_mean"], 2)]
+        label = definition.label
+        if name == "itl_ms" and result.itl_assumed:
+            label += " (spread*)"
+        row = [label, format_number(metrics[f"{name}_mean"], 2)]
         row += [format_number(metrics.get(f"{name}_{suffix}"), 2) for suffix in suffixes]
         table.add_row(*row)
     if table.row_count:
         out.print(table)
+    if result.itl_assumed and "itl_ms_mean" in metrics:
+        out.print(f"* ITL of {result.itl_assumed} request(s) rests on an assumption: the server sent no per-chunk "
+                  "counts and no --tokenizer was given, so each stream's tokens were spread over its chunks "
+                  "(chunk gaps are measured; pass --tokenizer to count each chunk)", markup=False, soft_wrap=True)
 
     rates = Table(show_edge=False, header_style="bold")
     rates.add_column("throughput")
@@ -483,6 +490,9 @@ def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
             out.print(styled(("warning:", "bold"), f" {warning}"))
     if result.client is not None:
         out.print(result.client.sentence(), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
+    if result.over_length:
+        out.print(styled(("warning:", "bold"), f" {result.over_length} complete output(s) longer than their "
+                         "max_tokens: the server did not hold to the limit"))
     reasons = result.failure_reasons()
     if reasons:
         out.print("failures", style="bold")

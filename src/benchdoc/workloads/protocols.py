@@ -226,8 +226,14 @@ class ChatDecoder(_OpenAIDecoder):
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             return ""
-        # Reasoning output is output: the server generated and streamed those tokens.
-        parts = (delta.get("reasoning_content"), delta.get("reasoning"), delta.get("content"))
+        # Reasoning output and tool calls are output: the server generated and streamed those tokens.
+        parts = [delta.get("reasoning_content"), delta.get("reasoning"), delta.get("content")]
+        calls = delta.get("tool_calls")
+        if isinstance(calls, list):
+            for call in calls:
+                function = call.get("function") if isinstance(call, dict) else None
+                if isinstance(function, dict):
+                    parts += [function.get("name"), function.get("arguments")]
         return "".join(p for p in parts if isinstance(p, str))
 
 
@@ -274,20 +280,22 @@ class SGLangDecoder(StreamDecoder):
     def _new_text(self, text: str) -> bool:
         """Whether ``text`` brings text not seen before. Each event holds the text so far
         unless the server streams increments, which shows as soon as one does not extend
-        the text before it."""
+        the text before it. With ``keep_text`` each chunk's new text is kept as its piece."""
         previous = self._text
         self._text = text
         if not text:
             return False
         if self._incremental:
-            if self.keep_text:
-                self.pieces.append(text)
-            return True
-        if text.startswith(previous):
-            return len(text) > len(previous)
-        self._incremental = True
+            new = text
+        elif text.startswith(previous):
+            new = text[len(previous):]
+            if not new:
+                return False
+        else:
+            self._incremental = True
+            new = text
         if self.keep_text:
-            self.pieces = [previous, text]
+            self.pieces.append(new)
         return True
 
     def output_text(self) -> str:

@@ -16,11 +16,17 @@ TOKENS_FROM_USAGE = "usage"  # the OpenAI-style usage block sent by the server
 TOKENS_FROM_META_INFO = "meta_info"  # SGLang's meta_info.completion_tokens
 TOKENS_FROM_CHUNKS = "chunks"  # no server count: the number of output-carrying chunks
 TOKENS_FROM_TOKENIZER = "tokenizer"  # no server count: the output text counted with the tokenizer given
+# No server count and no tokenizer, but the server said it stopped at the length limit
+# (finish_reason "length") having sent no more chunks than max_tokens: max_tokens itself.
+TOKENS_FROM_MAX_TOKENS = "max_tokens"
+# Sources that give the exact count (the server's own), as opposed to a recount or an inference.
+EXACT_TOKEN_SOURCES = frozenset({TOKENS_FROM_USAGE, TOKENS_FROM_META_INFO})
 
 # How the tokens of a request were attributed to its chunks (for itl_ms).
 CHUNK_TOKENS_FROM_COUNTS = "server-counts"  # cumulative server counts on every chunk, differenced
 CHUNK_TOKENS_ONE_EACH = "one-per-chunk"  # no per-chunk counts, and total == number of chunks
-CHUNK_TOKENS_SPREAD = "spread"  # no per-chunk counts; the total spread evenly over the chunks
+CHUNK_TOKENS_FROM_TOKENIZER = "tokenizer"  # each chunk's text counted with the tokenizer given
+CHUNK_TOKENS_SPREAD = "spread"  # no per-chunk counts; the total spread evenly over the chunks (assumed)
 
 # Where a request's prompt token count came from.
 INPUT_FROM_USAGE = "usage"
@@ -59,6 +65,8 @@ class RequestRecord:
     send_delay_ms: float | None = None
     # The server's own TTFT of this request, when it reports its stamps (the simulator does).
     server_ttft_ms: float | None = None
+    # Complete, but longer than the max_tokens it was sent with (the server ignored the limit).
+    over_length: bool = False
 
     @property
     def queue_ms(self) -> float | None:
@@ -131,6 +139,7 @@ class RequestRecord:
             "spec_verify_ct": self.spec_verify_ct,
             "send_delay_ms": self.send_delay_ms,
             "server_ttft_ms": self.server_ttft_ms,
+            "over_length": self.over_length,
             "chunk_ms": list(self.chunk_ms),
             "chunk_tokens": list(self.chunk_tokens),
         }

@@ -11,7 +11,7 @@ from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import RequestRow, Sample
 from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
-from benchdoc.workloads.records import RequestRecord
+from benchdoc.workloads.records import CHUNK_TOKENS_SPREAD, RequestRecord
 from benchdoc.workloads.saturation import ClientLoad
 
 # What benchdoc's simulator reports as the owner of its models; its numbers are simulated.
@@ -95,6 +95,17 @@ class WorkloadResult:
         """Failed requests whose stream ended before they were complete."""
         return sum(1 for r in self.records if r.cut_short)
 
+    @property
+    def over_length(self) -> int:
+        """Complete requests whose output ran past the max_tokens they were sent with."""
+        return sum(1 for r in self.records if r.ok and r.over_length)
+
+    @property
+    def itl_assumed(self) -> int:
+        """Successful requests whose per-chunk tokens (so their ITL values) were assumed:
+        spread over the chunks, with neither server counts nor a tokenizer."""
+        return sum(1 for r in self.records if r.ok and r.chunk_token_source == CHUNK_TOKENS_SPREAD)
+
     def failure_reasons(self) -> dict[str, int]:
         """How many measured requests failed for each reason, most frequent first."""
         counts = Counter(r.error or "unknown" for r in self.records if not r.ok)
@@ -116,6 +127,8 @@ class WorkloadResult:
             "succeeded": self.succeeded,
             "failed": len(self.records) - self.succeeded,
             "cut_short": self.cut_short,
+            "over_length": self.over_length,
+            "itl_assumed": self.itl_assumed,
             "failure_reasons": self.failure_reasons(),
             "warmup_requests": len(self.warmup_records),
             "warmup_failed": sum(1 for r in self.warmup_records if not r.ok),

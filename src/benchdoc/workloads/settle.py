@@ -30,18 +30,21 @@ def finish_counts(
     """Settle the request's token counts and their provenance, never inventing one.
 
     Output tokens: the server's usage or meta_info count when it sent one, else the
-    output text counted with the tokenizer given, else the number of output-carrying
-    chunks. Per-chunk tokens: the server's cumulative counts
-    when every chunk carried one; otherwise one per chunk when that adds up, else the
-    total spread evenly over the chunks (each labelled).
+    output text counted with the tokenizer given, else, when the server said it stopped
+    at the length limit having sent no more chunks than that, the limit itself, else the
+    number of output-carrying chunks (a lower bound: a chunk may carry several tokens).
     """
     chunks = len(record.chunk_tokens)
+    wanted = record.requested_output_tokens
     if decoder.completion_tokens is not None:
         record.output_tokens = decoder.completion_tokens
         record.output_token_source = decoder.completion_source
     elif tokenizer is not None:
         record.output_tokens = tokenizer.count(decoder.output_text())
         record.output_token_source = rec.TOKENS_FROM_TOKENIZER
+    elif decoder.finish_reason == "length" and 0 < chunks <= wanted:
+        record.output_tokens = wanted
+        record.output_token_source = rec.TOKENS_FROM_MAX_TOKENS
     else:
         record.output_tokens = chunks
         record.output_token_source = rec.TOKENS_FROM_CHUNKS
@@ -54,7 +57,15 @@ def finish_counts(
     record.spec_verify_ct = decoder.spec_verify_ct
     record.server_ttft_ms = decoder.server_ttft_ms
     record.finish_reason = decoder.finish_reason
-    total = record.output_tokens
+    _chunk_counts(record, decoder, tokenizer)
+
+
+def _chunk_counts(record: RequestRecord, decoder: StreamDecoder, tokenizer: Tokenizer | None) -> None:
+    """Per-chunk tokens: the server's cumulative counts when every chunk carried one; else
+    one per chunk when that adds up; else each chunk's text through the tokenizer given;
+    else the total spread over the chunks, an assumption (each labelled)."""
+    chunks = len(record.chunk_tokens)
+    total = record.output_tokens or 0
     if (
         decoder.counts_on_every_chunk
         and decoder.completion_source is not None
@@ -64,6 +75,9 @@ def finish_counts(
     elif total == chunks:
         record.chunk_token_source = rec.CHUNK_TOKENS_ONE_EACH
         record.chunk_tokens = array("q", [1] * chunks)
+    elif tokenizer is not None and len(decoder.pieces) == chunks:
+        record.chunk_token_source = rec.CHUNK_TOKENS_FROM_TOKENIZER
+        record.chunk_tokens = array("q", tokenizer.count_pieces(decoder.pieces))
     else:
         record.chunk_token_source = rec.CHUNK_TOKENS_SPREAD
         record.chunk_tokens = array("q", _spread(total, chunks))
@@ -73,24 +87,39 @@ def incomplete(record: RequestRecord, decoder: StreamDecoder, forced: bool) -> s
     """Why a stream that ended without an error is not a complete request, or None.
 
     Complete means the server said why it stopped (``finish_reason``) and, when the
-    length was forced (ignore_eos/min_tokens), the output reached it, counted the way the
-    record's provenance says (the server's count, else the chunks).
+    length was forced (ignore_eos/min_tokens), the output is consistent with it: the
+    server's own count reached it, or, counted otherwise (the tokenizer's recount, the
+    chunks' lower bound), it reached it or the server said it stopped at the limit.
+    A complete output longer than the limit is flagged (``over_length``), not failed.
     """
     got, wanted = record.output_tokens or 0, record.requested_output_tokens
+    source = record.output_token_source
     closed = "" if decoder.done else " (closed without [DONE])"
     if decoder.finish_reason is None:
         return f"stream ended after {got} of {wanted} tokens without finish_reason{closed}"
-    if forced and got < wanted:
+    exact = source in rec.EXACT_TOKEN_SOURCES
+    if forced and got < wanted and (exact or decoder.finish_reason != "length"):
+        least = "" if exact or source == rec.TOKENS_FROM_TOKENIZER else "at least "
         return (
-            f"stream ended after {got} of {wanted} forced tokens "
+            f"stream ended after {least}{got} of {wanted} forced tokens "
             f"(finish_reason {decoder.finish_reason}){closed}"
         )
+    record.over_length = got > wanted
     return None
+
+
+def over_length_reason(record: RequestRecord) -> str:
+    """The one line saying a complete output ran past its limit, and how it was counted."""
+    return (
+        f"{record.output_tokens} output tokens ({record.output_token_source}) for max_tokens "
+        f"{record.requested_output_tokens}: the server did not hold to the limit"
+    )
 
 
 def _spread(total: int, chunks: int) -> list[int]:
     """``total`` tokens over ``chunks`` chunks: one in the first, the rest as evenly as
-    integers allow over the others."""
+    integers allow over the others. An assumption, labelled ``spread`` wherever the
+    inter-token latency built on it is shown."""
     if chunks == 0:
         return []
     if chunks == 1:

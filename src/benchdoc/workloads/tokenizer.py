@@ -61,6 +61,25 @@ class Tokenizer:
     def count(self, text: str) -> int:
         return len(self.encode(text))
 
+    def count_pieces(self, pieces: list[str]) -> list[int]:
+        """The tokens of each piece of one text (a stream's chunks): the whole text is
+        encoded once and each token is given to the piece its first character is in, so
+        the counts add up to ``count("".join(pieces))``."""
+        from bisect import bisect_right
+
+        ends: list[int] = []
+        position = 0
+        for piece in pieces:
+            position += len(piece)
+            ends.append(position)
+        counts = [0] * len(pieces)
+        if not pieces:
+            return counts
+        encoding = self._backend.encode("".join(pieces), add_special_tokens=False)
+        for start, _ in encoding.offsets:
+            counts[min(bisect_right(ends, start), len(pieces) - 1)] += 1
+        return counts
+
     def random_text(self, tokens: int, rng: random.Random) -> tuple[str, int]:
         """Text of random ordinary token ids, adjusted until it encodes to ``tokens`` ids;
         returns the text and its actual length (the nearest reached, if not exact)."""
