@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchdoc.procfs import process_ids, stat_fields
+from benchdoc.procfs import holds_socket, listening_inodes, process_ids, socket_holders, stat_fields
 
 OTHERS_CORES_LIMIT = 0.10
 BUSY = "busy"
@@ -224,58 +224,26 @@ def busy_warning(entry: Mapping[str, Any] | None) -> str | None:
     )
 
 
-def _listening_inodes(port: int) -> set[str]:
-    inodes: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as handle:
-                lines = handle.readlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            # sl local_address rem_address st ... inode (10th field)
-            if len(fields) >= 10 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(fields[9])
-    return inodes
-
-
 def listener_pgids(port: int) -> list[int]:
     """Process groups of the local processes listening on TCP ``port`` (not benchdoc's own).
 
     Reads /proc; a process of another user whose sockets cannot be read is not found,
     and its CPU time then counts as other processes'.
     """
-    inodes = _listening_inodes(port)
+    inodes = listening_inodes(port)
     if not inodes:
         return []
-    targets = {f"socket:[{inode}]" for inode in inodes}
     own = os.getpid()
-    if _holds(str(own), targets):
+    if holds_socket(own, inodes):
         return []  # a server running inside benchdoc (a test's simulator): its CPU is ours
     groups: set[int] = set()
-    for name in process_ids():
-        if int(name) != own and _holds(name, targets):
+    for pid in socket_holders(inodes):
+        if pid != own:
             try:
-                groups.add(os.getpgid(int(name)))
+                groups.add(os.getpgid(pid))
             except OSError:
                 pass
     return sorted(groups - {os.getpgid(0)})
-
-
-def _holds(pid: str, targets: set[str]) -> bool:
-    """Whether process ``pid`` has one of the ``targets`` sockets open."""
-    try:
-        descriptors = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in descriptors:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}") in targets:
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def local_server_pgids(url: str) -> list[int]:

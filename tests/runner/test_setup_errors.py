@@ -75,3 +75,22 @@ def test_an_unknown_exception_is_the_cause_of_the_failure(tmp_path: Path) -> Non
     assert run.failure_cause == message and run.failure_log_line == message
     assert run.explanation == f"{message} (server exited with code 1 before becoming ready)"
     assert report.outcomes[0].explanation == run.explanation
+
+
+def test_a_readiness_url_answering_404_is_a_setup_error(tmp_path: Path) -> None:
+    body = """
+        [servers.wrong-url]
+        argv = ARGV
+        ready_url = "http://{host}:{port}/no-such-health"
+        ready_timeout = 1.5
+
+        [experiments.wrong-url]
+        server = "wrong-url"
+        workload = "small"
+        """.replace("ARGV", toml_list(sim_argv()))
+    config = write_project(tmp_path, body)
+    report, runs = _run(config, ["wrong-url"])
+    run = runs["wrong-url"]
+    assert report.outcomes[0].outcome == "error" and run.outcome == "error" and not run.samples
+    assert run.failure_reason is not None and "answered HTTP 404 for 1.5 s" in run.failure_reason
+    assert "check ready_url" in run.failure_reason

@@ -351,6 +351,8 @@ class Readiness:
     waited_s: float
     returncode: int | None = None  # set when the process exited before becoming ready
     last_answer: str | None = None  # what the readiness URL said last ("HTTP 503", "connection refused")
+    # A process benchdoc did not start that answered on the readiness port ("pid 12: ...").
+    foreign: str | None = None
 
     @property
     def exited(self) -> bool:
@@ -384,26 +386,37 @@ def wait_until_ready(
     *,
     on_poll: Callable[[float], None] | None = None,
 ) -> Readiness:
-    """Poll ``url`` until it answers 200, the process exits, or ``timeout_s`` passes.
+    """Poll ``url`` until it answers 200 from ``process``, the process exits, or
+    ``timeout_s`` passes.
 
+    An answer counts only when the socket listening on the URL's port belongs to the
+    process's group (``runner.ports``): another run's server on the same port is not ours.
     ``on_poll(seconds_waited)`` is called between polls (for progress display).
     """
+    from benchdoc.runner.ports import foreign_listener, local_port
+
     started = time.monotonic()
     deadline = started + timeout_s
+    port = local_port(url)
     last: str | None = None
+    foreign: str | None = None
     while True:
         code = process.returncode
         if code is not None:
-            return Readiness(False, time.monotonic() - started, returncode=code, last_answer=last)
+            return Readiness(False, time.monotonic() - started, code, last, foreign)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return Readiness(False, time.monotonic() - started, last_answer=last)
+            return Readiness(False, time.monotonic() - started, last_answer=last, foreign=foreign)
         ok, last = probe(url, min(READY_REQUEST_TIMEOUT_S, max(0.05, remaining)))
+        other = foreign_listener(port, process.pgid) if ok and port is not None else None
+        if other is not None:
+            ok, foreign = False, other.describe()
+            last = f"{last} from {foreign}, not the server benchdoc started"
         if ok:
             # A server that answered and died at once is not ready.
             code = process.returncode
             if code is not None:
-                return Readiness(False, time.monotonic() - started, returncode=code, last_answer=last)
+                return Readiness(False, time.monotonic() - started, code, last, foreign)
             return Readiness(True, time.monotonic() - started, last_answer=last)
         if on_poll is not None:
             on_poll(time.monotonic() - started)

@@ -17,6 +17,20 @@ from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_r
 from benchdoc.runner.survivors import ServerRecords
 
 
+def port_taken(port: int) -> FailureReason | None:
+    """The setup error when a fixed port is held before the server is launched on it."""
+    from benchdoc.runner.ports import port_holder
+
+    holder = port_holder(port)
+    if holder is None:
+        return None
+    return FailureReason(
+        f"port {port} is already in use ({holder.describe()}): a fixed port serves one run at a time; "
+        "wait for that server to stop, or leave the server's port unset to pick a free one",
+        setup=True,
+    )
+
+
 class ServerSession:
     """Starts and stops one experiment's server, once or once per repetition."""
 
@@ -40,6 +54,11 @@ class ServerSession:
         context = self.context
         port = self.setup.server.port or pick_free_port()
         launch = plan_launch(context.config, self.setup, port)
+        if self.setup.server.port:
+            taken = port_taken(port)
+            if taken is not None:
+                self.launch = launch
+                return taken
         self.launch = launch
         if self.first_argv is None:
             self.first_argv = launch.argv
@@ -69,6 +88,16 @@ class ServerSession:
             self.ready_s.append(round(readiness.waited_s, 3))
             context.emit(ServerReady(self.name, readiness.waited_s, process.pid))
             return None
+        if readiness.foreign is not None:
+            return FailureReason(
+                f"port {port} was taken by another process ({readiness.foreign}); "
+                "the server benchdoc started never answered there", setup=True,
+            )
+        if readiness.last_answer == "HTTP 404" and not readiness.exited:
+            return FailureReason(
+                f"the readiness URL {launch.ready_url} answered HTTP 404 for {timeout:g} s: "
+                "the server has no such page (check ready_url)", setup=True,
+            )
         if readiness.exited:
             setup = setup_problem(read_log_tail(log), readiness.returncode)
             if setup is not None:
