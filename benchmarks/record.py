@@ -38,7 +38,7 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
         "client-zero-1",
         {f"_{regime}_{n}": f"client-{regime}-{n}" for regime in ("zero", "paced") for n in (1, 64, 256, 1024)},
     ),
-    "lint_corpus.py": ("lint-corpus", {}),
+    "lint_corpus.py": ("lint-corpus", {"_unseen": "lint-corpus-unseen"}),
     "slurm_sweep.py": ("slurm-sweep", {}),
 }
 
