@@ -5,6 +5,12 @@ through here, so a crash or a full disk never leaves half a file behind. Several
 that belong together (a document and its charts) are staged first and renamed only
 once every one of them is staged, so a failure leaves all of them as they were.
 
+Only a regular file (or a new name) is ever replaced: a device, FIFO, socket or folder,
+or a symlink to one, is refused before anything is written (renaming over ``/dev/null``
+would replace the device node with a file). An existing target is never read whole: a
+file written together with others is kept as a hard link (or a chunked copy) until all
+are renamed, and :func:`same_content` compares size first, then bounded chunks.
+
 A temporary file is named ``.NAME.PID.RANDOM.benchdoc-tmp``: hidden, never ending in
 the target's suffix, and carrying the writer's process id, so the next write to the
 same folder can tell a temporary left by a killed writer from one being written now,
@@ -14,6 +20,7 @@ and removes it.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -28,13 +35,64 @@ _WRITE_CHUNK = 1 << 20
 _UNNAMED_STALE_AFTER_S = 3600.0
 
 
+class NotRegularFileError(OSError):
+    """The output path names something other than a regular file (a device, FIFO, folder...)."""
+
+
 @dataclass(frozen=True)
 class StagedFile:
     """A file's new bytes, flushed to a temporary beside it, not yet renamed over it."""
 
     target: Path
     temp: Path
-    old: bytes | None  # the target's bytes before, None if it did not exist
+    backup: Path | None  # the target's old content (a hard link or copy), None if it did not exist
+    existed: bool = False
+
+
+def file_kind(mode: int) -> str:
+    """What a stat mode names, in words: 'a character device', 'a FIFO', ..."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_output_path(path: str | os.PathLike[str]) -> os.stat_result | None:
+    """The stat of an existing regular file at ``path`` (symlinks followed), None for a new name.
+
+    Raises NotRegularFileError for a device, FIFO, socket or folder, or a symlink to one.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        shown = os.fspath(path)
+        real = os.path.realpath(path)
+        via = f" (a symlink to {real})" if real != os.path.abspath(shown) else ""
+        raise NotRegularFileError(
+            0, f"{shown}{via} is {file_kind(info.st_mode)}: benchdoc writes only regular files or new names", shown
+        )
+    return info
+
+
+def same_content(path: str | os.PathLike[str], data: bytes) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``data``; read in bounded chunks, never whole."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        view = memoryview(data)
+        with open(path, "rb") as handle:
+            offset = 0
+            while chunk := handle.read(_WRITE_CHUNK):
+                if view[offset : offset + len(chunk)] != chunk:
+                    return False
+                offset += len(chunk)
+        return offset == len(data)
+    except OSError:
+        return False
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> list[Path]:
@@ -65,9 +123,11 @@ def write_together(files: Sequence[tuple[Path, bytes]]) -> list[Path]:
     for folder in dict.fromkeys(Path(os.path.realpath(p)).parent for p, _ in files):
         removed.extend(remove_stale_temporaries(folder))
     staged: list[StagedFile] = []
+    for path, _ in files:  # refuse a device or folder before anything is staged
+        check_output_path(path)
     try:
         for path, data in files:
-            staged.append(stage(path, data))
+            staged.append(stage(path, data, keep_old=len(files) > 1))
     except BaseException:
         discard(staged)
         raise
@@ -75,34 +135,62 @@ def write_together(files: Sequence[tuple[Path, bytes]]) -> list[Path]:
     return removed
 
 
-def stage(path: str | os.PathLike[str], data: bytes) -> StagedFile:
-    """Write ``data`` to a flushed temporary beside ``path`` with the mode ``path`` will have."""
+def stage(path: str | os.PathLike[str], data: bytes, *, keep_old: bool = False) -> StagedFile:
+    """Write ``data`` to a flushed temporary beside ``path`` with the mode ``path`` will have.
+
+    With ``keep_old``, an existing target's content is kept aside (a hard link, else a
+    chunked copy) so that :func:`commit` can put it back if a later rename fails.
+    """
     target = Path(os.path.realpath(path))
-    try:
-        old: bytes | None = target.read_bytes()
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        old = None
+    info = check_output_path(target)
+    if info is not None:
+        mode = stat.S_IMODE(info.st_mode)
+    else:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask  # mkstemp creates 0600; a new file gets the mode any new file would
-    fd, temp_name = tempfile.mkstemp(
-        prefix=f"{TEMP_PREFIX}{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent
-    )
+    temp = _temporary(target)
+    backup: Path | None = None
     try:
         try:
             view = memoryview(data)
             while view:
-                written = os.write(fd, view[:_WRITE_CHUNK])
+                written = os.write(temp[0], view[:_WRITE_CHUNK])
                 view = view[written:]
-            os.fsync(fd)
+            os.fsync(temp[0])
         finally:
-            os.close(fd)
-        os.chmod(temp_name, mode)
+            os.close(temp[0])
+        os.chmod(temp[1], mode)
+        if keep_old and info is not None:
+            backup = _keep_aside(target)
     except BaseException:
-        _unlink(Path(temp_name))
+        _unlink(temp[1])
         raise
-    return StagedFile(target, Path(temp_name), old)
+    return StagedFile(target, temp[1], backup, info is not None)
+
+
+def _temporary(target: Path) -> tuple[int, Path]:
+    fd, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
+                                dir=target.parent)
+    return fd, Path(name)
+
+
+def _keep_aside(target: Path) -> Path:
+    """A second name for the target's current content: a hard link, else a chunked copy."""
+    fd, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX,
+                                dir=target.parent)
+    os.close(fd)
+    backup = Path(name)
+    try:
+        os.unlink(backup)
+        try:
+            os.link(target, backup)
+        except OSError:
+            shutil.copy2(target, backup)  # copies in bounded chunks
+    except BaseException:
+        _unlink(backup)
+        raise
+    return backup
 
 
 def commit(staged: Sequence[StagedFile]) -> None:
@@ -116,23 +204,28 @@ def commit(staged: Sequence[StagedFile]) -> None:
         discard([item for item in staged if item not in done])
         _restore(done)
         raise
+    for item in staged:
+        if item.backup is not None:
+            _unlink(item.backup)
     for folder in dict.fromkeys(item.target.parent for item in staged):
         _fsync_directory(folder)
 
 
 def discard(staged: Sequence[StagedFile]) -> None:
-    """Remove staged temporaries that will not be renamed."""
+    """Remove staged temporaries (and kept-aside old contents) that will not be renamed."""
     for item in staged:
         _unlink(item.temp)
+        if item.backup is not None:
+            _unlink(item.backup)
 
 
 def _restore(done: Sequence[StagedFile]) -> None:
     for item in reversed(done):
         try:
-            if item.old is None:
+            if item.backup is not None:
+                os.replace(item.backup, item.target)
+            elif not item.existed:
                 _unlink(item.target)
-            else:
-                commit([stage(item.target, item.old)])
         except OSError:
             pass  # as far as the file system allows
 

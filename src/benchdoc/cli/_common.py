@@ -78,9 +78,10 @@ def styled(*parts: str | tuple[str, str]) -> Any:
 
 def write_output(target: Path, data: bytes) -> None:
     """Write a file the user named (-o): atomically, with one clear line for a missing
-    folder, a folder given as the file, or a write the system refuses (full disk, quota)."""
+    folder, a folder given as the file, a device, FIFO or socket (never replaced), or a
+    write the system refuses (full disk, quota)."""
     from benchdoc.errors import BenchdocError, UsageError
-    from benchdoc.textfile import write_atomic
+    from benchdoc.textfile import NotRegularFileError, write_atomic
 
     if target.is_dir():
         raise UsageError(f"{target} is a folder: name the file to write in it")
@@ -88,6 +89,8 @@ def write_output(target: Path, data: bytes) -> None:
         raise UsageError(f"cannot write {target}: no such folder {target.parent}")
     try:
         write_atomic(target, data)
+    except NotRegularFileError as err:
+        raise UsageError(f"{err.strerror}; nothing was written") from None
     except OSError as err:
         raise BenchdocError(f"cannot write {target}: {err.strerror or err}; nothing was written") from None
 

@@ -96,6 +96,7 @@ class StatsConfig:
 class DocumentsConfig:
     paths: tuple[Path, ...] = ()
     historical_sections: tuple[str, ...] = ("History", "Changelog")
+    outside_project: bool = False  # documents (and their charts) may resolve outside the project folder
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ class Validator:
         "label", "aliases", "role", "compare_to", "supersedes", "notes",
         "server", "args", "env", "workload", "repetitions", "variables",
     )
-    DOCUMENT_KEYS = ("paths", "historical_sections")
+    DOCUMENT_KEYS = ("paths", "historical_sections", "outside_project")
     STATS_KEYS = ("alpha", "confidence", "correction", "seed", "pool")
     LEDGER_KEYS = ("url", "keep_requests")
     FAILURE_KEYS = ("patterns",)
@@ -385,8 +385,10 @@ class Validator:
             table.get("historical_sections", list(DocumentsConfig.historical_sections)),
             "documents", "historical_sections",
         )
+        outside = self.typed(table.get("outside_project", False), bool, "true or false", "documents", "outside_project")
         root = self.path.resolve().parent
-        return DocumentsConfig(paths=tuple(root / p for p in paths), historical_sections=sections)
+        return DocumentsConfig(paths=tuple(root / p for p in paths), historical_sections=sections,
+                               outside_project=outside)
 
     def stats(self) -> StatsConfig:
         table = self.check_keys(self.data.get("stats", {}), self.STATS_KEYS, "stats")

@@ -32,7 +32,9 @@ class DocumentSync:
     @property
     def stale_files(self) -> list[Path]:
         """Chart files that are missing or differ from what the regions embed."""
-        return [p for p, data in sorted(self.files.items()) if not p.exists() or p.read_bytes() != data]
+        from benchdoc.textfile import same_content
+
+        return [p for p, data in sorted(self.files.items()) if not same_content(p, data)]
 
     @property
     def changed(self) -> bool:
@@ -56,10 +58,31 @@ def document_paths(config: Config, given: Sequence[str] | None, *, action: str =
     for path in paths:
         unique.setdefault(os.path.realpath(path), _relative(path))
     paths = list(unique.values())
-    missing = [p for p in paths if not p.is_file()]
+    missing = [p for p in paths if not p.exists()]
     if missing:
         raise UsageError(f"no such document: {', '.join(str(p) for p in missing)}")
+    for path in paths:
+        if not path.is_file():
+            from benchdoc.textfile import file_kind
+
+            raise UsageError(f"{path} is {file_kind(path.stat().st_mode)}, not a document")
+    if not given:
+        _inside_project(config, paths)
     return paths
+
+
+def _inside_project(config: Config, paths: Sequence[Path]) -> None:
+    """Listed documents must resolve inside the project's folder, unless [documents] outside_project."""
+    if config.documents.outside_project:
+        return
+    home = Path(os.path.realpath(config.path.parent))
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if home not in real.parents:
+            raise UsageError(
+                f"{config.path.name}: [documents] paths: {path} resolves to {real}, outside the project "
+                f"folder {home}; benchdoc writes only inside it (set outside_project = true to allow)"
+            )
 
 
 def _relative(path: Path) -> Path:
@@ -115,7 +138,7 @@ def write_sync(sync: DocumentSync) -> SyncWritten:
     """
     from benchdoc.docs.charts import chart_target
     from benchdoc.errors import DocumentError
-    from benchdoc.textfile import write_together
+    from benchdoc.textfile import same_content, write_together
 
     plan = sync.plan
     plan.raise_for_errors()
@@ -123,13 +146,8 @@ def write_sync(sync: DocumentSync) -> SyncWritten:
     document = Path(plan.path)
     for path in stale:  # again, just before writing: the folders may have changed since planning
         chart_target(document, os.path.relpath(path, document.parent))
-    if plan.changed:
-        try:
-            current = document.read_bytes()
-        except OSError as err:
-            raise DocumentError(f"cannot read before writing: {err.strerror}", file=plan.path) from None
-        if current != plan.old_bytes:
-            raise DocumentError("changed on disk since it was read; nothing was written, run again", file=plan.path)
+    if plan.changed and not same_content(document, plan.old_bytes):
+        raise DocumentError("changed on disk since it was read; nothing was written, run again", file=plan.path)
     files = [(path, sync.files[path]) for path in stale]
     if plan.changed:
         files.append((document, plan.new_bytes))

@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 
 from benchdoc.docs.diff import unified_diff
 from benchdoc.docs.document import ParsedDocument, Region, parse_source
@@ -286,11 +285,9 @@ def write_plan(plan: DocumentPlan) -> bool:
     plan.raise_for_errors()
     if not plan.changed:
         return False
-    try:
-        current = Path(plan.path).read_bytes()
-    except OSError as err:
-        raise DocumentError(f"cannot read before writing: {err.strerror}", file=plan.path) from None
-    if current != plan.old_bytes:
+    from benchdoc.textfile import same_content
+
+    if not same_content(plan.path, plan.old_bytes):
         raise DocumentError("changed on disk since it was read; nothing was written, run again", file=plan.path)
     try:
         atomic_write_bytes(plan.path, plan.new_bytes)

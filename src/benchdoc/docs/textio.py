@@ -133,14 +133,18 @@ def decode_bytes(data: bytes, path: str | os.PathLike[str] = "<bytes>") -> Docum
 
 def read_document(path: str | os.PathLike[str]) -> DocumentText:
     """Read and decode a document; a missing or unreadable file is a DocumentError."""
+    from benchdoc.limits import MAX_DOCUMENT_BYTES, bounded_read
+
     try:
-        data = Path(path).read_bytes()
+        data = bounded_read(path, MAX_DOCUMENT_BYTES, "the document")
     except FileNotFoundError:
         raise DocumentError("no such document", file=str(path)) from None
     except IsADirectoryError:
         raise DocumentError("is a directory, not a document", file=str(path)) from None
     except OSError as err:
         raise DocumentError(f"cannot read: {err.strerror}", file=str(path)) from None
+    except ValueError as err:
+        raise DocumentError(str(err), file=str(path)) from None
     return decode_bytes(data, path)
 
 

@@ -1,0 +1,59 @@
+"""Sizes and counts benchdoc accepts, each refused beyond its bound with one clear line.
+
+One place for the numbers, so the docs (docs/limits.md) and the checks agree. Each bound
+keeps a worst case well under half a gigabyte of memory on a small machine; the figures
+measured at each bound are in docs/limits.md.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+# Files benchdoc reads whole.
+MAX_DOCUMENT_BYTES = 8 * 1024 * 1024  # a managed Markdown document
+MAX_IMPORT_BYTES = 64 * 1024 * 1024  # a results file to import
+MAX_DATASET_BYTES = 64 * 1024 * 1024  # a --dataset file of prompts
+MAX_TOKENIZER_BYTES = 64 * 1024 * 1024  # a tokenizer.json
+
+# JSON read from files and servers.
+MAX_JSON_DEPTH = 64  # nesting of objects and arrays
+MAX_INT_DIGITS = 30  # digits of an integer literal (Python's own default is 4300)
+
+# A load-generating run.
+MAX_CONCURRENCY = 100_000  # requests in flight at once
+MAX_TOKENS = 10_000_000  # input or output tokens of one request (a prompt's, a prefix's)
+MAX_PREFIX_CHARS = 64 * 1024 * 1024  # characters of all shared prefixes together
+MAX_SERVER_TOKENS = 10**9  # a token count reported by a server: beyond it the request failed
+DEFAULT_REQUEST_TIMEOUT_S = 600.0  # one request, unless the workload sets timeout_s
+
+# Sweeps.
+MAX_SWEEP_EXPERIMENTS = 10_000  # experiments one sweep (or all together) expands to
+
+
+def bounded_read(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, never reading more than ``limit + 1``.
+
+    Raises ValueError (with a message naming ``what``) for a device, FIFO, socket or
+    folder, or a larger file; OSError when it cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            from benchdoc.textfile import file_kind
+
+            raise ValueError(f"{what} is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{what} is {info.st_size:,} bytes, over the {_size(limit)} benchdoc reads")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)  # a file that grew since the stat is still cut off here
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"{what} is over the {_size(limit)} benchdoc reads")
+    return data
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit:,} bytes"
