@@ -45,7 +45,9 @@ def draw_latency_cdf(chart: LatencyCdfChart) -> Figure:
         ax.set_xlabel(f"{panel}, ms (lower is better)")
         ax.set_ylabel("share of requests at or below")
         ax.grid(True, axis="both")
-        ax.set_ylim(0, 1.02)
+        # The floor sits a little below 0%: a "0%" tick on the bottom spine reaches down among
+        # the x axis's first tick label whenever that tick falls on the left corner.
+        ax.set_ylim(-0.05, 1.02)
         ax.set_yticks(SHARES, [f"{share:.0%}" for share in SHARES])
     _legend(figure, handles)
     figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
