@@ -74,6 +74,9 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
         "changes": {m: change_to_dict(c) for m, c in result.changes.items()},
         "environment_diff": [{"key": d.key, "a": d.a, "b": d.b, "text": d.text()} for d in result.environment_diff],
         "warnings": list(result.warnings),
+        "unreliable": result.unreliable,
+        "failed_share": round(result.reliability.rate, 6) if result.reliability is not None else None,
+        "setup_error": result.setup_error,
         "config_changed": result.config_changed,
         "mixed_workloads": (
             {"runs": mix.runs, "differences": {what: list(values) for what, values in mix.differences}}

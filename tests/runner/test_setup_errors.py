@@ -94,3 +94,23 @@ def test_a_readiness_url_answering_404_is_a_setup_error(tmp_path: Path) -> None:
     assert report.outcomes[0].outcome == "error" and run.outcome == "error" and not run.samples
     assert run.failure_reason is not None and "answered HTTP 404 for 1.5 s" in run.failure_reason
     assert "check ready_url" in run.failure_reason
+
+
+def test_a_setup_error_shows_with_its_reason_in_list_regions_and_show(tmp_path: Path) -> None:
+    from tests.conftest import Project
+
+    body = _server("typo", sim_argv("--tp-sze", "2")) + '\n[documents]\npaths = ["log.md"]\n'
+    (tmp_path / "log.md").write_text("# Log\n\n<!-- benchdoc:list status=\"failed untested\" -->\n<!-- benchdoc:end -->\n")
+    config = write_project(tmp_path, body)
+    report, runs = _run(config, ["typo"])
+    reason = runs["typo"].failure_reason
+    assert report.outcomes[0].outcome == "error" and reason is not None
+    with Ledger.open(config.ledger_url) as ledger:
+        result = build_results(config, ledger)["typo"]
+    assert result.status == "Untested" and result.setup_error == reason
+    project = Project(tmp_path)
+    assert project.run("sync", "--write").returncode == 0
+    text = (tmp_path / "log.md").read_text()
+    assert f"Untested: setup error: {reason}" in text.replace("\\|", "|") and "no reason recorded" not in text
+    shown = project.run("show", "typo")
+    assert "setup error: the server's command line was refused" in shown.stdout

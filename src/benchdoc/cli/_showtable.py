@@ -54,7 +54,13 @@ def _metric_header(results: ResultSet, metric: str) -> str:
 
 
 def _status(result: ExperimentResult) -> str:
+    from benchdoc.results.words import unreliable_flag
+
     status = f"{result.status}" + (f" ({result.reason})" if result.reason else "")
+    if result.setup_error is not None:
+        status += f" (setup error: {result.setup_error})"
+    if result.unreliable and result.reliability is not None:
+        status += f" ({unreliable_flag(result.reliability)})"
     return status + (" (config changed since)" if result.config_changed else "")
 
 

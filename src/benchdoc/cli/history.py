@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from benchdoc.config import Config
     from benchdoc.ledger import RequestRow, RunRecord
+    from benchdoc.results.reliability import Reliability
 
 ORDER = 40
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         kept = ledger.requests([r.id for r in runs]) if args.requests else {}
     pooled = pooled_run_ids(config, runs, pooling_from_args(args))
     if args.json:
-        data = [r.to_json() | {"pooled": r.id in pooled} for r in runs]
+        data = [r.to_json() | {"pooled": r.id in pooled, **_reliability_json(config, r)} for r in runs]
         if args.requests:
             for item, r in zip(data, runs):
                 item["requests"] = [request_json(row) for row in kept[r.id]]
@@ -85,7 +86,10 @@ def print_runs(
     declared = [m for m in config.metrics if m in recorded]
     metrics = sorted(recorded) if all_metrics or not declared else declared
     label = config.experiments[experiment].label if experiment in config.experiments else experiment  # or only recorded
-    columns = [Column("run", right=True, role="key"), Column("pooled"), Column("when (UTC)"), Column("outcome")]
+    from benchdoc.results.reliability import run_reliability
+
+    columns = [Column("run", right=True, role="key"), Column("pooled"), Column("when (UTC)"), Column("outcome"),
+               Column("failed requests", right=True)]
     columns += [Column(metric, right=True, role="metric") for metric in metrics]
     columns += [Column("reason / note"), Column("commit"), Column("host")]
     rows = []
@@ -98,14 +102,40 @@ def print_runs(
         commit = (r.git_commit or "—")[:10] + ("+" if r.git_dirty else "")
         reason = r.explanation or r.note or ""
         outcome = r.outcome
+        trust = run_reliability(r, config.stats.max_error_rate)
+        if trust is not None and trust.unreliable:
+            outcome += " (unreliable)"
         if r.retraction is not None:
             outcome += " (retracted)"
             reason = f"retracted {format_when(r.retraction.at)}: {r.retraction.reason}" + (f"; {reason}" if reason else "")
-        rows.append((str(r.id), "●" if r.id in pooled else "", format_when(r.started_at), outcome, *cells, reason,
+        rows.append((str(r.id), "●" if r.id in pooled else "", format_when(r.started_at), outcome, _failed_cell(trust),
+                     *cells, reason,
                      commit, r.host or "—"))
     styles = tuple("strike" if r.retraction is not None else None for r in runs)
-    notes = ("● pooled into the current result",) if any(r.id in pooled for r in runs) else ()
+    notes: tuple[str, ...] = ("● pooled into the current result",) if any(r.id in pooled for r in runs) else ()
+    if any("(unreliable)" in row[3] for row in rows):
+        notes += (f"unreliable: more than {config.stats.max_error_rate * 100:g}% of its requests failed "
+                  "([stats] max_error_rate)",)
     print_fitted(out, TextTable(f"{label} — {len(runs)} run(s)", tuple(columns), tuple(rows), styles, notes))
+
+
+def _failed_cell(trust: Reliability | None) -> str:
+    """'95/100 (95.0%; 95 cut short)', or the error rate alone when no counts were recorded."""
+    if trust is None:
+        return "—"
+    if trust.requests is None:
+        return f"{trust.rate * 100:.1f}%"
+    cut = f"; {trust.cut_short} cut short" if trust.cut_short else ""
+    return f"{trust.failed}/{trust.requests} ({trust.rate * 100:.1f}%{cut})"
+
+
+def _reliability_json(config: Config, run: RunRecord) -> dict[str, Any]:
+    from benchdoc.results.reliability import run_reliability
+
+    trust = run_reliability(run, config.stats.max_error_rate)
+    if trust is None:
+        return {}
+    return {"failed_share": round(trust.rate, 6), "unreliable": trust.unreliable}
 
 
 def request_json(row: RequestRow) -> dict[str, Any]:

@@ -90,6 +90,8 @@ class StatsConfig:
     correction: str = "holm"
     seed: int = 0
     pool: Pooling = Pooling()  # which runs every view pools into a result, unless told otherwise
+    # A result whose requests failed (or were cut short) more often than this is unreliable.
+    max_error_rate: float = 0.05
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ class Validator:
         "server", "args", "env", "workload", "repetitions", "variables",
     )
     DOCUMENT_KEYS = ("paths", "historical_sections", "outside_project")
-    STATS_KEYS = ("alpha", "confidence", "correction", "seed", "pool")
+    STATS_KEYS = ("alpha", "confidence", "correction", "seed", "pool", "max_error_rate")
     LEDGER_KEYS = ("url", "keep_requests")
     FAILURE_KEYS = ("patterns",)
 
@@ -410,7 +410,13 @@ class Validator:
             pool = parse_pooling(table.get("pool", "latest"))
         except PoolingError as err:
             raise self.error(str(err), "stats", "pool") from None
-        return StatsConfig(alpha=float(alpha), confidence=float(confidence), correction=correction, seed=seed, pool=pool)
+        limit = self.typed(table.get("max_error_rate", 0.05), (int, float), "a number", "stats", "max_error_rate")
+        if not 0 <= limit < 1:
+            raise self.error(f"max_error_rate must be at least 0 and below 1, got {limit}", "stats", "max_error_rate")
+        return StatsConfig(
+            alpha=float(alpha), confidence=float(confidence), correction=correction, seed=seed, pool=pool,
+            max_error_rate=float(limit),
+        )
 
     def raw_tables(self, key: str) -> dict[str, dict[str, Any]]:
         tables = self.data.get(key, {})

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from benchdoc.errors import DocumentError, UsageError
 from benchdoc.results.pairs import TEST_NAME
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import DASH, delta_text, verdict_sentence, vs_cell
+from benchdoc.results.words import DASH, delta_text, unreliable_note, verdict_sentence, vs_cell
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -241,6 +241,10 @@ class Renderer:
             parts.append(f"{Status.SUPERSEDED} {result.reason}")
         elif result.status is Status.MEASURED and result.reason:
             parts.append(result.reason)
+        if result.setup_error is not None:
+            parts.append(f"setup error: {result.setup_error}")
+        if result.unreliable and result.reliability is not None:
+            parts.append(unreliable_note(result.reliability))
         if result.config.notes and result.config.notes not in parts:
             parts.append(result.config.notes)
         if result.config_changed:

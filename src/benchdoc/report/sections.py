@@ -44,6 +44,16 @@ def status_badge(status: Status) -> str:
     return f'<span class="badge {esc(css)}">{esc(status)}</span>'
 
 
+def unreliable_badge(result: ExperimentResult) -> str:
+    """A badge beside the status of a result whose requests failed too often ('' otherwise)."""
+    from benchdoc.results.words import unreliable_flag, unreliable_note
+
+    if not result.unreliable or result.reliability is None:
+        return ""
+    title = esc(unreliable_note(result.reliability))
+    return f' <span class="badge s-failed" title="{title}">{esc(unreliable_flag(result.reliability))}</span>'
+
+
 def simulated_badge() -> str:
     return '<span class="sim" title="measured against the built-in simulator, not real hardware">simulated</span>'
 
@@ -152,7 +162,8 @@ def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricCo
     cells.append(
         f'<td data-sort="{esc(result.label)}"><a href="#{experiment_anchor(index)}">{esc(result.label)}</a>{name}{sim}</td>'
     )
-    cells.append(f'<td data-sort="{STATUSES.index(result.status) if result.status in STATUSES else len(STATUSES)}">{status_badge(result.status)}</td>')
+    cells.append(f'<td data-sort="{STATUSES.index(result.status) if result.status in STATUSES else len(STATUSES)}">'
+                 f'{status_badge(result.status)}{unreliable_badge(result)}</td>')
     for metric in metrics:
         summary = result.summaries.get(metric.name)
         if summary is None:
@@ -321,6 +332,8 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
         parts.append("<h3>Not run yet</h3><ul>")
         for result in untested:
             notes = f": {esc(result.reason)}" if result.reason else ""
+            if result.setup_error is not None:
+                notes += f" (setup error: {esc(result.setup_error)})"
             parts.append(f"<li>{esc(result.label)} <span class=\"name\">{esc(result.name)}</span>{notes}</li>")
         parts.append("</ul>")
     parts.append("</section>")

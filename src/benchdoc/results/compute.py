@@ -17,6 +17,7 @@ from benchdoc.config import Config, ExperimentConfig
 from benchdoc.ledger.models import RunRecord
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
+from benchdoc.results.reliability import Reliability, reliability
 from benchdoc.results.sequential import sequential_outcome
 from benchdoc.results.status import decide_status
 from benchdoc.results.workload import workload_mix
@@ -41,6 +42,24 @@ def counted_runs(runs: Iterable[RunRecord]) -> dict[str, list[RunRecord]]:
     for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
         by_experiment.setdefault(run.experiment, []).append(run)
     return by_experiment
+
+
+def newest_setup_errors(runs: Iterable[RunRecord], counted: dict[str, list[RunRecord]]) -> dict[str, str]:
+    """Each experiment's newest setup or harness error that is newer than its newest result,
+    as its explanation: what its latest attempt ran into, though it is no result."""
+    from benchdoc.results.words import failure_reason
+
+    found: dict[str, RunRecord] = {}
+    for run in runs:
+        if run.retraction is not None or run.outcome != "error":
+            continue
+        mine = counted.get(run.experiment)
+        if mine and (mine[0].started_at, mine[0].id) > (run.started_at, run.id):
+            continue
+        best = found.get(run.experiment)
+        if best is None or (run.started_at, run.id) > (best.started_at, best.id):
+            found[run.experiment] = run
+    return {name: failure_reason(run) for name, run in found.items()}
 
 
 def pooled_run_ids(config: Config, runs: Iterable[RunRecord], pooling: Pooling | None = None) -> set[int]:
@@ -89,7 +108,9 @@ def compute_results(
     (``history`` still lists them).
     """
     pooling = effective_pooling(config, pooling)
+    runs = list(runs)
     by_experiment = counted_runs(runs)
+    errors = newest_setup_errors(runs, by_experiment)
     experiments = _with_recorded(config, by_experiment)
     if metrics is not None:
         # Every status is decided on the primary metric, whichever metrics are asked for.
@@ -105,6 +126,8 @@ def compute_results(
     comparisons, family_sizes = _corrected_comparisons(config, experiments, summaries, pooled)
     superseded_by = {e.supersedes: e.name for e in experiments.values() if e.supersedes}
     changed = _config_changed(config, by_experiment, pooled)
+    limit = config.stats.max_error_rate
+    trust = {name: reliability(chosen, limit) for name, chosen in pooled.items()}
     results: dict[str, ExperimentResult] = {}
     for name, exp in experiments.items():
         all_runs = by_experiment.get(name, [])
@@ -112,6 +135,7 @@ def compute_results(
         warnings = _below_zero(name, exp, summaries) + client_bound_warnings(name, pooled[name])
         mix = workload_mix(name, pooled[name])
         warnings.extend([mix.sentence()] if mix else [])
+        warnings.extend(reliability_warnings(name, exp.compare_to, trust))
         if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             warnings.extend([warning] if warning else [])
@@ -133,6 +157,8 @@ def compute_results(
             warnings=tuple(warnings),
             config_changed=name in changed,
             mixed_workloads=mix,
+            reliability=trust[name],
+            setup_error=errors.get(name),
         )
     return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
 
@@ -249,6 +275,20 @@ def _config_changed(
         for name, fingerprint in current.items()
         if any(not ran_current_config(run, fingerprint) for run in [by_experiment[name][0], *pooled.get(name, [])])
     }
+
+
+def reliability_warnings(name: str, target: str | None, trust: dict[str, Reliability | None]) -> list[str]:
+    """Warnings when the result, or the one it is compared with, is unreliable."""
+    from benchdoc.results.words import unreliable_reference_warning, unreliable_warning
+
+    found = []
+    own = trust.get(name)
+    if own is not None and own.unreliable:
+        found.append(unreliable_warning(name, own))
+    theirs = trust.get(target) if target else None
+    if target and theirs is not None and theirs.unreliable:
+        found.append(unreliable_reference_warning(name, target, theirs))
+    return found
 
 
 def client_bound_warnings(name: str, runs: Sequence[RunRecord]) -> list[str]:

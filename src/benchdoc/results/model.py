@@ -21,6 +21,7 @@ from benchdoc.stats import CORRECTION_NAMES, summarize
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
+    from benchdoc.results.reliability import Reliability
     from benchdoc.results.requests import RequestLatencies, RequestReader
     from benchdoc.results.workload import WorkloadMix
     from benchdoc.stats import Change, Comparison, Summary
@@ -51,10 +52,19 @@ class ExperimentResult:
     config_changed: bool = False
     # Its pooled runs measured different workloads (its sentence is also one of ``warnings``).
     mixed_workloads: WorkloadMix | None = None
+    # The failed share of its pooled runs' requests against [stats] max_error_rate.
+    reliability: Reliability | None = None
+    # Why its newest run, a setup or harness error newer than any result, measured nothing.
+    setup_error: str | None = None
 
     @property
     def label(self) -> str:
         return self.config.label
+
+    @property
+    def unreliable(self) -> bool:
+        """More of its requests failed (or were cut short) than ``[stats] max_error_rate``."""
+        return self.reliability is not None and self.reliability.unreliable
 
     @property
     def compare_to(self) -> str | None:

@@ -15,6 +15,7 @@ from benchdoc.stats.summary import OUTLIER_IQR_FACTOR
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
+    from benchdoc.results.reliability import Reliability
     from benchdoc.stats import Comparison, Summary
 
 DASH = "—"
@@ -233,3 +234,37 @@ def status_of_verdict(verdict: str, measures_speed: bool = True) -> Status | Non
     if verdict in ("same", "equivalent"):
         return Status.NO_DIFFERENCE
     return None
+
+
+UNRELIABLE = "unreliable"
+
+
+def failed_share_text(reliability: Reliability) -> str:
+    """'95.0% of requests failed (95 of 100; 95 cut short)', or '95.0% error rate' without counts."""
+    share = f"{reliability.rate * 100:.1f}%"
+    if reliability.requests is None:
+        return f"{share} error rate"
+    cut = f"; {reliability.cut_short} cut short" if reliability.cut_short else ""
+    return f"{share} of requests failed ({reliability.failed} of {reliability.requests}{cut})"
+
+
+def unreliable_note(reliability: Reliability) -> str:
+    """'unreliable: 95.0% of requests failed (95 of 100; 95 cut short), above the 5% limit'."""
+    return f"{UNRELIABLE}: {failed_share_text(reliability)}, above the {reliability.limit * 100:g}% limit"
+
+
+def unreliable_flag(reliability: Reliability) -> str:
+    """A status cell's short flag: 'unreliable: 95.0% failed'."""
+    return f"{UNRELIABLE}: {reliability.rate * 100:.1f}% failed"
+
+
+def unreliable_warning(name: str, reliability: Reliability) -> str:
+    """The warning every view prints beside an unreliable result."""
+    return (f"{name} is {unreliable_note(reliability)}; its figures come from the requests that "
+            "succeeded and say little about the configuration")
+
+
+def unreliable_reference_warning(name: str, target: str, reliability: Reliability) -> str:
+    """The warning on a comparison made against an unreliable result."""
+    return (f"{name} is compared with {target}, which is {unreliable_note(reliability)}: "
+            "the comparison is against figures from the few requests that succeeded")
