@@ -181,7 +181,7 @@ def test_capacity_search_records_its_bracket(project: Project) -> None:
     assert "capacity: " in res.stdout and "req/s with SLO attainment >= 0.8" in res.stdout
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
     samples = {s["metric"]: s["value"] for s in run["samples"]}
-    low, high = run["metadata"]["capacity"]["bracket"]
+    low, high = run["metadata"]["capacity"]["resolution"]
     assert samples["capacity_req_s"] == low and samples["capacity_high_req_s"] == high and 5 <= low < high
     levels = run["metadata"]["capacity"]["levels"]
     assert levels[0]["rate"] == 5 and levels[0]["met_target"] is True

@@ -146,7 +146,13 @@ def test_a_capacity_search_per_repetition_records_its_answer_and_every_level_tri
     capacities = record.values("capacity_req_s")
     assert len(capacities) == 2 and all(c >= 20 for c in capacities)  # one answer per search: an interval
     searches = record.metadata.capacity["searches"]
-    assert len(searches) == 2 and searches[-1]["bracket"][0] == capacities[-1]
+    assert len(searches) == 2 and searches[-1]["resolution"][0] == capacities[-1]
+    # run's summary says each search's answer and why it stopped.
+    from benchdoc.cli.run import _run_notes
+
+    notes = [n for n in _run_notes(record.metadata, {}) if n.startswith("capacity: ")]
+    assert len(notes) == 2 and all("req/s with SLO attainment >= 0.8 (resolution: between" in n for n in notes)
+    assert all(n.endswith("resolution within 50%)") for n in notes), notes
     assert record.metadata.workload["capacity"]["target"] == 0.8
     tried = {level["rate"] for search in searches for level in search["levels"]}
     notices = [e.message for e in events if isinstance(e, ev.Notice)]

@@ -52,14 +52,16 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
 
     def on_step(step: CapacityStep) -> None:
         level = LoadLevel("rate", step.rate)
-        row = _row(level.label, step.result) | {"met_target": step.passed}
+        row = _row(level.label, step.result) | {"met_target": step.passed, "why": step.why or None}
         if config is not None and experiment is not None:
             name = level_experiment(experiment, level)
             row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, level, step.result)}
         rows.append(row)
         if not args.json:
-            verdict = "meets" if step.passed else "misses"
-            print(f"{level.label}: SLO attainment {step.attainment:.3f} {verdict} the target; "
+            verdict = "meets the target" if step.passed else f"misses: {step.why}"
+            if not step.passed and step.client_bound:
+                verdict = f"says nothing (the client was the bottleneck): {step.why}"
+            print(f"{level.label}: SLO attainment {step.attainment:.3f}, {verdict}; "
                   f"{_progress_text(step.result)}", file=sys.stderr)
 
     found = find_capacity(
@@ -82,7 +84,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
         print(found.sentence())
         if run_id is not None:
             print(f"recorded run {run_id}: {experiment}")
-    return EXIT_OK if found.low is not None else EXIT_FAILED
+    return EXIT_OK if found.found else EXIT_FAILED
 
 
 def _row(label: str, result: WorkloadResult) -> dict[str, Any]:
@@ -142,6 +144,6 @@ def _record_capacity(args: argparse.Namespace, config: Any, experiment: str, fou
     samples = [Sample(metric=name, value=value, repetition=0) for name, value in found.metrics().items()]
     passing = [s for s in found.steps if s.passed]
     shown = max(passing, key=lambda s: s.rate) if passing else found.steps[0]
-    failure = found.sentence() if found.low is None else None
+    failure = None if found.found else found.sentence()
     return _record(config, experiment, shown.result, args.note, extra={"capacity": summary}, samples=samples,
                    failure=failure)

@@ -151,12 +151,14 @@ def _add_prompt_and_search_arguments(parser: argparse.ArgumentParser) -> None:
     search = parser.add_argument_group("capacity search")
     search.add_argument("--find-capacity", action="store_true",
                         help="search the highest request rate whose SLO attainment stays at or above --target "
-                        "(doubling, then bisection); needs --slo; each level runs --requests or --duration")
+                        "while the server achieves at least 80%% of it (doubling, then bisection); needs --slo; "
+                        "each level runs --requests or --duration")
     search.add_argument("--target", type=float, default=0.99, metavar="F",
                         help="SLO attainment a rate must keep (default 0.99)")
     search.add_argument("--start-rate", type=float, default=1.0, metavar="R", help="first rate tried (default 1)")
     search.add_argument("--precision", type=float, default=0.05, metavar="F",
-                        help="stop when the bracket is within this fraction (default 0.05)")
+                        help="stop when the search's resolution (highest rate met, lowest missed) is within this "
+                        "fraction (default 0.05)")
     search.add_argument("--time-budget", type=float, default=600.0, metavar="S",
                         help="no level is started that would end after S seconds (default 600)")
 

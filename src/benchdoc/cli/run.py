@@ -465,4 +465,8 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     warning = busy_warning(environment.get("load"))
     if warning:
         notes.append(f"warning: {warning}")
+    capacity = metadata.capacity or {}
+    for search in capacity.get("searches") or ([capacity] if capacity else []):
+        if search.get("sentence"):
+            notes.append(str(search["sentence"]))
     return notes

@@ -55,7 +55,7 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("record_id", "str", "the one event this run records (`slurm:JOB_TASK`): recorded once, whoever records it"),
     MetadataKey("slurm", "object", "the Slurm array task that ran it: job, task, node; state and ended_by when Slurm ended it"),
     MetadataKey("load", "{of: str, kind: str, value: float}", "the level of a load sweep this run measured (`EXP@rate=R`)"),
-    MetadataKey("capacity", "object", "a capacity search: target, bracket, the levels tried and why it stopped "
+    MetadataKey("capacity", "object", "a capacity search: target, resolution, the levels tried and why it stopped "
                 "(run: the last repetition's, every repetition's in searches)"),
     MetadataKey("client", "object", "the load generator's own load (lag, CPU, send delay) and whether it was client-bound"),
 )

@@ -85,8 +85,8 @@ def capacity_repetition(
     if found.steps:
         outcome.simulator = found.steps[0].result.measured_simulator
         outcome.server = found.steps[0].result.server
-    if found.low is None:
-        outcome.failure = FailureReason(f"workload failed: {found.sentence()}")
+    if not found.found:
+        outcome.failure = FailureReason(f"no capacity: {found.sentence()}")
         return outcome
     outcome.metrics = found.metrics()
     return outcome

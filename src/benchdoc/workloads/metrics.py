@@ -158,9 +158,10 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "req/s",
             "higher",
             "From a capacity search: the highest request rate (open loop) seen to keep SLO "
-            "attainment at or above the target (0.99 by default). The search doubles the rate "
-            "until a level misses, then bisects; capacity_high_req_s is the lowest rate seen to "
-            "miss, so the capacity lies between the two.",
+            "attainment at or above the target (0.99 by default) while achieving at least 80% "
+            "of the rate offered. The search doubles the rate until a level misses, then "
+            "bisects; capacity_high_req_s is the lowest rate seen to miss, so the capacity lies "
+            "between the two (the search's resolution). Not recorded when no level missed.",
         ),
         MetricDefinition(
             "capacity_high_req_s",
@@ -168,7 +169,7 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "req/s",
             "higher",
             "From a capacity search: the lowest request rate seen to miss the SLO attainment "
-            "target, the upper end of the capacity's bracket.",
+            "target or its rate, the upper end of the search's resolution.",
         ),
         MetricDefinition(
             "send_delay_ms_max",
