@@ -8,8 +8,12 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.results.words import Wording, verdict_text
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from benchdoc.config import Config
-    from benchdoc.results import Change, Comparison, ExperimentResult, Summary
+    from benchdoc.envdiff import EnvDifference
+    from benchdoc.ledger import RunRecord
+    from benchdoc.results import Change, Comparison, ExperimentResult, PairComparison, ResultSet, Summary
 
 
 def summary_to_dict(summary: Summary) -> dict[str, Any]:
@@ -83,3 +87,49 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
             if (mix := result.mixed_workloads) else None
         ),
     }
+
+
+def show_to_dict(results: ResultSet, chosen: Sequence[ExperimentResult]) -> dict[str, Any]:
+    """What `show --json` prints: the pooling, the correction and each chosen experiment's result."""
+    return {
+        "pooling": results.pooling.describe(),
+        "correction": results.correction,
+        "experiments": [result_to_dict(r, results.config) for r in chosen],
+    }
+
+
+def pairs_to_dict(
+    results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: Sequence[PairComparison],
+    env: Sequence[EnvDifference],
+) -> dict[str, Any]:
+    """What `compare --json` prints: each metric's comparison of ``a`` against ``b``, and how their environments differ."""
+    config = results.config
+    return {
+        "candidate": a.name,
+        "baseline": b.name,
+        "pooling": results.pooling.describe(),
+        "comparisons": {
+            pair.metric: {
+                **comparison_to_dict(pair.comparison, config.metric_or_default(pair.metric)),
+                "corrected": pair.corrected,
+                "correction_note": pair.note,
+            }
+            for pair in pairs
+        },
+        "environment_diff": [d.text() for d in env],
+    }
+
+
+def history_to_list(config: Config, runs: Sequence[RunRecord], pooled: set[int]) -> list[dict[str, Any]]:
+    """What `history --json` prints (without requests): every run, whether the current result pools it,
+    and, for a run with requests, the share that failed and whether that makes it unreliable."""
+    return [r.to_json() | {"pooled": r.id in pooled, **_reliability_json(config, r)} for r in runs]
+
+
+def _reliability_json(config: Config, run: RunRecord) -> dict[str, Any]:
+    from benchdoc.results.reliability import run_reliability
+
+    trust = run_reliability(run, config.stats.max_error_rate)
+    if trust is None:
+        return {}
+    return {"failed_share": round(trust.rate, 6), "unreliable": trust.unreliable}

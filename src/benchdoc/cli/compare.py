@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.results import build_results
-    from benchdoc.serialize import comparison_to_dict
+    from benchdoc.serialize import pairs_to_dict
 
     config = load_project(args)
     with open_ledger(config) as ledger:
@@ -59,20 +59,7 @@ def run(args: argparse.Namespace) -> int:
     pairs = [results.compare(a.name, b.name, metric) for metric in metrics]
     env = environment_differences(a.pooled, b.pooled)
     if args.json:
-        print_json({
-            "candidate": a.name,
-            "baseline": b.name,
-            "pooling": results.pooling.describe(),
-            "comparisons": {
-                pair.metric: {
-                    **comparison_to_dict(pair.comparison, config.metric_or_default(pair.metric)),
-                    "corrected": pair.corrected,
-                    "correction_note": pair.note,
-                }
-                for pair in pairs
-            },
-            "environment_diff": [d.text() for d in env],
-        })
+        print_json(pairs_to_dict(results, a, b, pairs, env))
         return 0
     present(results, a, b, pairs, env, markdown=args.markdown)
     return 0

@@ -55,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
         kept = ledger.requests([r.id for r in runs]) if args.requests else {}
     pooled = pooled_run_ids(config, runs, pooling_from_args(args))
     if args.json:
-        data = [r.to_json() | {"pooled": r.id in pooled, **_reliability_json(config, r)} for r in runs]
+        from benchdoc.serialize import history_to_list
+
+        data = history_to_list(config, runs, pooled)
         if args.requests:
             for item, r in zip(data, runs):
                 item["requests"] = [request_json(row) for row in kept[r.id]]
@@ -127,15 +129,6 @@ def _failed_cell(trust: Reliability | None) -> str:
         return f"{trust.rate * 100:.1f}%"
     cut = f"; {trust.cut_short} cut short" if trust.cut_short else ""
     return f"{trust.failed}/{trust.requests} ({trust.rate * 100:.1f}%{cut})"
-
-
-def _reliability_json(config: Config, run: RunRecord) -> dict[str, Any]:
-    from benchdoc.results.reliability import run_reliability
-
-    trust = run_reliability(run, config.stats.max_error_rate)
-    if trust is None:
-        return {}
-    return {"failed_share": round(trust.rate, 6), "unreliable": trust.unreliable}
 
 
 def request_json(row: RequestRow) -> dict[str, Any]:

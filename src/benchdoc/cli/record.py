@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
-from benchdoc.cli._common import load_project, open_ledger
-from benchdoc.errors import UsageError, ValidationError
+from benchdoc.cli._common import load_project
+from benchdoc.errors import UsageError
 
 ORDER = 20
 
@@ -57,44 +57,9 @@ def parse_metric_args(items: list[str]) -> dict[str, list[float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.config import did_you_mean
-    from benchdoc.ledger import NewRun, Sample
-    from benchdoc.provenance import provenance
+    from benchdoc.measured import record_measured
 
     config = load_project(args)
-    experiment = config.experiment(args.experiment).name
-    metrics = parse_metric_args(args.metric)
-    if args.failed is not None and metrics:
-        raise UsageError("a failed run has no values: give --failed or --metric, not both")
-    if args.failed is None and not metrics:
-        raise UsageError("nothing to record: give --metric NAME=VALUE or --failed REASON")
-    if args.failed is not None and not args.failed.strip():
-        raise UsageError("--failed needs a reason, e.g. --failed \"CUDA out of memory\"")
-    if config.metrics:
-        for name in metrics:
-            if name not in config.metrics:
-                raise UsageError(
-                    f"metric '{name}' is not declared in {config.path.name}{did_you_mean(name, config.metrics)}"
-                )
-    for name, values in metrics.items():
-        problem = next(filter(None, (config.metric_or_default(name).value_problem(v) for v in values)), None)
-        if problem:
-            raise ValidationError(f"--metric {name}: {problem}; nothing was recorded")
-    run = provenance(config.root).stamp(
-        NewRun(
-            experiment=experiment,
-            outcome="failed" if args.failed is not None else "ok",
-            samples=[Sample(name, value, index) for name, values in metrics.items() for index, value in enumerate(values)],
-            failure_reason=args.failed,
-            note=args.note,
-            source="record",
-        )
-    )
-    with open_ledger(config, write=True) as ledger:
-        run_id = ledger.record_run(run)
-    if args.failed is not None:
-        print(f"recorded run {run_id}: {experiment} failed ({args.failed})")
-    else:
-        parts = ", ".join(f"{name} n={len(values)}" for name, values in metrics.items())
-        print(f"recorded run {run_id}: {experiment} ({parts})")
+    recorded = record_measured(config, args.experiment, parse_metric_args(args.metric), failed=args.failed, note=args.note)
+    print(recorded.describe())
     return 0

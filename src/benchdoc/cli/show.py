@@ -65,13 +65,9 @@ def run(args: argparse.Namespace) -> int:
         if result.mixed_workloads is not None:
             warn(result.mixed_workloads.sentence())
     if args.json:
-        from benchdoc.serialize import result_to_dict
+        from benchdoc.serialize import show_to_dict
 
-        print_json({
-            "pooling": results.pooling.describe(),
-            "correction": results.correction,
-            "experiments": [result_to_dict(r, config) for r in chosen],
-        })
+        print_json(show_to_dict(results, chosen))
         return 0
     present(results, chosen, metrics, markdown=args.markdown)
     return 0

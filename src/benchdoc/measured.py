@@ -1,0 +1,89 @@
+"""A run measured elsewhere, recorded: the values (or the failure) someone brings to the ledger.
+
+`benchdoc record` and the MCP server's `record` tool both come here, so a value is checked
+the same way and a run carries the same provenance whichever door it came through; only
+``source`` tells them apart ("record", "mcp").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from benchdoc.errors import UsageError, ValidationError
+
+if TYPE_CHECKING:
+    from benchdoc.config import Config
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """What was recorded: the run's id, its experiment and its values or failure."""
+
+    run_id: int
+    experiment: str
+    counts: dict[str, int]  # metric -> number of values
+    failed: str | None
+
+    def describe(self) -> str:
+        """The line `benchdoc record` prints."""
+        if self.failed is not None:
+            return f"recorded run {self.run_id}: {self.experiment} failed ({self.failed})"
+        parts = ", ".join(f"{name} n={count}" for name, count in self.counts.items())
+        return f"recorded run {self.run_id}: {self.experiment} ({parts})"
+
+
+def check_measured(config: Config, metrics: Mapping[str, Sequence[float]], failed: str | None) -> None:
+    """Refuse what cannot be recorded, with the line `record` gives; nothing is written."""
+    from benchdoc.config import did_you_mean
+
+    if failed is not None and metrics:
+        raise UsageError("a failed run has no values: give --failed or --metric, not both")
+    if failed is None and not metrics:
+        raise UsageError("nothing to record: give --metric NAME=VALUE or --failed REASON")
+    if failed is not None and not failed.strip():
+        raise UsageError("--failed needs a reason, e.g. --failed \"CUDA out of memory\"")
+    if config.metrics:
+        for name in metrics:
+            if name not in config.metrics:
+                raise UsageError(
+                    f"metric '{name}' is not declared in {config.path.name}{did_you_mean(name, config.metrics)}"
+                )
+    for name, values in metrics.items():
+        if not values:
+            raise UsageError(f"--metric {name}: no values")
+        problem = next(filter(None, (config.metric_or_default(name).value_problem(v) for v in values)), None)
+        if problem:
+            raise ValidationError(f"--metric {name}: {problem}; nothing was recorded")
+
+
+def record_measured(
+    config: Config,
+    experiment: str,
+    metrics: Mapping[str, Sequence[float]],
+    *,
+    failed: str | None = None,
+    note: str | None = None,
+    source: str = "record",
+) -> RecordedRun:
+    """Check, stamp with this machine's provenance and record one run of ``experiment`` (a name or alias)."""
+    from benchdoc.ledger import NewRun, Sample
+    from benchdoc.ledger.store import Ledger
+    from benchdoc.provenance import provenance
+
+    name = config.experiment(experiment).name
+    check_measured(config, metrics, failed)
+    run = provenance(config.root).stamp(
+        NewRun(
+            experiment=name,
+            outcome="failed" if failed is not None else "ok",
+            samples=[Sample(metric, float(v), index) for metric, values in metrics.items() for index, v in enumerate(values)],
+            failure_reason=failed,
+            note=note,
+            source=source,
+        )
+    )
+    with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:
+        run_id = ledger.record_run(run)
+    return RecordedRun(run_id, name, {m: len(v) for m, v in metrics.items()}, failed)
