@@ -116,6 +116,7 @@ MAIN_FLAGS: dict[str, tuple[str, ...]] = {
     "check": ("--diff", "--no-lint", "--runs", "--since", "--all-runs"),
     "plot": ("--output", "--kind", "--metric", "--runs", "--since", "--all-runs"),
     "report": ("--output", "--history-charts", "--runs", "--since", "--all-runs"),
+    "mcp": ("--allow-write", "--allow-run"),
 }
 
 
