@@ -137,3 +137,13 @@ def test_the_limit_is_configurable(tmp_path: Path, measured: Project) -> None:
 
 def test_counts_are_summed_and_an_error_rate_alone_is_judged() -> None:
     assert Reliability(0.06, 0.05).unreliable and not Reliability(0.05, 0.05).unreliable
+
+
+def test_the_cut_streams_are_one_cause_with_their_count(measured: Project) -> None:
+    base = _results(measured)["baseline"]
+    run = base.pooled[0]
+    reasons = run.metadata.failures
+    assert len(reasons) == 1, reasons  # not one reason per token count
+    (reason, count), = reasons.items()
+    assert reason.startswith("stream ended after ") and " of 16 tokens" in reason
+    assert count == base.reliability.failed  # type: ignore[union-attr]

@@ -82,10 +82,17 @@ def test_signal_reasons(code: int | None, reason: str | None) -> None:
     assert signal_reason(code) == reason
 
 
-def test_a_kill_without_a_known_log_line_says_so() -> None:
+def test_a_kill_without_a_known_log_line_says_so_with_no_evidence_line() -> None:
     found = explain_failure("INFO: loading shard 3/4\nINFO: loading shard 4/4\n", returncode=-9, fallback="exited")
     assert found.reason == "killed by SIGKILL (OOM killer?)"
-    assert found.log_line == "INFO: loading shard 4/4"
+    assert found.log_line is None  # an ordinary line is not the evidence of a kill
+    said = explain_failure("INFO: loading\nKilled\nINFO: bye\n", returncode=137, fallback="exited")
+    assert said.log_line == "Killed"
+
+
+def test_an_ordinary_last_line_is_never_the_evidence() -> None:
+    found = explain_failure("INFO: starting\nLlama.generate: 1 prefix-match hit\n", returncode=1, fallback="exited 1")
+    assert found.reason == "exited 1" and found.log_line is None
 
 
 def test_fallback_keeps_the_last_error_looking_line() -> None:
@@ -157,3 +164,22 @@ def test_setup_problems(log: str, code: int, expected: str) -> None:
 def test_a_missing_dependency_is_a_failure_not_a_setup_problem() -> None:
     assert setup_problem("ModuleNotFoundError: No module named 'flash_attn'\n", 1) is None
     assert setup_problem("ValueError: bad model\n", 1) is None
+
+
+def test_a_sigkilled_server_is_not_evidenced_by_its_last_ordinary_line(tmp_path: Path) -> None:
+    """A real process that logs an ordinary line and is then killed with SIGKILL."""
+    import os
+    import sys
+
+    from benchdoc.runner.failures import read_log_tail
+    from benchdoc.runner.process import ManagedProcess
+
+    script = ("import os, signal, sys; print('Llama.generate: 1 prefix-match hit, remaining 12 prompt tokens to eval');"
+              "sys.stdout.flush(); os.kill(os.getpid(), signal.SIGKILL)")
+    log = tmp_path / "server.log"
+    with ManagedProcess([sys.executable, "-c", script], cwd=tmp_path, env=dict(os.environ), stdout_path=log,
+                        grace_s=2) as process:
+        code = process.wait(20)
+    assert code == -9 and "prefix-match hit" in log.read_text()
+    found = explain_failure(read_log_tail(log), returncode=code, fallback="server exited")
+    assert found.reason == "killed by SIGKILL (OOM killer?)" and found.log_line is None and found.cause is None

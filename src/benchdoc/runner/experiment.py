@@ -31,6 +31,7 @@ from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, pla
 from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
 from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import LoadgenWorkload
+from benchdoc.workloads.reasons import group_reasons
 from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
@@ -229,7 +230,7 @@ class ExperimentRun:
             provenance=merge_provenance([r.provenance for r in reps if r.provenance]) or None,
             requests=sum(r.requests or 0 for r in reps) if reps else None,
             cut_short=sum(r.cut_short_requests or 0 for r in reps) if reps else None,
-            failures=dict(failures.most_common()),
+            failures=group_reasons(dict(failures.most_common())),
             until_decided=self.deciding.to_json() if self.deciding else None,
             # Reports and charts label these numbers as simulated, never as hardware measurements.
             simulator=self.simulator,

@@ -86,6 +86,10 @@ BUILTIN_PATTERNS: tuple[FailurePattern, ...] = (
 
 # A line that looks like the final error of a traceback or log, for the fallback.
 _ERROR_LINE = re.compile(r"\b[A-Z]\w*(Error|Exception)\b|\b(FATAL|Fatal|fatal|ERROR|CRITICAL)\b")
+# A line about a process being killed (the kernel's OOM killer, a shell's report, a signal).
+_KILL_LINE = re.compile(r"(?i)\bkilled\b|\bSIG(KILL|TERM|SEGV|ABRT|BUS)\b|out of memory|oom[- ]kill|signal \d+")
+# What a shell prints when it cannot find or run a program.
+_SHELL_LINE = re.compile(r"(?i)not found|no such file|permission denied|cannot execute|exec format error")
 # An exception line: Python's "SomeError: ..." / "SomeException: ..." (dotted names too),
 # RuntimeError, C++'s "terminate called after throwing", a segfault, a CUDA error.
 _EXCEPTION_LINE = re.compile(
@@ -162,7 +166,8 @@ def explain_failure(
     cause = last_exception_line(log_text)
     by_signal = signal_reason(returncode)
     if by_signal is not None:
-        return FailureReason(by_signal, cause or _last_error_line(log_text), cause)
+        # A process killed by a signal often says nothing: only a line about the kill is evidence.
+        return FailureReason(by_signal, cause or _last_matching_line(log_text, _KILL_LINE), cause)
     return FailureReason(fallback, cause or _last_error_line(log_text), cause)
 
 
@@ -179,9 +184,11 @@ def setup_problem(log_text: str, returncode: int | None) -> FailureReason | None
     configured: its shell found no such program (127) or could not execute it (126), or
     the program refused its command line (a usage error, a missing module or script)."""
     if returncode == 127:
-        return FailureReason("the server's program was not found (exit code 127)", _last_error_line(log_text), setup=True)
+        return FailureReason("the server's program was not found (exit code 127)",
+                             _last_matching_line(log_text, _SHELL_LINE), setup=True)
     if returncode == 126:
-        return FailureReason("the server's program is not executable (exit code 126)", _last_error_line(log_text), setup=True)
+        return FailureReason("the server's program is not executable (exit code 126)",
+                             _last_matching_line(log_text, _SHELL_LINE), setup=True)
     for line in log_text.splitlines():
         if _ARGV_TYPO.search(line.strip()):
             return FailureReason(
@@ -201,11 +208,15 @@ def _reason_text(template: str, found: re.Match[str]) -> str:
 
 
 def _last_error_line(text: str) -> str | None:
-    lines = [line for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if _ERROR_LINE.search(line):
+    """The last line that looks like an error; None rather than an ordinary line."""
+    return _last_matching_line(text, _ERROR_LINE)
+
+
+def _last_matching_line(text: str, pattern: re.Pattern[str]) -> str | None:
+    for line in reversed(text.splitlines()):
+        if line.strip() and pattern.search(line):
             return _clip(line)
-    return _clip(lines[-1]) if lines else None
+    return None
 
 
 def _clip(line: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.metadata import RepetitionRecord
+from benchdoc.workloads.reasons import group_reasons
 from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class Repetitions:
             "duration_s": sum(r.duration_s for r in self.results),
             "requests": sum(len(r.records) for r in self.results),
             "cut_short": sum(r.cut_short for r in self.results),
-            "failures": dict(failures.most_common()),
+            "failures": group_reasons(dict(failures.most_common())),
             "simulator": any(r.measured_simulator for r in self.results),
             "client": {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])} if bound else None,
         }

@@ -107,9 +107,12 @@ class WorkloadResult:
         return sum(1 for r in self.records if r.ok and r.chunk_token_source == CHUNK_TOKENS_SPREAD)
 
     def failure_reasons(self) -> dict[str, int]:
-        """How many measured requests failed for each reason, most frequent first."""
+        """How many measured requests failed for each cause, most frequent first (reasons that
+        differ only in their numbers are one cause: see workloads.reasons)."""
+        from benchdoc.workloads.reasons import group_reasons
+
         counts = Counter(r.error or "unknown" for r in self.records if not r.ok)
-        return dict(counts.most_common())
+        return group_reasons(dict(counts.most_common()))
 
     @property
     def failed(self) -> bool:
