@@ -31,7 +31,7 @@ def test_report_is_written_with_table_charts_and_failures(story: Project) -> Non
     assert re.fullmatch(r"wrote report\.html \([\d,]+ KB\): 5 experiments, 5 runs\n", res.stdout), res.stdout
     page = (story.root / "report.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and '<table id="results">' in page
-    assert page.count('<figure class="chart">') == 6  # 2 metrics, before/after, 3 histories
+    assert page.count('<figure class="chart">') == 3  # 2 metrics, before/after; no history has 3 runs
     assert "every successful run" not in page and "the latest run of each experiment" in page
     # The log path in the run's metadata is relative to the project; its tail is shown.
     assert "Last 2 lines of logs/nccl-tree.log</summary><pre>starting\nRuntimeError: NCCL Tree" in page
@@ -39,6 +39,11 @@ def test_report_is_written_with_table_charts_and_failures(story: Project) -> Non
 
 
 def test_report_options_pooling_output_and_history_limit(story: Project) -> None:
+    # A history chart is drawn from three runs with a value: give the baseline a third.
+    assert story.run("record", "baseline", "--metric", "output_tok_s=92.1,92.3,92.2").returncode == 0
+    res = story.run("report", "--all-runs", "-o", "all.html")
+    assert res.returncode == 0, res.stderr
+    assert (story.root / "all.html").read_text(encoding="utf-8").count('alt="History of') == 1
     res = story.run("report", "--all-runs", "--history-charts", "0", "-o", "out.html")
     assert res.returncode == 0, res.stderr
     page = (story.root / "out.html").read_text(encoding="utf-8")

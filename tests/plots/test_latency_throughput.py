@@ -102,3 +102,35 @@ def test_the_levels_follow_their_experiment_in_level_order(results) -> None:  # 
     start = names.index("baseline")
     assert names[start:start + 4] == ["baseline", "baseline@rate=1", "baseline@rate=2", "baseline@rate=4"]
     assert names[names.index("eagle3") + 1:names.index("eagle3") + 3] == ["eagle3@rate=1", "eagle3@rate=4"]
+
+
+def test_a_swept_experiment_with_measured_levels_is_not_untested(results) -> None:  # type: ignore[no-untyped-def]
+    eagle = results["eagle3"]
+    assert str(eagle.status) == "Measured"
+    assert eagle.reason == "load sweep: 2 levels measured (rate=1 to 4)"
+    assert eagle.levels == ("eagle3@rate=1", "eagle3@rate=4")
+    assert results["eagle3@rate=4"].level_of == "eagle3" and eagle.level_of is None
+    # The swept experiment and its levels stay together, the levels in numeric order.
+    names = list(results.experiments)
+    assert names[names.index("baseline") + 1:names.index("baseline") + 4] == [
+        "baseline@rate=1", "baseline@rate=2", "baseline@rate=4"]
+
+
+def test_a_sweep_whose_every_level_failed_is_failed(tmp_path: Path) -> None:
+    config = story_config(path=tmp_path / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{tmp_path}/l.db") as ledger:
+        for rate in (1, 2):
+            ledger.record_run(NewRun(experiment=f"eagle3@rate={rate}", outcome="failed", started_at=T0,
+                                     finished_at=T0, failure_reason="CUDA out of memory"))
+        results = build_results(config, ledger)
+    assert str(results["eagle3"].status) == "Failed"
+    assert results["eagle3"].reason == "every level of the load sweep failed (eagle3@rate=1: CUDA out of memory)"
+
+
+def test_bar_charts_leave_the_levels_out_unless_asked(results) -> None:  # type: ignore[no-untyped-def]
+    bars = [bar.experiment for bar in chart_data("bar", results).bars]  # type: ignore[union-attr]
+    assert not any("@" in name for name in bars) and "eagle3" not in bars
+    with_levels = [bar.experiment for bar in chart_data("bar", results, levels=True).bars]  # type: ignore[union-attr]
+    assert "eagle3@rate=4" in with_levels and "baseline@rate=2" in with_levels
+    named = [bar.experiment for bar in chart_data("bar", results, None, ["eagle3@*"]).bars]  # type: ignore[union-attr]
+    assert named == ["eagle3@rate=1", "eagle3@rate=4"]

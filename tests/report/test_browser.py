@@ -143,7 +143,7 @@ def test_report_fits_a_wide_screen_and_a_phone(report: Path, tmp_path: Path, wid
     layout = asyncio.run(read())
     # The page never scrolls sideways: a wide table scrolls inside its own box.
     assert layout["page"] <= layout["view"], layout
-    assert "Interval of the delta, p" in layout["headers"]
+    assert "vs compare_to (tok/s)" in layout["headers"]
     charts = layout["charts"]
     assert len(charts) >= 3
     rows = {round(top) for _, top, _ in charts}

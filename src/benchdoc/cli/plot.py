@@ -34,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--metric", "-m", help="metric to chart (default: the primary metric)")
     parser.add_argument("--output", "-o", required=True, metavar="FILE",
                         help="where to write the chart: FILE.svg or FILE.png ('-' for SVG on standard output)")
+    parser.add_argument("--levels", action="store_true",
+                        help="bar: draw each load level of a sweep (EXP@rate=R) as a bar too (default: left out; "
+                        "--kind latency-throughput draws them)")
     parser.add_argument("--format", choices=FORMATS, help="format when FILE has no telling extension (default: svg)")
     add_pooling_arguments(parser)
     parser.set_defaults(func=run)
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_project(args)
     with open_ledger(config) as ledger:  # open while charting: a latency-cdf chart reads kept requests
         results = build_results(config, ledger, pooling=pooling_from_args(args))
-        data, image = chart(args.kind, results, args.metric, args.experiments, fmt=fmt)
+        data, image = chart(args.kind, results, args.metric, args.experiments, fmt=fmt, levels=args.levels)
     if args.output == "-":
         sys.stdout.buffer.write(image)
         sys.stdout.flush()

@@ -62,9 +62,13 @@ def history_chart(results: ResultSet, metric: str | None, experiment: str, *, fm
     return render(history_data(results, metric, experiment), fmt)
 
 
-def chart(kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = (), *, fmt: str = "svg") -> tuple[Chart, bytes]:
-    """The data and the bytes of a chart of ``kind`` (one of CHART_KINDS)."""
-    data = chart_data(kind, results, metric, experiments)
+def chart(
+    kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = (), *, fmt: str = "svg",
+    levels: bool = False,
+) -> tuple[Chart, bytes]:
+    """The data and the bytes of a chart of ``kind`` (one of CHART_KINDS); ``levels``: a bar chart
+    draws the load levels of sweeps too."""
+    data = chart_data(kind, results, metric, experiments, levels=levels)
     return data, render(data, fmt)
 
 

@@ -232,10 +232,18 @@ def pooling_caption(results: ResultSet, *, what: str, bars: Sequence[Bar]) -> st
 # --- building each chart ----------------------------------------------------------------
 
 
-def bar_chart_data(results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> BarChart:
-    """One metric across experiments (default: every experiment that is not superseded)."""
+def bar_chart_data(
+    results: ResultSet, metric: str | None = None, experiments: Sequence[str] = (), *, levels: bool = False
+) -> BarChart:
+    """One metric across experiments (default: every experiment that is not superseded).
+
+    The load levels of a sweep (``EXP@rate=4``) are drawn by a latency-throughput chart, not as
+    bars: by default they are left out, with the swept experiment that has no runs of its own,
+    unless named or ``levels`` is set."""
     spec = resolve_metric(results, metric)
-    names = select_experiments(results, experiments) if experiments else [r.name for r in results if not r.superseded_by]
+    names = select_experiments(results, experiments) if experiments else [
+        r.name for r in results if not r.superseded_by and (levels or not (r.level_of or (r.levels and not r.runs)))
+    ]
     if not names:
         raise UsageError("no experiments to chart")
     chosen = [results.experiments[name] for name in names]
@@ -321,10 +329,12 @@ def history_data(results: ResultSet, metric: str | None, experiment: str) -> His
     )
 
 
-def chart_data(kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> Chart:
-    """The data of a chart of ``kind`` (one of CHART_KINDS)."""
+def chart_data(
+    kind: str, results: ResultSet, metric: str | None = None, experiments: Sequence[str] = (), *, levels: bool = False
+) -> Chart:
+    """The data of a chart of ``kind`` (one of CHART_KINDS); ``levels`` draws a sweep's levels as bars."""
     if kind == "bar":
-        return bar_chart_data(results, metric, experiments)
+        return bar_chart_data(results, metric, experiments, levels=levels)
     if kind == "before-after":
         return before_after_data(results, metric, experiments)
     if kind == "history":

@@ -32,7 +32,8 @@ def build_report(
     (default: the folder of benchdoc.toml).
     """
     from benchdoc.report.assets import SCRIPT, STYLE, content_security_policy
-    from benchdoc.report.sections import charts_section, esc, experiments_section, failures_section, header, results_table
+    from benchdoc.report.sections import charts_section, esc, experiments_section, failures_section, header
+    from benchdoc.report.table import results_table
 
     project = results.config.root.name or "benchdoc project"
     body = "\n".join(

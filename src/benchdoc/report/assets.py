@@ -19,7 +19,7 @@ header.page h1 { margin: 0 0 4px; font-size: 24px; }
 main { padding: 8px 32px 48px; max-width: 1600px; }
 h2 { margin: 32px 0 8px; font-size: 20px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 h3 { margin: 24px 0 6px; font-size: 17px; }
-p.lede, p.source { margin: 4px 0; color: var(--muted); }
+p.lede, p.source { margin: 4px 0; color: var(--muted); overflow-wrap: anywhere; }
 .banner { margin: 12px 0; padding: 10px 14px; border-left: 5px solid #E69F00; background: #fff8e6; }
 .warning { margin: 6px 0; padding: 6px 10px; border-left: 4px solid #D55E00; background: #fdf0ea; }
 nav.toc a { margin-right: 14px; }
@@ -50,12 +50,28 @@ fieldset#status-filter legend { font-weight: 600; padding: 0 4px; }
 figure { margin: 12px 0 20px; }
 figure img { max-width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }
 figcaption { color: var(--muted); font-size: 13px; max-width: 1100px; }
-section.experiment { border-top: 1px dashed var(--line); margin-top: 18px; }
+details.experiment { border-top: 1px dashed var(--line); padding: 6px 0; }
+details.experiment > summary { font-weight: 600; font-size: 16px; color: var(--ink); padding: 4px 0; }
+details.experiment details.experiment { margin-left: 18px; }
+details.experiment .name { display: inline; margin-left: 6px; font-weight: 400; }
+/* The results table fits the page: long text wraps, a date and a number never do. */
+#results { width: 100%; }
+#results td.experiment { min-width: 9em; }
+#results code.name { background: none; padding: 0; }
+#results td.notes { min-width: 14em; overflow-wrap: anywhere; }
+#results td.date { white-space: nowrap; }
+#results .interval { white-space: nowrap; }
+#results .logline { display: block; margin-top: 2px; padding: 0; background: none; color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+#results .warn { display: block; color: #8a3d00; }
+#results tr.level td.experiment { padding-left: 26px; border-left: 4px solid var(--line); }
+#results tr.level { background: #fbfcfd; }
+svg.spark { display: block; margin: 2px 0 0 auto; color: var(--accent); }
 details { margin: 4px 0; }
 summary { cursor: pointer; color: var(--accent); }
 pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; overflow: auto; max-height: 360px; font: 12.5px/1.45 "DejaVu Sans Mono", ui-monospace, monospace; border-radius: 4px; white-space: pre-wrap; word-break: break-word; }
 code { font: 13px "DejaVu Sans Mono", ui-monospace, monospace; background: var(--soft); padding: 0 3px; }
 ul.envdiff { margin: 4px 0; }
+li .name { display: inline; margin: 0 2px; }
 .muted { color: var(--muted); }
 /* Charts side by side where they fit, one per row on a narrow screen. */
 .chart-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 560px), 1fr)); gap: 8px 20px; align-items: start; }
@@ -68,17 +84,48 @@ ul.envdiff { margin: 4px 0; }
   table { font-size: 13px; }
   th, td { padding: 4px 6px; }
   nav.toc a { display: inline-block; margin: 2px 10px 2px 0; }
+  /* A card per experiment: each cell on its own line, named by its column; empty cells left out. */
+  #results thead { display: none; }
+  #results, #results tbody, #results tr, #results td { display: block; width: auto; }
+  #results tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 10px; padding: 6px 10px; }
+  #results tr[hidden], #results td.empty { display: none; }
+  #results td { border: none; padding: 2px 0; text-align: left; white-space: normal; }
+  #results td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: 12px; }
+  #results td.experiment { font-size: 15px; font-weight: 600; }
+  #results tr.level { margin-left: 14px; }
+  #results .against { display: none; }
+  #results tr.level td.experiment { padding-left: 0; border-left: none; }
+  svg.spark { display: inline; margin: 0 0 0 6px; vertical-align: middle; }
 }
 """
 
 SCRIPT = """
 (function () {
   "use strict";
+  /* A link to an experiment opens its folded block (and the sweep's it sits in). */
+  function openTarget() {
+    var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    for (var node = target; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS") { node.open = true; }
+    }
+    if (target) { target.scrollIntoView(); }
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+
   var table = document.getElementById("results");
   if (!table) { return; }
   var body = table.tBodies[0];
   var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
   var count = document.getElementById("row-count");
+  var all = Array.prototype.slice.call(body.rows);
+  /* A sweep's load levels stay under it, in their order, however the table is sorted. */
+  var levels = {};
+  all.forEach(function (row) {
+    var parent = row.getAttribute("data-parent");
+    if (parent) { (levels[parent] = levels[parent] || []).push(row); }
+  });
+  var tops = all.filter(function (row) { return !row.getAttribute("data-parent"); });
 
   function sortKey(row, column) {
     var cell = row.cells[column];
@@ -88,7 +135,7 @@ SCRIPT = """
 
   function sortBy(column, ascending) {
     var numeric = headers[column].getAttribute("data-type") === "number";
-    var rows = Array.prototype.slice.call(body.rows);
+    var rows = tops.slice();
     rows.sort(function (a, b) {
       var x = sortKey(a, column), y = sortKey(b, column);
       if (x === "" || y === "") {  /* missing values last, whichever the direction */
@@ -99,7 +146,10 @@ SCRIPT = """
       if (!ascending) { order = -order; }
       return order || a.getAttribute("data-index") - b.getAttribute("data-index");
     });
-    rows.forEach(function (row) { body.appendChild(row); });
+    rows.forEach(function (row) {
+      body.appendChild(row);
+      (levels[row.getAttribute("data-experiment")] || []).forEach(function (level) { body.appendChild(level); });
+    });
     headers.forEach(function (th) { th.removeAttribute("aria-sort"); });
     headers[column].setAttribute("aria-sort", ascending ? "ascending" : "descending");
   }
@@ -117,12 +167,21 @@ SCRIPT = """
     var shown = {};
     boxes.forEach(function (box) { shown[box.value] = box.checked; });
     var visible = 0;
-    Array.prototype.forEach.call(body.rows, function (row) {
+    var open = {};
+    tops.forEach(function (row) {
       var show = shown[row.getAttribute("data-status")] !== false;
+      row.hidden = !show;
+      open[row.getAttribute("data-experiment")] = show;
+      if (show) { visible += 1; }
+    });
+    all.forEach(function (row) {
+      var parent = row.getAttribute("data-parent");
+      if (!parent) { return; }
+      var show = shown[row.getAttribute("data-status")] !== false && open[parent] !== false;
       row.hidden = !show;
       if (show) { visible += 1; }
     });
-    if (count) { count.textContent = "showing " + visible + " of " + body.rows.length; }
+    if (count) { count.textContent = "showing " + visible + " of " + all.length; }
   }
   boxes.forEach(function (box) { box.addEventListener("change", applyFilter); });
   applyFilter();

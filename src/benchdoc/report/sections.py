@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
-from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import delta_text, format_p, interval_text, verdict_text
+from benchdoc.results.status import Status
+from benchdoc.results.words import format_p, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -116,119 +116,6 @@ def header(results: ResultSet, source: str | None) -> str:
     return "\n".join(parts)
 
 
-# --- the results table --------------------------------------------------------------------
-
-
-def results_table(results: ResultSet) -> str:
-    config = results.config
-    metrics = metrics_shown(results)
-    primary = metrics[0] if metrics else None
-    present = [s for s in STATUSES if any(r.status == s for r in results)]
-    boxes = "".join(
-        f'<label><input type="checkbox" value="{esc(s)}" checked> {status_badge(s)}</label>' for s in present
-    )
-    heads: list[tuple[str, str]] = [("Experiment", "text"), ("Status", "number")]
-    heads += [(unit_label(m), "number") for m in metrics]
-    if primary is not None:
-        heads += [(f"vs compare_to ({primary.label})", "number"), ("Interval of the delta, p", "number"),
-                  (f"Before → after ({primary.label})", "number")]
-    heads += [("Runs", "number"), ("Last run", "text"), ("Notes", "text")]
-    head_cells = "".join(
-        f'<th scope="col" data-type="{kind}"><button type="button">{esc(title)}</button></th>' for title, kind in heads
-    )
-    rows = []
-    for index, result in enumerate(results):
-        rows.append(_result_row(index, result, metrics, primary, config))
-    return "\n".join(
-        [
-            '<section id="results-section">',
-            "<h2>Results</h2>",
-            '<p class="muted">Click a column header to sort by it (again to reverse); untick a status to hide its rows.</p>',
-            f'<fieldset id="status-filter"><legend>Status</legend>{boxes}<span id="row-count"></span></fieldset>',
-            '<div class="scroll"><table id="results">',
-            f"<thead><tr>{head_cells}</tr></thead>",
-            "<tbody>",
-            *rows,
-            "</tbody></table></div>",
-            "</section>",
-        ]
-    )
-
-
-def _result_row(index: int, result: ExperimentResult, metrics: Sequence[MetricConfig], primary: MetricConfig | None, config: Any) -> str:
-    cells = []
-    sim = simulated_badge() if any(is_simulated(run) for run in result.pooled) else ""
-    name = f'<span class="name">{esc(result.name)}</span>' if result.name != result.label else ""
-    cells.append(
-        f'<td data-sort="{esc(result.label)}"><a href="#{experiment_anchor(index)}">{esc(result.label)}</a>{name}{sim}</td>'
-    )
-    cells.append(f'<td data-sort="{STATUSES.index(result.status) if result.status in STATUSES else len(STATUSES)}">'
-                 f'{status_badge(result.status)}{unreliable_badge(result)}</td>')
-    for metric in metrics:
-        summary = result.summaries.get(metric.name)
-        if summary is None:
-            cells.append('<td class="num" data-sort="">—</td>')
-            continue
-        shown = interval_text(summary)  # '± 0.4%', or the interval itself when lopsided, as show gives it
-        interval = f" {shown}" if shown is not None else ""
-        cells.append(
-            f'<td class="num" data-sort="{sort_number(summary.median)}">{esc(format_value(summary.median, metric))}{esc(interval)}'
-            f' <span class="muted">n={summary.n}</span></td>'
-        )
-    if primary is not None:
-        comparison = result.comparisons.get(primary.name)
-        if comparison is None:
-            cells.append('<td data-sort="">—</td>')
-            cells.append('<td class="num" data-sort="">—</td>')
-        else:
-            verdict = verdict_text(comparison, primary)
-            delta = delta_text(comparison)
-            cells.append(
-                f'<td data-sort="{sort_number(comparison.delta_pct)}">{esc(delta)} vs {esc(result.compare_to)}'
-                f'<br><span class="muted">{esc(verdict)}</span></td>'
-            )
-            cells.append(f'<td class="num" data-sort="{sort_number(comparison.p_used)}">{esc(_delta_interval(comparison))}'
-                         f'<br><span class="muted">{esc(_p_text(comparison))}</span></td>')
-        change = result.changes.get(primary.name)
-        if change is None:
-            cells.append('<td data-sort="">—</td>')
-        else:
-            cells.append(f'<td data-sort="{sort_number(change.delta_pct)}">{esc(change.text(primary.digits))}<br>'
-                         f'<span class="muted">from {esc(result.supersedes)}</span></td>')
-    cells.append(f'<td class="num" data-sort="{len(result.runs)}">{result.n_runs} pooled / {len(result.runs)}</td>')
-    latest = result.latest_run
-    cells.append(f'<td data-sort="{esc(latest.started_at.isoformat() if latest else "")}">{esc(when(latest.started_at if latest else None))}</td>')
-    reason = result.reason or ""
-    if result.status is Status.SUPERSEDED and reason.startswith("by "):
-        reason = f"{Status.SUPERSEDED} {reason}"
-    notes = [reason]
-    if result.failure_log_line:
-        notes.append(result.failure_log_line)
-    notes.extend(result.warnings)
-    note_html = "<br>".join(esc(n) for n in notes if n)
-    cells.append(f'<td data-sort="{esc(" ".join(n for n in notes if n))}">{note_html}</td>')
-    return (
-        f'<tr data-status="{esc(result.status)}" data-experiment="{esc(result.name)}" data-index="{index}">'
-        + "".join(cells) + "</tr>"
-    )
-
-
-def _delta_interval(comparison: Any) -> str:
-    """The delta's interval, or why there is none (too few runs for its coverage to hold,
-    or a sequential test that stopped without a direction)."""
-    if comparison.verdict == "undecided":
-        return "—"
-    if comparison.delta_ci_low is None or comparison.delta_ci_high is None:
-        return comparison.delta_ci_reason or "—"
-    return f"[{comparison.delta_ci_low:+.1f}%, {comparison.delta_ci_high:+.1f}%]"
-
-
-def _p_text(comparison: Any) -> str:
-    """The p-value the verdict was decided on, and what adjusted it (a correction, a sequential test)."""
-    label = comparison.p_label.strip()
-    return f"p={comparison.p_used:.3g}" + (f" ({label})" if label else "")
-
-
 # --- charts ---------------------------------------------------------------------------------
 
 
@@ -256,12 +143,16 @@ def latency_cdf_figure(results: ResultSet) -> str:
 
 
 def charts_section(results: ResultSet) -> str:
+    """A bar chart per metric some experiment (not a load level) measured, the before/after
+    pairs, one latency-throughput chart per load sweep, and the latency distribution."""
     from benchdoc.errors import BenchdocError
     from benchdoc.plots import bar_chart_data, before_after_data, render
 
     parts = ['<section id="charts">', "<h2>Charts</h2>", '<div class="chart-grid">']
     metrics = metrics_shown(results)
     for metric in metrics:
+        if not any(metric.name in r.summaries for r in results if r.level_of is None):
+            continue  # measured only at a sweep's levels: the latency-throughput charts show it
         try:
             chart = bar_chart_data(results, metric.name)
         except BenchdocError as err:
@@ -275,15 +166,7 @@ def charts_section(results: ResultSet) -> str:
             parts.append(f'<p class="muted">No before/after chart: {esc(err.message)}</p>')
         else:
             parts.append(figure(pairs, render(pairs)))
-    if any("@" in result.name for result in results):
-        from benchdoc.plots.latency_throughput import latency_throughput_data
-
-        try:
-            sweep = latency_throughput_data(results)
-        except BenchdocError as err:
-            parts.append(f'<p class="muted">No latency-throughput chart: {esc(err.message)}</p>')
-        else:
-            parts.append(figure(sweep, render(sweep)))
+    parts.extend(sweep_figures(results))
     cdf = latency_cdf_figure(results)
     if cdf:
         parts.append(cdf)
@@ -292,6 +175,25 @@ def charts_section(results: ResultSet) -> str:
     parts.append("</div>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def sweep_figures(results: ResultSet) -> list[str]:
+    """One latency-throughput chart per swept experiment with measured levels."""
+    from benchdoc.errors import BenchdocError
+    from benchdoc.plots import render
+    from benchdoc.plots.latency_throughput import latency_throughput_data
+
+    figures = []
+    for result in results:
+        if not result.levels:
+            continue
+        try:
+            sweep = latency_throughput_data(results, experiments=[result.name])
+        except BenchdocError as err:
+            figures.append(f'<p class="muted">No latency-throughput chart of {esc(result.label)}: {esc(err.message)}</p>')
+        else:
+            figures.append(figure(sweep, render(sweep)))
+    return figures
 
 
 # --- failures -------------------------------------------------------------------------------
@@ -334,7 +236,7 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
             notes = f": {esc(result.reason)}" if result.reason else ""
             if result.setup_error is not None:
                 notes += f" (setup error: {esc(result.setup_error)})"
-            parts.append(f"<li>{esc(result.label)} <span class=\"name\">{esc(result.name)}</span>{notes}</li>")
+            parts.append(f'<li>{esc(result.label)} <code class="name">{esc(result.name)}</code>{notes}</li>')
         parts.append("</ul>")
     parts.append("</section>")
     return "\n".join(parts)
@@ -343,35 +245,64 @@ def failures_section(results: ResultSet, root: Path | None) -> str:
 # --- one section per experiment --------------------------------------------------------------
 
 
+HISTORY_POINTS = 3  # runs with a value before an experiment's history gets a chart (a sparkline below)
+
+
 def experiments_section(results: ResultSet, max_history_charts: int) -> str:
+    """One folded block per experiment (a sweep's levels inside their sweep's), opened by a
+    click or a link from the table: its facts, history chart (from three runs) and runs."""
+    metrics = metrics_shown(results)
+    primary = metrics[0] if metrics else None
+    index = {result.name: i for i, result in enumerate(results)}
+    budget = [max_history_charts]
+    parts = ['<section id="experiments">', "<h2>Experiments</h2>",
+             '<p class="muted">Click an experiment to open its history, runs and environments.</p>']
+    for result in results:
+        if result.level_of in index:
+            continue  # inside its sweep's block
+        levels = [results.experiments[name] for name in result.levels if name in index]
+        parts.append(_experiment_block(results, result, index, primary, budget, levels))
+    if budget[0] < 0:
+        parts.append(f'<p class="muted">History charts are drawn for the first {max_history_charts} experiments only.</p>')
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _experiment_block(
+    results: ResultSet, result: ExperimentResult, index: dict[str, int], primary: MetricConfig | None,
+    budget: list[int], levels: Sequence[ExperimentResult] = (),
+) -> str:
+    name = f' <code class="name">{esc(result.name)}</code>' if result.name != result.label else ""
+    parts = [f'<details class="experiment" id="{experiment_anchor(index[result.name])}">',
+             f"<summary>{esc(result.label)}{name} {status_badge(result.status)}</summary>"]
+    parts.extend(_experiment_facts(results, result))
+    parts.extend(_history_figure(results, result, primary, budget))
+    if result.runs or not levels:
+        parts.append(runs_table(result, primary))
+    if levels:
+        parts.append(f"<p>{len(levels)} load level{'s' if len(levels) != 1 else ''}:</p>")
+        parts.extend(_experiment_block(results, level, index, primary, budget) for level in levels)
+    parts.append("</details>")
+    return "\n".join(parts)
+
+
+def _history_figure(results: ResultSet, result: ExperimentResult, primary: MetricConfig | None, budget: list[int]) -> list[str]:
+    """The history chart of an experiment with three runs or more that have a value (fewer are
+    a sparkline in the table); ``budget`` counts down the charts still allowed (-1: some left out)."""
     from benchdoc.errors import BenchdocError
     from benchdoc.plots import history_data, render
 
-    metrics = metrics_shown(results)
-    primary = metrics[0] if metrics else None
-    parts = ['<section id="experiments">', "<h2>Experiments</h2>"]
-    charts_drawn = 0
-    for index, result in enumerate(results):
-        parts.append(f'<section class="experiment" id="{experiment_anchor(index)}">')
-        name = f' <span class="name">{esc(result.name)}</span>' if result.name != result.label else ""
-        parts.append(f"<h3>{esc(result.label)}{name} {status_badge(result.status)}</h3>")
-        parts.extend(_experiment_facts(results, result))
-        if primary is not None and any(run.values(primary.name) for run in result.runs):
-            if charts_drawn < max_history_charts:
-                try:
-                    chart = history_data(results, primary.name, result.name)
-                except BenchdocError:
-                    pass
-                else:
-                    parts.append(figure(chart, render(chart)))
-                    charts_drawn += 1
-            elif charts_drawn == max_history_charts:
-                parts.append(f'<p class="muted">History charts are drawn for the first {max_history_charts} experiments only.</p>')
-                charts_drawn += 1
-        parts.append(runs_table(result, primary))
-        parts.append("</section>")
-    parts.append("</section>")
-    return "\n".join(parts)
+    if primary is None or sum(1 for run in result.runs if run.values(primary.name)) < HISTORY_POINTS:
+        return []
+    if budget[0] <= 0:
+        budget[0] = -1
+        return []
+    try:
+        chart = history_data(results, primary.name, result.name)
+    except BenchdocError:
+        return []
+    budget[0] -= 1
+    return [figure(chart, render(chart))]
 
 
 def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]:

@@ -19,7 +19,7 @@ from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.reliability import Reliability, reliability
 from benchdoc.results.sequential import sequential_outcome
-from benchdoc.results.status import decide_status
+from benchdoc.results.status import Status, decide_status
 from benchdoc.results.workload import workload_mix
 from benchdoc.stats import adjust_comparisons, change, read_sequentially, summarize
 
@@ -111,7 +111,7 @@ def compute_results(
     runs = list(runs)
     by_experiment = counted_runs(runs)
     errors = newest_setup_errors(runs, by_experiment)
-    experiments = _with_recorded(config, by_experiment)
+    experiments, levels = _with_recorded(config, by_experiment)
     if metrics is not None:
         # Every status is decided on the primary metric, whichever metrics are asked for.
         asked = list(metrics)
@@ -140,6 +140,8 @@ def compute_results(
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             warnings.extend([warning] if warning else [])
         status, reason = decide_status(config, exp, all_runs, comparisons.get(name, {}), superseded_by.get(name))
+        if not all_runs and levels.get(name):
+            status, reason = sweep_status(levels[name], by_experiment)
         latest = all_runs[0] if all_runs else None
         results[name] = ExperimentResult(
             name=name,
@@ -159,13 +161,17 @@ def compute_results(
             mixed_workloads=mix,
             reliability=trust[name],
             setup_error=errors.get(name),
+            levels=tuple(levels.get(name, ())),
         )
     return ResultSet(config, results, pooling, config.stats.correction, family_sizes)
 
 
-def _with_recorded(config: Config, by_experiment: dict[str, list[RunRecord]]) -> dict[str, ExperimentConfig]:
+def _with_recorded(
+    config: Config, by_experiment: dict[str, list[RunRecord]]
+) -> tuple[dict[str, ExperimentConfig], dict[str, list[str]]]:
     """The declared experiments, each followed by the levels of its load sweeps that have
-    runs (by kind, then level), then any other recorded name (no longer, or never, declared)."""
+    runs (by kind, then level), then any other recorded name (no longer, or never, declared);
+    and each swept experiment's levels, in that order."""
     from benchdoc.workloads.levels import split_level_experiment
 
     levels: dict[str, list[tuple[str, float, str]]] = {}
@@ -181,13 +187,33 @@ def _with_recorded(config: Config, by_experiment: dict[str, list[RunRecord]]) ->
         else:
             others.append(name)
     experiments: dict[str, ExperimentConfig] = {}
+    swept: dict[str, list[str]] = {}
     for name, exp in config.experiments.items():
         experiments[name] = exp
         for _, _, level_name in sorted(levels.get(name, [])):
             experiments[level_name] = config.level_experiment(level_name)  # type: ignore[assignment]
+            swept.setdefault(name, []).append(level_name)
     for name in others:
         experiments[name] = ExperimentConfig(name=name, label=name)
-    return experiments
+    return experiments, swept
+
+
+def sweep_status(levels: Sequence[str], by_experiment: dict[str, list[RunRecord]]) -> tuple[Status, str]:
+    """The status of a swept experiment whose runs are all recorded as its levels
+    (``EXP@rate=4``): Measured when a level's latest run succeeded, Failed when every
+    level's latest run failed; the reason says how many levels and which loads."""
+    from benchdoc.results.words import failure_reason
+
+    latest = [(name, by_experiment[name][0]) for name in levels if by_experiment.get(name)]
+    measured = [name.rsplit("@", 1)[1] for name, run in latest if run.outcome == "ok"]
+    if measured:
+        failed = len(latest) - len(measured)
+        last = measured[-1].split("=", 1)[1] if measured[-1].split("=")[0] == measured[0].split("=")[0] else measured[-1]
+        span = measured[0] if len(measured) == 1 else f"{measured[0]} to {last}"
+        more = f"; {failed} failed" if failed else ""
+        return Status.MEASURED, f"load sweep: {len(measured)} level{'s' if len(measured) != 1 else ''} measured ({span}){more}"
+    name, run = latest[0]
+    return Status.FAILED, f"every level of the load sweep failed ({name}: {failure_reason(run)})"
 
 
 def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None) -> dict[str, Summary]:

@@ -56,6 +56,16 @@ class ExperimentResult:
     reliability: Reliability | None = None
     # Why its newest run, a setup or harness error newer than any result, measured nothing.
     setup_error: str | None = None
+    # A swept experiment's load levels that have runs (``EXP@rate=4``...), by kind then level.
+    levels: tuple[str, ...] = ()
+
+    @property
+    def level_of(self) -> str | None:
+        """The swept experiment this is a load level of (``EXP`` for ``EXP@rate=4``), or None."""
+        from benchdoc.workloads.levels import split_level_experiment
+
+        parts = split_level_experiment(self.name)
+        return parts[0] if parts is not None else None
 
     @property
     def label(self) -> str:
