@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from benchdoc.lint.attribution import place
-from benchdoc.lint.claims import find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import LintFacts
 from benchdoc.lint.findings import Finding
@@ -31,7 +30,7 @@ from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.tables import TableRule
 from benchdoc.lint.text import DocumentText, Unit
 from benchdoc.lint.verdicts import find_verdicts
-from benchdoc.lint.words import FAILS, PRONOUN_START, WORKS
+from benchdoc.lint.words import FAILS, PRONOUN_START, VERSUS, WORKS
 
 
 class ProseChecker:
@@ -49,6 +48,7 @@ class ProseChecker:
         findings: list[Finding] = []
         rows: dict[int, list[Unit]] = {}
         previous: tuple[int, str | None] = (-1, None)  # (block, first experiment named) of the last sentence
+        headings: dict[tuple[str, ...], tuple[str | None, str | None]] = {}
         for unit in document.units:
             if unit.row is not None:
                 if not unit.historical:
@@ -56,12 +56,17 @@ class ProseChecker:
                 continue
             named = self.know.mentions.find(unit.text)
             implicit = None
-            if PRONOUN_START.match(unit.text) and previous[0] == unit.block:
-                implicit = previous[1]
+            before = previous[1] if previous[0] == unit.block else None
+            if PRONOUN_START.match(unit.text):
+                implicit = before
             previous = (unit.block, named[0].experiment if named else implicit)
             if unit.historical:
                 continue
-            findings.extend(self.sentence(unit, document.path, row_experiment=implicit, implicit=True, mentions=named))
+            section = headings.get(unit.section)
+            if section is None:
+                section = headings[unit.section] = self._section_parties(unit.section)
+            findings.extend(self.sentence(unit, document.path, row_experiment=implicit, implicit=True, mentions=named,
+                                          previous=before or section[0], section_target=section[1]))
         for cells in rows.values():
             findings.extend(self.tables.row(cells, document.path))
         kept = [f for f in findings if f.line not in document.ignored_lines]
@@ -70,24 +75,26 @@ class ProseChecker:
     def sentence(
         self, unit: Unit, path: str, row_experiment: str | None = None, row_historical: bool = False,
         implicit: bool = False, row_pinned: frozenset[str] = frozenset(), mentions: Sequence[Mention] | None = None,
+        previous: str | None = None, section_target: str | None = None,
     ) -> list[Finding]:
         """The findings of one sentence (or table cell read as one)."""
         mentions = tuple(self.know.mentions.find(unit.text) if mentions is None else mentions)
-        if not mentions and row_experiment is None:
+        if not mentions and row_experiment is None and previous is None:
             return []
         context = Context(
             unit, path, mentions, row_experiment, row_historical,
             table_row=row_experiment is not None and not implicit,
             past_test=lambda: self.know.is_historical(unit.text, mentions),
             pinned=row_pinned | frozenset(m.experiment for m in mentions if self.know.pins(m, unit.text)),
+            previous=previous, section_target=section_target,
         )
         findings: list[Finding] = []
         consumed: list[tuple[int, int]] = [(m.start, m.end) for m in mentions]
         has_digit = any(digit in unit.text for digit in "0123456789")
-        claims = find_claims(unit.text) if has_digit else []
+        claims = self.claims.read(context) if has_digit else []
         for claim in claims:
             consumed.append((claim.start, claim.text_end))
-            finding = self.claims.claim(context, claim)
+            finding = self.claims.claim(context, claim, claims)
             if finding is not None:
                 findings.append(finding)
         verdicts = [v for v in find_verdicts(unit.text) if not v.negated and not inside(v.start, v.end, consumed)]
@@ -109,6 +116,18 @@ class ProseChecker:
             if finding is not None:
                 findings.append(finding)
         return findings
+
+    def _section_parties(self, section: tuple[str, ...]) -> tuple[str | None, str | None]:
+        """What a section's heading is about: "## 2P1D" (its subject), "## 2P1D vs TP8" (subject and target)."""
+        if not section:
+            return None, None
+        heading = section[-1]
+        named = list(dict.fromkeys(m.experiment for m in self.know.mentions.find(heading)))
+        if len(named) == 1:
+            return named[0], None
+        if len(named) == 2 and VERSUS.search(heading):
+            return named[0], named[1]
+        return None, None
 
     def _cell_sentence(
         self, cell: Unit, path: str, row_experiment: str | None, historical: bool, pinned: frozenset[str]

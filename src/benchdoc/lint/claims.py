@@ -23,8 +23,8 @@ _NUM = r"(?P<num>\d+(?:\.\d+)?)"
 _WORDS = {
     GOOD: "faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplift|lift|win",
     BAD: "slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation",
-    UP: "higher|more|increase|jump",
-    DOWN: "lower|less|fewer|decrease|drop|reduction|cut",
+    UP: "higher|more|increase|jump|above",
+    DOWN: "lower|less|fewer|decrease|drop|reduction|cut|below",
 }
 _ANY_WORD = "|".join(_WORDS.values())
 
@@ -38,9 +38,17 @@ _FACTOR = re.compile(
     re.IGNORECASE,
 )
 _SIGNED = re.compile(
-    r"(?<![\w.])(?P<sign>[+\-−])" + _NUM + r"\s*%\s*(?P<link>vs\.?|versus|over|against|relative to|compared (?:to|with)|on top of)\s",
+    r"(?<![\w.])(?P<sign>[+\-−])" + _NUM + r"\s*%(?P<gap>(?:\s+(?!vs\b|versus\b|over\b|against\b|relative\b|compared\b|on top\b)"
+    r"[\w/()'-]+){0,3}?)\s*(?P<link>vs\.?|versus|over|against|relative to|compared (?:to|with)|on top of)\s",
     re.IGNORECASE,
 )
+# "+11% tok/s", "TTFT p99 -23%": a signed change with no target named, against the one the
+# sentence or its section implies (or the subject's compare_to).
+_BARE_SIGNED = re.compile(
+    r"(?<![\w.%])(?P<sign>[+\-−])" + _NUM + r"\s*%(?![\w%])(?!(?:\s+|-)(?:" + _ANY_WORD + r")\b)", re.IGNORECASE
+)
+# "1.6x TP8", "0.85x the baseline's": a ratio of the two, the target right after it.
+_BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + r"\s*[x×](?![\w])\s+(?=[\w\"'(])", re.IGNORECASE)
 _BY_VERB = re.compile(
     r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
     r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
@@ -110,6 +118,8 @@ def find_claims(text: str) -> list[Claim]:
         (_FACTOR, _factor_claim, False),
         (_VERB_PERCENT, _verb_percent_claim, True),
         (_BY_VERB, _by_verb_claim, True),
+        (_BARE_FACTOR, _bare_factor_claim, False),
+        (_BARE_SIGNED, _bare_signed_claim, True),
     )
     for pattern, build, needs_percent in shapes:
         for match in pattern.finditer(text) if has_percent or not needs_percent else ():
@@ -124,13 +134,35 @@ def find_claims(text: str) -> list[Claim]:
 
 
 def _signed_claim(text: str, match: re.Match[str]) -> Claim:
-    """"+3.8% over baseline"."""
+    """"+3.8% over baseline", "+19% goodput over TP8"."""
     sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
     return Claim(
         start=match.start(), end=match.end(), text_end=match.end(),
         value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
         polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
-        object_at=match.end(), object_search_start=None, noun="", word=match.group("link"),
+        object_at=_skip_article(text, match.end()), object_search_start=None, noun=(match.group("gap") or "").strip(),
+        word=match.group("link"),
+    )
+
+
+def _bare_signed_claim(text: str, match: re.Match[str]) -> Claim:
+    """"+11% tok/s", "TTFT p99 -23%": no target in the words."""
+    sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+        object_at=None, object_search_start=None, noun=_noun_after(text, match.end()), word="",
+    )
+
+
+def _bare_factor_claim(text: str, match: re.Match[str]) -> Claim:
+    """"DP8 ≈ 1.6x TP8", "0.85x the baseline's": the ratio of the two, its target right after."""
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=True,
+        polarity=UP, sign=1.0, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+        object_at=_skip_article(text, match.end()), object_search_start=None, noun="", word="x",
     )
 
 
@@ -197,12 +229,33 @@ def _by_verb_claim(text: str, match: re.Match[str]) -> Claim:
 
 
 def _with_link(text: str, match: re.Match[str], polarity: str, word: str, *, factor: bool) -> Claim:
+    if word in _SELF_LINKED:
+        # "45% above BF16", "9% ahead of the old kernel": the word itself links to the target.
+        direct = _DIRECT_OBJECT.match(text[match.end() :])
+        if direct is not None:
+            return _claim(text, match, polarity, word, factor, match.end() + direct.end(), "")
     link = _LINK.match(text[match.end() :])
     object_at = match.end() + link.end() if link else None
+    if link is not None and _WITHOUT.match(text[object_at:]):
+        # "8% lower with chunked prefill than without": against what the subject is compared with.
+        return _claim(text, match, polarity, word, factor, None, link.group("gap").strip(), end=object_at)
+    return _claim(text, match, polarity, word, factor, object_at, link.group("gap").strip() if link else None)
+
+
+_SELF_LINKED = ("above", "below", "ahead", "behind")
+_DIRECT_OBJECT = re.compile(r"^\s+(?:of\s+)?(?:(?:the|a|an|its|their|our)\s+)?(?=\w)", re.IGNORECASE)
+_WITHOUT = re.compile(r"^without\b", re.IGNORECASE)
+
+
+def _claim(
+    text: str, match: re.Match[str], polarity: str, word: str, factor: bool, object_at: int | None,
+    gap: str | None, end: int | None = None,
+) -> Claim:
+    end = end or object_at or match.end()
     return Claim(
         start=match.start(),
-        end=match.end() if link is None else object_at or match.end(),
-        text_end=match.end() if link is None else object_at or match.end(),
+        end=end,
+        text_end=end,
         value=float(match.group("num")),
         decimals=_decimals(match.group("num")),
         factor=factor,
@@ -211,7 +264,7 @@ def _with_link(text: str, match: re.Match[str], polarity: str, word: str, *, fac
         bound=hedge(text[max(0, match.start() - 30) : match.start()]),
         object_at=object_at,
         object_search_start=None,
-        noun=(link.group("gap").strip() if link else _noun_after(text, match.end())),
+        noun=gap if gap is not None else _noun_after(text, match.end()),
         word=word,
     )
 

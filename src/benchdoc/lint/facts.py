@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from benchdoc.results import ExperimentResult, LazyResults, ResultSet
 
 CACHE_NAMESPACE = "lint"
-CACHE_KEY = "facts-v3"
+CACHE_KEY = "facts-v4"
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ class ExperimentFacts:
     runs: tuple[RunStamp, ...] = ()  # newest first
     measured_on: str | None = None  # date of its current result
     pooled_runs: tuple[int, ...] = ()  # ids of the runs its current result pools, newest first
+    load: tuple[tuple[str, float], ...] = ()  # its workload's settings: ("rate", 6.0), ("slo.ttft_ms", 2000.0)
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ def _experiment_from_json(data: Mapping[str, Any]) -> ExperimentFacts:
         runs=tuple(RunStamp(**r) for r in data.get("runs", ())),
         measured_on=data.get("measured_on"),
         pooled_runs=tuple(data.get("pooled_runs", ())),
+        load=tuple((str(key), float(value)) for key, value in data.get("load", ())),
     )
 
 
@@ -272,7 +274,26 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
         runs=tuple(RunStamp(run.id, run.started_at.isoformat(), run.outcome) for run in result.runs),
         measured_on=result.measured_at.strftime("%Y-%m-%d") if result.measured_at else None,
         pooled_runs=tuple(run.id for run in result.pooled),
+        load=load_settings(results.config.workloads.get(result.config.workload or "", {})),
     )
+
+
+def load_settings(workload: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    """The numbers that describe a workload's load, not its results: rate, concurrency, lengths, SLO thresholds."""
+    settings: list[tuple[str, float]] = []
+    for key, value in workload.items():
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                settings.append((key, float(item)))
+        if key == "slo" and isinstance(value, str):
+            for part in value.split(","):
+                name, _, threshold = part.partition(":")
+                try:
+                    settings.append((f"slo.{name.strip()}", float(threshold)))
+                except ValueError:
+                    continue
+    return tuple(settings)
 
 
 def _current_versions(result: ExperimentResult, results: ResultSet) -> set[str]:

@@ -61,11 +61,12 @@ class Knowledge:
     def pins(self, mention: Mention, text: str) -> bool:
         """Whether a mention names a superseded experiment by a name of its own (not one its successor shares).
 
-        "NVLS all-reduce (driver 570)" names the old run itself; "EAGLE-3" (and "EAGLE-3 2-step", a prefix
-        of its successor's label) names the line of experiments, whose current result is the successor's.
+        "NVLS all-reduce (driver 570)" names the old run itself, and so does an alias of its own ("old-1P1D");
+        "EAGLE-3" (and "EAGLE-3 2-step", a prefix of its successor's label) names the line of experiments,
+        whose current result is the successor's.
         """
         facts = self.facts.experiments[mention.experiment]
-        if not facts.superseded_by or mention.via == "alias":
+        if not facts.superseded_by:
             return False
         written = normalise(text[mention.start : mention.end])
         successors = [e for e in self.facts.lineage(mention.experiment) if e.name != facts.name]

@@ -58,7 +58,8 @@ class QuantityFinder:
         ordered = sorted(self._spellings, key=len, reverse=True)
         alternation = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in ordered)
         self._pattern = (
-            re.compile(NUMBER + _PLUS_MINUS + r"\s*(?P<unit>" + alternation + r")(?![\w/])", re.IGNORECASE)
+            re.compile(NUMBER + r"(?P<kilo>[kK](?![A-Za-z]))?" + _PLUS_MINUS + r"\s*(?P<unit>" + alternation + r")(?![\w/])",
+                       re.IGNORECASE)
             if ordered
             else None
         )
@@ -72,6 +73,8 @@ class QuantityFinder:
             unit = " ".join(match.group("unit").lower().split())
             units = self._spellings.get(unit, frozenset())
             start, end = match.span("num")
+            if match.group("kilo"):
+                end = match.end("kilo")
             sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
             after = text[match.end() :]
             bound = hedge(text[max(0, match.start() - _LOOKBACK) : match.start()])
@@ -94,8 +97,10 @@ class QuantityFinder:
                     )
                 )
             number = match.group("num")
+            scale = 1000.0 if match.group("kilo") else 1.0  # "9.8k tok/s": 9800, to the hundred
+            decimals = _decimals(number) - (3 if match.group("kilo") else 0)
             found.append(
-                Quantity(start, end, sign * _parse(number), _decimals(number), units, bound, is_before, match.end())
+                Quantity(start, end, sign * _parse(number) * scale, decimals, units, bound, is_before, match.end())
             )
         return found
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Comparison
+from benchdoc.lint.claim_reading import ClaimReader, MetricReading, is_change_of_one, no_result_state, without_result
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
@@ -53,47 +55,93 @@ class ClaimRule:
     def __init__(self, knowledge: Knowledge) -> None:
         self.know = knowledge
         self.facts = knowledge.facts
+        self.reader = ClaimReader(knowledge)
 
-    def claim(self, context: Context, claim: Claim) -> Finding | None:
-        resolved = self._resolve(context, claim)
+    def claim(self, context: Context, claim: Claim, neighbours: Sequence[Claim] = ()) -> Finding | None:
+        resolved = self._resolve(context, claim, list(neighbours))
         if resolved is None:
             return None
-        metric, subject, target = resolved
-        actual = self.actual_delta(subject, target, metric, context)
-        claimed = claimed_intervals(claim, metric)
-        if actual is None or claimed is None:
-            return None
-        cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
-        if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
-            return None
-        old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
-        if old is not None and context.historical:
-            return None
+        metrics, subject, target, certain = resolved
+        missing = self._without_result(context, claim, subject, target)
+        if missing is not None:
+            return missing
+        verdicts = []
+        for metric in metrics:
+            actual = self.actual_delta(subject, target, metric, context)
+            claimed = claimed_intervals(claim, metric)
+            if actual is None or claimed is None:
+                return None  # a reading the ledger cannot check: the claim may be of it
+            cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
+            if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+                return None
+            old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
+            if old is not None and context.historical:
+                return None
+            verdicts.append((metric, actual, old))
+        metric, actual, old = verdicts[0]
         current_subject = self.know.standing(subject, context)
         current_target = self.know.standing(target, context)
         quoted = context.unit.text[claim.start : self._claim_text_end(context, claim)].strip()
-        message = f"says {quoted}; {ledger_says(actual, metric, current_subject, current_target)}"
+        says = "; ".join(
+            (f"on {m.label}: " if len(verdicts) > 1 else "") + ledger_says(a, m, current_subject, current_target)
+            for m, a, _ in verdicts
+        )
+        message = f"says {quoted}; {says}"
         if old is not None:
             message += f"; it quotes the comparison of {old}"
         if current_subject.name != subject or current_target.name != target:
             message += f" — {actual.described}"
-        fix = self.claim_fix(current_subject, current_target, metric, actual)
+        if certain and len(verdicts) == 1:
+            fix = self.claim_fix(current_subject, current_target, metric, actual)
+        else:
+            unsure = "which metric" if len(verdicts) > 1 else "which experiment"
+            fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
 
-    def _resolve(self, context: Context, claim: Claim) -> tuple[MetricInfo, str, str] | None:
-        """The metric a claim is about, its subject and its target; None when any is unclear."""
+    def read(self, context: Context) -> list[Claim]:
+        """The sentence's claims; a bare ratio ("1.6x TP8") only when an experiment follows it."""
+        return [
+            c for c in find_claims(context.unit.text)
+            if c.word != "x" or (c.object_at is not None and mention_at(context.mentions, c.object_at) is not None)
+        ]
+
+    def _without_result(self, context: Context, claim: Claim, subject: str, target: str) -> Finding | None:
+        """A claim about (or against) an experiment with no successful result: what the ledger says instead."""
+        if context.historical:
+            return None
+        parties = [self.know.standing(name, context) for name in dict.fromkeys((subject, target))]
+        missing = [party for party in parties if without_result(party)]
+        if not missing:
+            return None
+        quoted = context.unit.text[claim.start : self._claim_text_end(context, claim)].strip()
+        states = "; ".join(no_result_state(party) for party in missing)
+        message = f"says {quoted}, but the ledger has no successful result to compare: {states}"
+        fix = f"no fix proposed: reword it; {states}"
+        return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, states, fix, missing[0].name, quoted)
+
+    def _resolve(
+        self, context: Context, claim: Claim, neighbours: list[Claim]
+    ) -> tuple[tuple[MetricInfo, ...], str, str, bool] | None:
+        """The metrics a claim may be about, its subject, its target, and whether both metric and
+        subject were read from its own words; None when any is unclear."""
         text = context.unit.text
         clause_start, clause_end = context.clause(claim.start)
-        if HYPOTHETICAL.search(text[clause_start : claim.start]):
+        if HYPOTHETICAL.search(text[clause_start : claim.start]) or is_change_of_one(claim, text):
             return None
-        metric = self._claim_metric(context, claim, (clause_start, clause_end))
-        if metric is None:
+        reading = self._claim_metric(context, claim, neighbours)
+        if reading is None:
             return None
         target = self._named_target(context, claim)
         if claim.object_at is not None and target is None:
             return None  # compared with something the ledger does not name
+        target = target or self.reader.prefix_target(context, claim)
         subject = self._claim_subject(context, claim, target)
+        if target is None and claim.object_at is None and context.section_target not in (None, subject):
+            target = context.section_target  # under "## 2P1D vs TP8": "+18% tok/s"
+        certain = reading.certain
+        if subject is None and target is not None and context.previous not in (None, target):
+            subject, certain = context.previous, False  # "vs TP8: ITL p50 -31%" after a sentence naming 1P1D
         if subject is None:
             return None
         if target is None:
@@ -102,7 +150,7 @@ class ClaimRule:
                 subject, target = self._subject_for_reference(context, subject)
                 if subject is None or target is None:
                     return None
-        return metric, subject, target
+        return reading.candidates, subject, target, certain
 
     def parties(self, context: Context, claim: Claim) -> Comparison:
         """Who a claim compares, as far as the ledger names them: None stands for words it does not know."""
@@ -133,37 +181,28 @@ class ClaimRule:
                 return after.end
         return claim.text_end
 
-    def _claim_metric(self, context: Context, claim: Claim, clause: tuple[int, int]) -> MetricInfo | None:
+    def _claim_metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
+        """The metric the words after the claim name ("20% lower TTFT", "+19% goodput over"), else
+        the one its clause names (:class:`ClaimReader`)."""
         noun = claim.noun
         if noun and claim.object_search_start is not None:
             # "beats |the baseline| by 5%": the target's name between verb and number is no noun.
             at = context.unit.text.find(noun, claim.object_search_start)
             noun = " ".join(context.plain[at : at + len(noun)].split()) if at >= 0 else noun
-        if noun and _PREPOSITION.match(noun):
-            named = self.know.named_metrics(noun)
+        if noun:
+            named = self.reader.noun_metrics(noun)
             if len(named) == 1:
-                return named[0]  # "2% faster at prompt processing"
+                return MetricReading((named[0],), True)  # "2% faster at prompt processing", "+11% tok/s"
+            if len(named) > 1:
+                return MetricReading(tuple(named), False)  # "improves goodput and TTFT p95 by 20%"
         if noun and not _PREPOSITION.match(noun):
-            named = self.know.named_metrics(noun)
-            if len(named) == 1:
-                return named[0]
+            if not named and claim.polarity == SIGNED and not _only_filler(noun):
+                return None  # "+5% acceptance rate"
             if not named and claim.polarity in (UP, DOWN) or (not named and claim.factor):
                 return None  # "30% higher acceptance": not a metric the ledger holds
             if not named and claim.polarity in (GOOD, BAD) and not _only_filler(noun):
                 return None
-        # Otherwise the metric named last before the claim in its clause ("cuts TTFT to 146 ms, 20% lower").
-        before = context.plain[clause[0] : claim.start]
-        last: tuple[int, MetricInfo] | None = None
-        for m in self.facts.metrics.values():
-            pattern = self.know.keywords[m.name]
-            for match in pattern.finditer(before) if pattern else ():
-                if last is None or match.start() > last[0]:
-                    last = (match.start(), m)
-        if last is not None:
-            return last[1]
-        if self.facts.primary_metric and self.facts.primary_metric in self.facts.metrics:
-            return self.facts.metrics[self.facts.primary_metric]
-        return None
+        return self.reader.metric(context, claim, neighbours)
 
     def _claim_subject(self, context: Context, claim: Claim, target: str | None) -> str | None:
         named_target = mention_at(context.mentions, claim.object_at) if claim.object_at is not None else None
@@ -171,6 +210,13 @@ class ClaimRule:
             m for m in context.mentions
             if m.end <= claim.start and m is not named_target and (named_target is not None or m.experiment != target)
         ]
+        if not before:
+            # "47% lower with 2P1D than with TP8": the subject between the claim word and its link.
+            end = claim.object_at if claim.object_at is not None else claim.text_end
+            within = [m for m in context.mentions if claim.start < m.start and m.end <= end and m is not named_target
+                      and m.experiment != target]
+            if within:
+                return within[0].experiment
         if target is not None or claim.object_search_start is not None:
             if before:
                 return before[-1].experiment
@@ -453,6 +499,10 @@ def _verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
     )
 
 
+_FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
+                     "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also"))
+
+
 def _only_filler(noun: str) -> bool:
-    return all(word.lower() in ("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now", "still", "here", "today")
-               for word in noun.split())
+    """Words after a claim that qualify it without naming another quantity ("20% regression e2e")."""
+    return all(word.lower().strip(",") in _FILLER for word in noun.split())

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Place
+from benchdoc.lint.claim_reading import is_load_setting, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
@@ -57,6 +58,12 @@ class ValueRule:
         if not candidates or not experiments:
             return None
         scope = self.know.scope(experiments, context)
+        where = where or Place(context.nearest(quantity.start), False)
+        if is_load_setting(self.facts, context, quantity, scope):
+            return None  # "at 6 req/s offered": the workload, not a result
+        missing = self._without_result(context, quantity, candidates, where, experiments)
+        if missing is not None:
+            return missing
         # Most numbers are right: settle those before reading the words around them.
         if any(self.accepts(e, m, quantity, False, context) for e in scope for m in candidates):
             return None
@@ -64,7 +71,6 @@ class ValueRule:
         if read is None:
             return None
         metrics, metric_certain = read
-        where = where or Place(context.nearest(quantity.start), False)
         if where.foreign:
             return None  # the figure of something the ledger does not name
         historical = context.historical or quantity.before
@@ -78,6 +84,24 @@ class ValueRule:
         if not metric_certain or not (single or where.certain):
             return None
         return self.finding(context, quantity, attributed, metrics[0], None)
+
+    def _without_result(
+        self, context: Context, quantity: Quantity, candidates: list[MetricInfo], where: Place, experiments: list[str]
+    ) -> Finding | None:
+        """A figure tied to an experiment that has no successful result ("EP8: 4.9k tok/s" when EP8 only failed)."""
+        if where.foreign or context.historical or quantity.before:
+            return None
+        owner = self.know.standing(where.experiment or context.nearest(quantity.start), context)
+        if not without_result(owner):
+            return None
+        single = len({self.know.standing(e, context).name for e in experiments}) == 1
+        if not (single or where.certain) or self._metrics_read(context, quantity, candidates) is None:
+            return None
+        quoted = context.unit.text[quantity.start : quantity.unit_end].strip()
+        state = no_result_state(owner)
+        message = f"says {quoted}, but the ledger has no successful result for it: {state}"
+        return context.finding(quantity.start, quantity.unit_end, STALE_VALUE, message, state,
+                               f"no fix proposed: reword it; {state}", owner.name, quoted)
 
     def _metrics_read(
         self, context: Context, quantity: Quantity, candidates: list[MetricInfo]

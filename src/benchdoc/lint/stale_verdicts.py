@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from benchdoc.lint.claim_reading import no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
@@ -47,6 +48,14 @@ class VerdictRule:
         current = self.know.standing(subject, context)
         meaning = verdict.meaning
         target = self._than_target(context, verdict)
+        elsewhere = target is not None and self.know.standing(target, context).name != current.compare_to
+        if without_result(current) and meaning in (WINS, LOSES, SAME, WORKS) and (
+            current.status is Status.UNTESTED or elsewhere
+        ):
+            # Never run, or compared with something other than its compare_to: the status alone does not say.
+            return self._about_no_result(context, verdict, current)
+        if target is not None and meaning in (WINS, LOSES) and without_result(self.know.standing(target, context)):
+            return self._about_no_result(context, verdict, self.know.standing(target, context))
         if target is not None and meaning in (WINS, LOSES):
             target_current = self.know.standing(target, context)
             if target_current.compare_to == current.name and current.compare_to != target_current.name:
@@ -66,6 +75,20 @@ class VerdictRule:
             message += f" (it supersedes {self.facts.experiments[subject].label})"
         fix = f"reword it, or bind the status: <!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
         return context.finding(verdict.start, verdict.end, STALE_VERDICT, message, f"{current.label}: {shown}", fix, current.name)
+
+    def _about_no_result(self, context: Context, verdict: VerdictWord, party: ExperimentFacts) -> Finding | None:
+        """"Mooncake is faster than 1P1D" when Mooncake never ran successfully (against anyone)."""
+        text = context.unit.text
+        clause_start, _ = context.clause(verdict.start)
+        if context.historical or HYPOTHETICAL.search(text[clause_start : verdict.start]):
+            return None
+        if party.status is Status.FAILED and verdict.meaning == LOSES:
+            return None  # "not worth it", "a regression": what a failure also says
+        quoted = text[verdict.start : verdict.end]
+        state = no_result_state(party)
+        message = f'says "{quoted}", but the ledger has no successful result to judge: {state}'
+        return context.finding(verdict.start, verdict.end, STALE_VERDICT, message, state,
+                               f"no fix proposed: reword it; {state}", party.name)
 
     def cell(
         self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset()

@@ -118,6 +118,9 @@ VERDICT_PHRASES: tuple[tuple[str, str], ...] = (
     (WORKS, r"works|work well|working|runs fine|runs cleanly"),
 )
 
+# Between the two experiments of a heading that compares them: "## 2P1D vs TP8".
+VERSUS = re.compile(r"\s(?:vs\.?|versus|against|over|compared (?:to|with))\s", re.IGNORECASE)
+
 # A sentence opening with these speaks of the experiment the previous sentence named.
 PRONOUN_START = re.compile(r"^(?:it|its|it's|this|that|they|their|these|those|both|which)\b", re.IGNORECASE)
 

@@ -1,0 +1,202 @@
+"""The parts of a comparative claim: which metric it is about, who is compared with whom.
+
+:mod:`benchdoc.lint.claims` reads a claim's shape (its number, its direction, where its
+explicit target starts). This module reads the rest of the sentence for the other parts:
+
+- **The metric**, named anywhere in the claim's clause, by a word of its label or by its
+  unit ("+11% tok/s", "1.2x slower than FP16 on TTFT p99", "TTFT p99 is 8% lower ..."):
+  the one named in the claim's own stretch of the clause (between the claims next to it)
+  before it, else after it; a table cell's column header; else the primary metric when
+  the clause names no other. When several metrics could be meant, every one is a
+  candidate and the claim is only reported when it is false of all of them, with no fix.
+- **The subject**: named before the claim, or between its word and its link ("8% lower
+  with chunked prefill than without"), or, for a sentence that names only the target
+  ("vs TP8: ITL p50 -31%"), the experiment the sentence before it in the same paragraph
+  named. A subject taken from another sentence is an inference: reported without a fix.
+- **The target**: named after the link ("than X", "over X", "X's"), or by a "vs X" at the
+  head of the sentence for a bare signed change ("vs TP8: +11% tok/s"), or the subject's
+  ``compare_to``.
+
+It also knows which experiments have no successful result to make a claim about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from benchdoc.lint.claims import SIGNED, Claim
+from benchdoc.lint.context import Context
+from benchdoc.lint.facts import ExperimentFacts, LintFacts, MetricInfo
+from benchdoc.lint.knowledge import Knowledge, cite_latest, matches, tolerance
+from benchdoc.lint.quantities import Quantity
+from benchdoc.lint.words import GENERIC_UNITS
+from benchdoc.results.status import Status
+from benchdoc.results.words import status_phrase
+
+# A "vs X" heading a sentence of bare changes: "vs TP8: +11% tok/s, TTFT p99 -23%".
+_VS_PREFIX = re.compile(r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with))\s+(?:the\s+)?$",
+                        re.IGNORECASE)
+
+
+# "from 54.1 to 96.1 tok/s (+77.6%)", "54.1 → 96.1": one experiment's before and after.
+_BEFORE_AFTER = re.compile(r"\bfrom\s+~?[\d.,]+k?\b[^.;]{0,20}?\bto\s+~?[\d.,]+|[\d.,]+\s*\S{0,6}\s*(?:→|->|=>|⟶)\s*[\d.,]+",
+                           re.IGNORECASE)
+
+
+def is_change_of_one(claim: Claim, text: str) -> bool:
+    """A bare signed change that states the before/after it follows, not a comparison of two."""
+    return claim.polarity == SIGNED and not claim.word and bool(_BEFORE_AFTER.search(text[: claim.start]))
+
+
+# Words that make a number in a metric's unit a setting of the load: "offered", "arrival rate", "SLO".
+_LOAD_BEFORE = re.compile(
+    r"(?:\b(?:offered|arrivals?(?: rate)?|request rate|load(?: of)?|SLO(?: of)?|objective(?: of)?|rate=|"
+    r"concurrency(?: of)?|sending|send|at a rate of|poisson(?: rate)?(?: of)?)|[@=])\s*(?:of\s+)?(?:~\s*)?$",
+    re.IGNORECASE,
+)
+_LOAD_AFTER = re.compile(
+    r"^\s*(?:offered|of (?:offered )?load|arrivals?|arrival rate|request rate|SLO|objective|deadline|budget|"
+    r"(?:TTFT |ITL |TPOT |latency )?(?:SLO|target|objective))\b",
+    re.IGNORECASE,
+)
+# Which workload settings a unit can quote.
+_LOAD_KEYS = {
+    "req/s": re.compile(r"rate|qps|req_s", re.IGNORECASE),
+    "ms": re.compile(r"_ms$", re.IGNORECASE),
+    "s": re.compile(r"(?:_s|duration)$", re.IGNORECASE),
+    "tok/s": re.compile(r"tok_s$", re.IGNORECASE),
+}
+
+
+def is_load_setting(facts: LintFacts, context: Context, quantity: Quantity, experiments: list[str]) -> bool:
+    """Whether a number in a metric's unit describes the load (a rate offered, an SLO threshold), not a result.
+
+    Told by the words next to it ("6 req/s offered", "the 2,000 ms SLO"), or by its value being
+    a setting of the workload of an experiment the sentence names, in a unit that setting has.
+    """
+    text = context.unit.text
+    if _LOAD_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]) or _LOAD_AFTER.match(
+        text[quantity.unit_end :]
+    ):
+        return True
+    keys = [pattern for unit, pattern in _LOAD_KEYS.items() if unit in quantity.units]
+    if not keys:
+        return False
+    for name in experiments:
+        for key, value in facts.experiments[name].load if name in facts.experiments else ():
+            if any(p.search(key) for p in keys) and matches(quantity.value, value, tolerance(quantity.decimals, 6), "exact"):
+                return True
+    return False
+
+
+# Two metrics named together, the claim about either: "goodput and TTFT p95 by 20%".
+_JOINED = re.compile(r"^[\w -]{0,20}?\s*(?:and|or|/|&|,)\s+[\w -]{0,20}?\s(?:by|are|is|both|improve|drop|fall|rise)",
+                     re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class MetricReading:
+    """The metrics a claim may be about; ``certain`` when the words name exactly one."""
+
+    candidates: tuple[MetricInfo, ...]
+    certain: bool
+
+
+def without_result(experiment: ExperimentFacts) -> bool:
+    """Whether an experiment has no successful result a performance claim could be about."""
+    return experiment.status in (Status.FAILED, Status.UNTESTED)
+
+
+def no_result_state(experiment: ExperimentFacts) -> str:
+    """What the ledger says instead: 'Mooncake now fails: RDMA device not found (run #7 of 2026-10-10)'."""
+    if experiment.status is Status.UNTESTED:
+        ok_before = ""
+    else:
+        ok_before = "" if not any(m.history for m in experiment.metrics.values()) else ", after earlier successful runs"
+    reason = f": {experiment.reason}" if experiment.reason and experiment.status is Status.FAILED else ""
+    latest = cite_latest(experiment)
+    where = f" ({latest}{ok_before})" if latest else ""
+    if experiment.status is Status.UNTESTED:
+        return f"{experiment.label} has never run"
+    return f"{experiment.label} {status_phrase(experiment.status)}{reason}{where}"
+
+
+class ClaimReader:
+    """Reads a claim's metric, subject and target from its sentence."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.know = knowledge
+        self.facts = knowledge.facts
+        self._unit_owner = _unit_owners(self.facts.metrics.values())
+
+    # -- the metric ------------------------------------------------------------------
+
+    def metrics_in(self, text: str) -> list[tuple[int, MetricInfo]]:
+        """(position, metric) of every metric a text names by a word of its label or by its own unit."""
+        found: list[tuple[int, MetricInfo]] = []
+        for metric in self.facts.metrics.values():
+            pattern = self.know.keywords.get(metric.name)
+            for match in pattern.finditer(text) if pattern else ():
+                found.append((match.start(), metric))
+            if self._unit_owner.get(metric.unit.strip().lower()) == metric.name:
+                unit = self.know.unit_words.get(metric.name)
+                for match in unit.finditer(text) if unit else ():
+                    found.append((match.start(), metric))
+        return sorted(found, key=lambda item: item[0])
+
+    def metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
+        """The metric of a claim from the words of its clause (see the module's docstring)."""
+        clause_start, clause_end = context.clause(claim.start)
+        earlier = [c.text_end for c in neighbours if c.start < claim.start and c.text_end > clause_start]
+        later = [c.start for c in neighbours if c.start > claim.start and c.start < clause_end]
+        lo = max([clause_start, *earlier])
+        hi = min([clause_end, *later])
+        plain = context.plain
+        before = self.metrics_in(plain[lo : claim.start])
+        if before:
+            last = before[-1][1]
+            joined = [m for at, m in before if m.name != last.name and _JOINED.match(plain[lo + at : claim.start])]
+            if joined:
+                return MetricReading((joined[-1], last), False)  # "improves goodput and TTFT by 20%"
+            return MetricReading((last,), True)
+        after = [m for at, m in self.metrics_in(plain[claim.text_end : hi])]
+        if after:
+            return MetricReading((after[0],), True)
+        whole = list(dict.fromkeys(m.name for at, m in self.metrics_in(plain[clause_start:clause_end])))
+        if len(whole) == 1:
+            return MetricReading((self.facts.metrics[whole[0]],), True)
+        if len(whole) > 1:
+            return MetricReading(tuple(self.facts.metrics[name] for name in whole), False)
+        header = [m for at, m in self.metrics_in(context.unit.header or "")]
+        if len({m.name for m in header}) == 1:
+            return MetricReading((header[0],), True)
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        return MetricReading((primary,), True) if primary is not None else None
+
+    def noun_metrics(self, noun: str) -> list[MetricInfo]:
+        """The metrics the words right after a claim name ("more goodput", "+11% tok/s")."""
+        return list({m.name: m for at, m in self.metrics_in(noun)}.values())
+
+    # -- the target of a bare change -------------------------------------------------
+
+    def prefix_target(self, context: Context, claim: Claim) -> str | None:
+        """For a bare signed change, the experiment a "vs X" earlier in the sentence names."""
+        if claim.polarity != SIGNED or claim.object_at is not None:
+            return None
+        text = context.unit.text
+        for mention in reversed([m for m in context.mentions if m.end <= claim.start]):
+            if _VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
+                return mention.experiment
+        return None
+
+
+def _unit_owners(metrics: Iterable[MetricInfo]) -> dict[str, str]:
+    """Units that name one metric alone ("tok/s" when only one metric is in tok/s); generic ones never do."""
+    owners: dict[str, list[str]] = {}
+    for metric in metrics:
+        unit = metric.unit.strip().lower()
+        if unit and unit not in GENERIC_UNITS:
+            owners.setdefault(unit, []).append(metric.name)
+    return {unit: names[0] for unit, names in owners.items() if len(names) == 1}

@@ -1,0 +1,254 @@
+"""benchdoc.lint.claim_reading: comparative claims read by their parts, in phrasings the corpus lacks.
+
+A project of its own (not the story): an eager reference at 1000.0 tok/s, TTFT p95 300 ms,
+goodput 3.00 req/s under a 4 req/s open loop with a 500 ms TTFT SLO; CUDA graphs 1200.0
+(superseding CUDA graphs on torch 2.7 at 1100.0, alias "old graphs"); torch.compile 1500.0
+tok/s but TTFT p95 360 ms; chunked prefill 1050.0 tok/s and TTFT p95 240 ms; piecewise
+graphs only ever failed; Inductor max-autotune never ran.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
+from benchdoc.results import build_results
+
+CONFIG = """\
+[metrics.output_tok_s]
+label = "Output throughput"
+unit = "tok/s"
+direction = "higher"
+digits = 1
+primary = true
+
+[metrics.ttft_ms_p95]
+label = "TTFT p95"
+unit = "ms"
+direction = "lower"
+digits = 0
+
+[metrics.goodput_req_s]
+label = "Goodput"
+unit = "req/s"
+direction = "higher"
+digits = 2
+
+[workloads.open-4]
+rate = 4.0
+requests = 400
+input_tokens = 1024
+output_tokens = 128
+slo = "ttft_ms:500"
+
+[experiments.eager]
+label = "Eager mode"
+aliases = ["eager path", "eager"]
+role = "reference"
+workload = "open-4"
+
+[experiments.graphs-old]
+label = "CUDA graphs (torch 2.7)"
+aliases = ["old graphs"]
+compare_to = "eager"
+workload = "open-4"
+
+[experiments.graphs]
+label = "CUDA graphs"
+aliases = ["graphs"]
+compare_to = "eager"
+supersedes = "graphs-old"
+workload = "open-4"
+
+[experiments.compiled]
+label = "torch.compile"
+aliases = ["compile"]
+compare_to = "eager"
+workload = "open-4"
+
+[experiments.chunked]
+label = "Chunked prefill"
+compare_to = "eager"
+workload = "open-4"
+
+[experiments.piecewise]
+label = "Piecewise graphs"
+compare_to = "eager"
+workload = "open-4"
+
+[experiments.max-autotune]
+label = "Inductor max-autotune"
+aliases = ["max-autotune"]
+compare_to = "eager"
+workload = "open-4"
+"""
+
+T0 = datetime(2026, 10, 1, 9, tzinfo=timezone.utc)
+
+
+def spread(centre: float, step: float) -> list[float]:
+    return [centre, centre - 2 * step, centre + 2 * step, centre - step, centre + step]
+
+
+RUNS = {
+    "graphs-old": (1100.0, 290.0, 3.10),
+    "eager": (1000.0, 300.0, 3.00),
+    "graphs": (1200.0, 270.0, 3.30),
+    "compiled": (1500.0, 360.0, 3.60),
+    "chunked": (1050.0, 240.0, 3.15),
+}
+
+
+@pytest.fixture(scope="module")
+def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("claims")
+    config = parse_config(CONFIG, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for day, (name, (tok_s, ttft, goodput)) in enumerate(RUNS.items()):
+            at = T0 + timedelta(days=day)
+            samples = [
+                Sample(metric, value, i)
+                for metric, values in (("output_tok_s", spread(tok_s, 1.0)), ("ttft_ms_p95", spread(ttft, 1.0)),
+                                       ("goodput_req_s", spread(goodput, 0.01)))
+                for i, value in enumerate(values)
+            ]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a"))
+        at = T0 + timedelta(days=9)
+        ledger.record_run(NewRun(experiment="piecewise", outcome="failed", started_at=at,
+                                 finished_at=at + timedelta(minutes=1), failure_reason="graph capture: dynamic shape"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def found(facts: LintFacts, text: str) -> list[tuple[str, str]]:
+    return [(f.kind, f.text) for f in lint_text(facts, text, "log.md")]
+
+
+@pytest.mark.parametrize(
+    ("true", "stale"),
+    [
+        # "over" after a signed change, with the metric between ("+10% goodput over").
+        ("CUDA graphs: +20% over the eager path.", "CUDA graphs: +35% over the eager path."),
+        ("CUDA graphs give +10% goodput over eager.", "CUDA graphs give +25% goodput over eager."),
+        # A bare ratio, with "≈" and the metric after the target.
+        ("torch.compile ≈ 1.5x eager on tok/s.", "torch.compile ≈ 2.1x eager on tok/s."),
+        ("torch.compile runs at 1.5x the eager path.", "torch.compile runs at 2.5x the eager path."),
+        # A possessive target.
+        ("torch.compile TTFT p95 is 1.2x eager's.", "torch.compile TTFT p95 is 1.6x the eager path's."),
+        # A qualifier between the claim word and its link.
+        ("Chunked prefill = 5% gain e2e vs eager.", "Chunked prefill = 15% gain e2e vs eager."),
+        # The subject between the claim word and "than without".
+        ("TTFT p95 is 20% lower with chunked prefill than without.",
+         "TTFT p95 is 35% lower with chunked prefill than without."),
+        ("TTFT p95 is 25% lower with CUDA graphs than with torch.compile.",
+         "TTFT p95 is 5% lower with CUDA graphs than with torch.compile."),
+        # "above", "ahead of": the word itself links to the target.
+        ("torch.compile lands 50% above eager.", "torch.compile lands 20% above eager."),
+        ("CUDA graphs are now 9% ahead of old graphs.", "CUDA graphs are now 30% ahead of old graphs."),
+    ],
+)
+def test_phrasings_are_read_true_and_stale(facts: LintFacts, true: str, stale: str) -> None:
+    assert found(facts, true + "\n") == []
+    findings = lint_text(facts, stale + "\n", "log.md")
+    assert [f.kind for f in findings] == [STALE_CLAIM], findings
+
+
+def test_a_vs_prefix_and_a_heading_imply_the_comparison(facts: LintFacts) -> None:
+    text = "Chunked prefill at 4 req/s.\nvs eager: +5% tok/s, TTFT p95 -20%.\n"
+    assert found(facts, text) == []
+    (stale,) = lint_text(facts, "Chunked prefill at 4 req/s.\nvs eager: +5% tok/s, TTFT p95 -31%.\n", "log.md")
+    assert (stale.kind, stale.text) == (STALE_CLAIM, "-31%")
+    assert "-20.0%" in stale.message and stale.fix.startswith("no fix proposed")  # the subject is inferred
+    section = "## torch.compile vs eager\n\nrate=4: +50% tok/s.\n\nrate=4: +20% goodput.\n"
+    assert found(facts, section) == []
+    (wrong,) = lint_text(facts, "## torch.compile vs eager\n\nrate=4: +70% tok/s.\n", "log.md")
+    assert wrong.kind == STALE_CLAIM and wrong.fix.startswith("no fix proposed")
+
+
+def test_k_suffixed_numbers_are_values(facts: LintFacts) -> None:
+    assert found(facts, "CUDA graphs reach ~1.2k tok/s.\n") == []
+    assert found(facts, "CUDA graphs reach 1.2k tok/s and torch.compile 1.5k tok/s.\n") == []
+    (stale,) = lint_text(facts, "CUDA graphs reach ~1.6k tok/s.\n", "log.md")
+    assert (stale.kind, stale.text) == (STALE_VALUE, "1.6k tok/s")
+    assert "graphs.output_tok_s" in stale.fix and "1200.0" in stale.fix
+
+
+def test_the_sentence_names_its_own_metric(facts: LintFacts) -> None:
+    # torch.compile is faster on throughput but slower on TTFT: the claim is about TTFT.
+    assert found(facts, "torch.compile is 1.2x slower than eager on TTFT p95 (360 vs 300 ms).\n") == []
+    (stale,) = lint_text(facts, "torch.compile is 1.5x slower than eager on TTFT p95.\n", "log.md")
+    assert stale.kind == STALE_CLAIM and ".ttft_ms_p95" in stale.fix and "TTFT" not in stale.text
+    assert "+20.0%" in stale.message
+
+
+def test_a_claim_whose_metric_is_unclear_is_reported_without_a_fix(facts: LintFacts) -> None:
+    # Goodput and TTFT both named, the claim tied to either: true of neither, reported without a fix.
+    (stale,) = lint_text(facts, "torch.compile improves goodput and TTFT p95 by 90% over eager.\n", "log.md")
+    assert stale.fix.startswith("no fix proposed: which metric")
+    assert "on Goodput" in stale.message and "on TTFT p95" in stale.message
+    (joined,) = lint_text(facts, "torch.compile: goodput and TTFT p95 are 90% better than eager.\n", "log.md")
+    assert joined.fix.startswith("no fix proposed: which metric")
+    # True of one of them (+20% goodput): left alone.
+    assert found(facts, "torch.compile improves goodput and TTFT p95 by 20% over eager.\n") == []
+
+
+def test_workload_settings_are_not_results(facts: LintFacts) -> None:
+    for sentence in (
+        "At 4 req/s offered, torch.compile keeps 3.60 req/s of goodput.",
+        "At 4 req/s torch.compile saturates while CUDA graphs hold 3.30 req/s.",
+        "Every configuration stays under the 500 ms SLO, torch.compile included.",
+        "torch.compile goodput at a rate of 4 req/s is 3.60 req/s.",
+    ):
+        assert found(facts, sentence + "\n") == [], sentence
+    (stale,) = lint_text(facts, "At 4 req/s offered, torch.compile goodput is 4.20 req/s.\n", "log.md")
+    assert (stale.kind, stale.text) == (STALE_VALUE, "4.20 req/s")
+    assert "compiled.goodput_req_s" in stale.fix and "3.60" in stale.fix
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Piecewise graphs are 12% faster than eager.", STALE_CLAIM),
+        ("Piecewise graphs are 3% slower than CUDA graphs.", STALE_CLAIM),
+        ("Inductor max-autotune is 8% faster than CUDA graphs.", STALE_CLAIM),
+        ("CUDA graphs are 8% faster than max-autotune.", STALE_CLAIM),
+        ("Piecewise graphs are faster than CUDA graphs.", STALE_VERDICT),
+        ("max-autotune is faster than eager.", STALE_VERDICT),
+        ("Piecewise graphs: 1,450.0 tok/s.", STALE_VALUE),
+        ("max-autotune reaches 1.9k tok/s.", STALE_VALUE),
+    ],
+)
+def test_claims_about_experiments_without_a_result_are_flagged(facts: LintFacts, sentence: str, kind: str) -> None:
+    (finding,) = lint_text(facts, sentence + "\n", "log.md")
+    assert finding.kind == kind
+    assert "Piecewise graphs now fails: graph capture: dynamic shape" in finding.ledger or (
+        finding.ledger == "Inductor max-autotune has never run"
+    )
+    assert finding.fix.startswith("no fix proposed")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "max-autotune should beat CUDA graphs by 10%.",  # a plan
+        "Piecewise graphs reached 1,450.0 tok/s before the capture bug.",  # the past
+        "Piecewise graphs crash: graph capture fails on dynamic shapes.",  # what the ledger says
+        "Inductor max-autotune is untested.",
+    ],
+)
+def test_plans_history_and_true_statements_about_them_stand(facts: LintFacts, sentence: str) -> None:
+    assert found(facts, sentence + "\n") == []
+
+
+def test_an_alias_of_a_superseded_experiment_pins_it(facts: LintFacts) -> None:
+    assert found(facts, "CUDA graphs beat old graphs by 9% (1200.0 vs 1100.0 tok/s).\n") == []
+    findings = lint_text(facts, "CUDA graphs beat old graphs by 30% (1200.0 vs 1100.0 tok/s).\n", "log.md")
+    assert [f.kind for f in findings] == [STALE_CLAIM]  # 1100.0 is old graphs' own figure, not a stale one
+    assert "+9.1%" in findings[0].message and "graphs-old" in findings[0].fix
