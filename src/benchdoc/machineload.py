@@ -26,6 +26,11 @@ from typing import Any
 from benchdoc.procfs import holds_socket, listening_inodes, process_ids, socket_holders, stat_fields
 
 OTHERS_CORES_LIMIT = 0.10
+# A repetition is starved when, on a busy machine, the server (or the load generator) got
+# less than this share of the CPU it got in the run's median repetition...
+STARVED_SHARE = 0.5
+# ...provided it used at least this much CPU in the median repetition.
+MIN_USUAL_CORES = 0.05
 BUSY = "busy"
 QUIET = "quiet"
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -204,24 +209,109 @@ def environment_entry(figures: Sequence[LoadFigures]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Starved:
+    """A repetition in which other processes starved the server or the load generator:
+    ``who`` got ``cores`` of a CPU against ``usual`` (the median of the run's repetitions)."""
+
+    repetition: int  # 0-based, as the samples number them
+    who: str  # "server" or "load generator"
+    cores: float
+    usual: float
+    others_cores: float | None
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def starved_repetitions(entry: Mapping[str, Any] | None) -> list[Starved]:
+    """The repetitions other processes starved (see STARVED_SHARE), from a run's load entry.
+
+    A repetition is starved when the machine was busy during it and the server under test,
+    or benchdoc's load generator, got less than ``STARVED_SHARE`` of the CPU it got in the
+    run's median repetition (the server is named alone when both did: a load generator
+    waiting on a starved server has less to do). A busy machine alone names no repetition: a run whose every
+    repetition saw the same load was disturbed alike, and its figures are comparable
+    among themselves. One measurement has nothing to be compared with and names none.
+    """
+    each = [f for f in ((entry or {}).get("figures") or {}).get("each") or [] if isinstance(f, Mapping)]
+    if len(each) < 2:
+        return []
+    found: list[Starved] = []
+    for key, who in (("server_cores", "server"), ("own_cores", "load generator")):
+        values = [f.get(key) for f in each]
+        if not all(isinstance(v, (int, float)) for v in values):
+            continue
+        usual = _median([float(v) for v in values])  # type: ignore[arg-type]
+        if usual < MIN_USUAL_CORES:
+            continue  # a server that needs no CPU of its own (a GPU server waiting on it) is not starved by others
+        server_starved = {s.repetition for s in found}
+        for index, (figures, value) in enumerate(zip(each, values)):
+            # A load generator waiting on a starved server uses less CPU too: the server is named.
+            if figures.get("busy") and float(value) < STARVED_SHARE * usual and index not in server_starved:  # type: ignore[arg-type]
+                found.append(Starved(index, who, float(value), usual, figures.get("others_cores")))  # type: ignore[arg-type]
+    return sorted(found, key=lambda s: (s.repetition, s.who))
+
+
+def starved_sentence(starved: Sequence[Starved]) -> str | None:
+    """'repetitions 3 and 7 were starved of CPU by other processes (repetition 3: the server
+    got 0.15 of a CPU against 0.70 in the median repetition, others kept 1.60 busy; ...)'."""
+    if not starved:
+        return None
+    numbers = sorted({s.repetition + 1 for s in starved})
+    named = _and([str(n) for n in numbers])
+    which = f"repetition {named} was" if len(numbers) == 1 else f"repetitions {named} were"
+    details = []
+    for s in starved:
+        others = f", other processes kept {s.others_cores:.2f} busy" if s.others_cores is not None else ""
+        details.append(f"repetition {s.repetition + 1}: the {s.who} got {s.cores:.2f} of a CPU "
+                       f"against {s.usual:.2f} in the median repetition{others}")
+    return f"{which} starved of CPU by other processes ({'; '.join(details)}): their figures are not the configuration's"
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def busy_warning(entry: Mapping[str, Any] | None) -> str | None:
-    """One sentence for a summary when the environment entry says the machine was busy."""
+    """One sentence for a summary when the machine's load bent the figures: the starved
+    repetitions when several were measured, else (one measurement) that the machine was busy.
+
+    A run of several repetitions that were all disturbed alike gets no warning: see
+    :func:`busy_note` for the plain fact.
+    """
     if not entry or entry.get("state") != BUSY:
         return None
     figures = entry.get("figures") or {}
+    if (figures.get("measurements") or 0) > 1 and figures.get("each"):
+        return starved_sentence(starved_repetitions(entry))
+    return f"the machine was busy ({_busy_parts(figures)}): figures may be slower and noisier than on a quiet machine"
+
+
+def busy_note(entry: Mapping[str, Any] | None) -> str | None:
+    """The plain fact, for a run of several repetitions none of which was starved: how busy
+    the machine was, and that no repetition was singled out."""
+    if not entry or entry.get("state") != BUSY:
+        return None
+    figures = entry.get("figures") or {}
+    measured = figures.get("measurements") or 0
+    if measured <= 1 or not figures.get("each") or starved_repetitions(entry):
+        return None
+    return (f"the machine was busy in {figures.get('busy_measurements')} of {measured} repetitions "
+            f"({_busy_parts(figures)}); no repetition's server or load generator got less than "
+            f"{STARVED_SHARE:.0%} of its usual CPU, so none is singled out")
+
+
+def _busy_parts(figures: Mapping[str, Any]) -> str:
     parts = []
     if figures.get("max_others_cores") is not None:
         parts.append(f"other processes kept up to {figures['max_others_cores']:.2f} CPUs busy")
     if figures.get("max_load") is not None:
         parts.append(f"load average up to {figures['max_load']:.2f} on {figures.get('cpus')} CPUs")
-    measured = figures.get("measurements") or 0
-    which = (
-        f" in {figures.get('busy_measurements')} of {measured} repetitions" if measured > 1 else ""
-    )
-    return (
-        f"the machine was busy{which} ({'; '.join(parts)}): figures may be slower and noisier "
-        "than on a quiet machine"
-    )
+    return "; ".join(parts)
 
 
 def listener_pgids(port: int) -> list[int]:

@@ -452,7 +452,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
 
 def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     """What the summary table cannot hold: requests cut short, a busy machine."""
-    from benchdoc.machineload import busy_warning
+    from benchdoc.machineload import busy_note, busy_warning
 
     notes = []
     cut = sum(r.cut_short_requests or 0 for r in metadata.per_repetition)
@@ -465,6 +465,9 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     warning = busy_warning(environment.get("load"))
     if warning:
         notes.append(f"warning: {warning}")
+    note = busy_note(environment.get("load"))
+    if note:
+        notes.append(note)
     capacity = metadata.capacity or {}
     for search in capacity.get("searches") or ([capacity] if capacity else []):
         if search.get("sentence"):

@@ -136,6 +136,7 @@ def compute_results(
         mix = workload_mix(name, pooled[name])
         warnings.extend([mix.sentence()] if mix else [])
         warnings.extend(reliability_warnings(name, exp.compare_to, trust))
+        warnings.extend(contention_warnings(name, exp.compare_to, pooled))
         if exp.compare_to and pooled[name] and pooled.get(exp.compare_to):
             env_diff, warning = _environment_comparison(pooled[name], pooled[exp.compare_to], name, exp.compare_to)
             warnings.extend([warning] if warning else [])
@@ -314,6 +315,21 @@ def reliability_warnings(name: str, target: str | None, trust: dict[str, Reliabi
     theirs = trust.get(target) if target else None
     if target and theirs is not None and theirs.unreliable:
         found.append(unreliable_reference_warning(name, target, theirs))
+    return found
+
+
+def contention_warnings(name: str, target: str | None, pooled: dict[str, list[RunRecord]]) -> list[str]:
+    """The repetitions other processes starved, in the result's pooled runs and in those of
+    the result it is compared with (machineload.starved_repetitions has the rule)."""
+    from benchdoc.machineload import starved_repetitions, starved_sentence
+    from benchdoc.results.words import starved_warning
+
+    found = []
+    for owner in (name, target):
+        for run in pooled.get(owner or "", []):
+            sentence = starved_sentence(starved_repetitions(run.environment.get("load")))
+            if sentence is not None:
+                found.append(starved_warning(name, run.id, sentence, None if owner == name else owner))
     return found
 
 

@@ -268,3 +268,11 @@ def unreliable_reference_warning(name: str, target: str, reliability: Reliabilit
     """The warning on a comparison made against an unreliable result."""
     return (f"{name} is compared with {target}, which is {unreliable_note(reliability)}: "
             "the comparison is against figures from the few requests that succeeded")
+
+
+def starved_warning(name: str, run_id: int, sentence: str, against: str | None = None) -> str:
+    """'eagle3: run 12: repetitions 2 and 5 were starved of CPU ...', or, for the result a
+    comparison is made against, 'eagle3 is compared with baseline, whose run 9: ...'."""
+    if against is None:
+        return f"{name}: run {run_id}: {sentence}"
+    return f"{name} is compared with {against}, whose run {run_id}: {sentence}"
