@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from tests.conftest import Project
 
-from benchdoc.sim import SimConfig, start_in_thread
+from benchdoc.sim import SimConfig, start_in_process, start_in_thread
 
 
 @pytest.fixture
@@ -167,6 +167,33 @@ def test_concurrency_sweep_as_json(project: Project, sim_url: str) -> None:
     rows = json.loads(res.stdout)["sweep"]
     assert [r["level"] for r in rows] == ["concurrency=1", "concurrency=3"]
     assert all(r["requests"] == 6 and r["error_rate"] == 0.0 for r in rows)
+
+
+@pytest.mark.timing
+@pytest.mark.timeout(120)
+def test_every_sweep_level_carries_the_clients_verdict(project: Project) -> None:
+    # A zero-latency server: 64 streams saturate one client (one stream may too: it never waits).
+    with start_in_process("--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096") as url:
+        _sweep_verdicts(project, url)
+
+
+def _sweep_verdicts(project: Project, url: str) -> None:
+    common = ("bench", "--url", url, "--concurrency", "1,64", "--requests", "128", "--output-tokens", "150",
+              "--input-tokens", "4", "--workers", "1")
+    res = project.run(*common, "--json", "--per-request", "--record", "baseline", process=True)
+    assert res.returncode == 0, res.stderr
+    rows = json.loads(res.stdout)["sweep"]
+    verdicts = [r["client"]["bound"] for r in rows]
+    assert all(isinstance(v, bool) for v in verdicts) and verdicts[1] is True
+    assert all(len(r["request_records"]) == 128 for r in rows)
+    for level, bound in zip(("concurrency=1", "concurrency=64"), verdicts):
+        (run,) = json.loads(project.run("history", f"baseline@{level}", "--json").stdout)
+        assert run["metadata"]["client"]["bound"] is bound
+    text = project.run(*common, process=True)
+    assert text.returncode == 0, text.stderr
+    table = [line for line in text.stdout.splitlines() if line.strip().startswith(("1 ", "64 "))]
+    assert len(table) == 2 and all(line.rstrip().endswith(("kept up", "CLIENT-BOUND")) for line in table), table
+    assert "concurrency=64: CLIENT-BOUND: " in text.stdout
 
 
 @pytest.mark.timeout(90)

@@ -111,9 +111,26 @@ def test_shared_prefix_groups_share_one_system_prompt_each() -> None:
     systems = [p.system for p in plans]
     assert len(set(systems)) == 3 and systems[0] == systems[3] == systems[6]
     assert all(p.system is not None and len(p.system.split()) == 50 for p in plans)
-    assert all(p.input_tokens == 58 for p in plans)
+    # Sent as prefix, blank line, prompt: the blank line counts as one token in words.
+    assert all(p.input_tokens == 59 for p in plans)
     assert len({p.text for p in plans}) == 9  # the questions differ
+    # On the chat API the prefix is a system message of its own: no separator.
+    chat = prompt_source(WorkloadSpec(url=URL, api="openai-chat", input_tokens=8, shared_prefix_groups=3,
+                                      shared_prefix_tokens=50))
+    assert chat.plan(0).input_tokens == 58
     assert "3 shared prefixes of 50 tokens" in source.provenance()["prompts"]
+
+
+def test_the_prefix_separator_is_counted_with_the_tokenizer(tokenizer_path: str) -> None:
+    from benchdoc.workloads.protocols import GenerationRequest
+
+    source = prompt_source(WorkloadSpec(url=URL, input_tokens=8, shared_prefix_groups=2, shared_prefix_tokens=20,
+                                        tokenizer=tokenizer_path))
+    assert source.tokenizer is not None
+    for number in range(4):
+        plan = source.plan(number)
+        sent = GenerationRequest(prompt=plan.text, system=plan.system, output_tokens=4).full_prompt
+        assert plan.input_tokens == source.tokenizer.count(sent)
 
 
 def test_spec_checks_the_prompt_settings() -> None:
@@ -122,3 +139,20 @@ def test_spec_checks_the_prompt_settings() -> None:
     assert "dataset_format must be one of" in text
     assert "truncate_prompts applies to a dataset" in text
     assert "shared_prefix_tokens needs shared_prefix_groups" in text
+
+
+@pytest.mark.timing
+@pytest.mark.timeout(120)
+def test_long_tokenized_prompts_are_built_before_timing_starts(sim_subprocess, tokenizer_path: str) -> None:
+    # An 8,192-token prompt takes tens of milliseconds to make with a tokenizer: made as each
+    # request fell due, 30 of them a second would hold the event loop for most of each second.
+    from benchdoc.workloads import run_workload
+
+    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "1")
+    result = run_workload(WorkloadSpec(url=url, rate=30.0, requests=45, input_tokens=8192, output_tokens=4,
+                                       tokenizer=tokenizer_path, burstiness=100.0, warmup_requests=1,
+                                       metrics_url="", workers=1))
+    assert result.failures == [] and result.aborted is None
+    assert result.metrics["queue_ms_p50"] < 5.0, result.metrics["queue_ms_p50"]
+    assert result.client is not None and not result.client.bound, result.client.reasons
+    assert {r.requested_input_tokens for r in result.records} == {8192}

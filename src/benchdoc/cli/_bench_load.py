@@ -24,7 +24,7 @@ def sweep(
     rows: list[dict[str, Any]] = []
 
     def on_level(point: SweepPoint) -> None:
-        row = _row(point.level.label, point.result)
+        row = _row(point.level.label, point.result, args.per_request)
         if config is not None and experiment is not None:
             name = level_experiment(experiment, point.level)
             row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, point.level, point.result)}
@@ -52,7 +52,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
 
     def on_step(step: CapacityStep) -> None:
         level = LoadLevel("rate", step.rate)
-        row = _row(level.label, step.result) | {"met_target": step.passed, "why": step.why or None}
+        row = _row(level.label, step.result, args.per_request) | {"met_target": step.passed, "why": step.why or None}
         if config is not None and experiment is not None:
             name = level_experiment(experiment, level)
             row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, level, step.result)}
@@ -87,12 +87,17 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
     return EXIT_OK if found.found else EXIT_FAILED
 
 
-def _row(label: str, result: WorkloadResult) -> dict[str, Any]:
+def _row(label: str, result: WorkloadResult, per_request: bool = False) -> dict[str, Any]:
+    """One level as --json gives it: its figures, the client's verdict, and its requests when asked."""
     metrics = result.metrics
     names = ("request_s", "output_tok_s", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99",
              "goodput_req_s", "slo_attainment", "error_rate")
-    return {"level": label, "value": float(label.split("=", 1)[1]), "requests": len(result.records), **{n: metrics.get(n) for n in names},
-            "aborted": result.aborted}
+    row: dict[str, Any] = {"level": label, "value": float(label.split("=", 1)[1]), "requests": len(result.records),
+                           **{n: metrics.get(n) for n in names}, "aborted": result.aborted,
+                           "client": result.client.to_dict() if result.client is not None else None}
+    if per_request:
+        row["request_records"] = [r.to_dict() for r in result.records]
+    return row
 
 
 def _progress_text(result: WorkloadResult) -> str:
@@ -100,7 +105,8 @@ def _progress_text(result: WorkloadResult) -> str:
     ok = f"{result.succeeded}/{len(result.records)} ok"
     rate = f"{m['request_s']:.2f} req/s" if "request_s" in m else "no throughput"
     ttft = f", TTFT p50 {m['ttft_ms_p50']:.1f} ms" if "ttft_ms_p50" in m else ""
-    return f"{ok}, {rate}{ttft}"
+    client = f"; {result.client.sentence()}" if result.client is not None else ""
+    return f"{ok}, {rate}{ttft}{client}"
 
 
 def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadResult]) -> None:
@@ -123,10 +129,21 @@ def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadRe
         columns += [("errors", ("error_rate", 3))]
     for header, _ in columns:
         table.add_column(header, justify="left" if header == "level" else "right", no_wrap=True)
-    for row in rows:
+    table.add_column("client", no_wrap=True)
+    for row, result in zip(rows, results):
         cells = [f"{row['value']:g}"] + [format_number(row.get(key), digits) for _, (key, digits) in columns[1:]]  # type: ignore[misc]
-        table.add_row(*cells)
+        table.add_row(*cells, _verdict(result))
     out.print(table)
+    for row, result in zip(rows, results):
+        if result.client is not None and result.client.bound:
+            out.print(f"{row['level']}: {result.client.sentence()}", markup=False, soft_wrap=True)
+
+
+def _verdict(result: WorkloadResult) -> str:
+    """The client's verdict of one level in a word."""
+    if result.client is None:
+        return "—"
+    return "CLIENT-BOUND" if result.client.bound else "kept up"
 
 
 def _record_level(args: argparse.Namespace, config: Any, name: str, level: LoadLevel, result: WorkloadResult) -> int:

@@ -262,6 +262,8 @@ class ExperimentRun:
         run_id = self.context.ledger.record_run(run)
         attainment = result.metrics.get("slo_attainment")
         figure = f"SLO attainment {attainment:.3f}" if attainment is not None else "no SLO attainment"
+        if result.client is not None and result.client.bound:
+            figure += ", CLIENT-BOUND"
         self.context.notice(self.name, f"{level.label}: {figure}; recorded as run {run_id} of {name}")
 
     def _level(self) -> dict[str, Any] | None:

@@ -119,6 +119,7 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
         engine.abort_reason = None
         engine.consecutive_connect_errors = 0
 
+    engine.prepare()  # every prompt made and counted before the clock starts
     before = await http.scrape_counters() if part is None or part.index == 0 else None
     completed = 0
 

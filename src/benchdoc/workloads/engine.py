@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from benchdoc.workloads import settle
 from benchdoc.workloads.arrivals import iter_arrival_times
-from benchdoc.workloads.inflight import Phase, Planned, ReadFailure, Watch, plan_request
+from benchdoc.workloads.inflight import Built, Phase, Planned, ReadFailure, Watch, build_request, plan_request
 from benchdoc.workloads.prompt_source import PromptSource
 from benchdoc.workloads.protocols import StreamDecoder, StreamError, decoder_for
 from benchdoc.workloads.records import RequestRecord
@@ -30,6 +30,9 @@ MAX_PENDING_ARRIVALS = 10_000
 # ... or once it sends this far behind the arrivals' schedule: the rate it measures would
 # not be the rate it was asked for.
 MAX_BEHIND_S = 5.0
+# The measured requests' bodies are built before timing starts, up to this many bytes of
+# them (the rest, of a very long run, as they are due).
+PREBUILT_BYTES = 256 * 1024 * 1024
 
 
 class StreamReader(Protocol):
@@ -52,6 +55,7 @@ class Engine:
         self.part = part
         self.model = spec.model
         self.watches: set[Watch] = set()
+        self.prepared: dict[int, Built] = {}  # measured requests' bodies, built before timing starts
         self.consecutive_connect_errors = 0
         self.abort_reason: str | None = None
         timeouts = spec.timeouts
@@ -74,7 +78,32 @@ class Engine:
     # -- one request -------------------------------------------------------------------
 
     def plan(self, index: int, due_s: float, warmup: bool = False) -> Planned:
-        return plan_request(self.spec, self.prompts, self.model, index, due_s, warmup)
+        built = None if warmup else self.prepared.pop(index, None)
+        return plan_request(self.spec, self.prompts, self.model, index, due_s, warmup, built)
+
+    def prepare(self) -> int:
+        """Build the bodies of the measured requests (prompts made, tokenized, counted) now,
+        before timing starts, as far as their number is known: every one of ``requests``,
+        or the arrivals an open loop expects in its duration with a margin. Returns how
+        many were built."""
+        spec = self.spec
+        if spec.requests is not None:
+            count = spec.requests
+        elif spec.open_loop and spec.rate is not None and spec.duration_s is not None:
+            count = int(spec.rate * spec.duration_s * 1.25) + 16
+        else:
+            return 0  # a closed loop for a duration: its number of requests is not known
+        first, stride = (self.part.index, self.part.count) if self.part else (0, 1)
+        # A worker process builds only until the instant all workers start together.
+        deadline = self.part.start_at - 0.05 if self.part else float("inf")
+        size = 0
+        for index in range(first, count, stride):
+            built = build_request(spec, self.prompts, self.model, index)
+            self.prepared[index] = built
+            size += len(built.body)
+            if size >= PREBUILT_BYTES or perf_counter() > deadline:
+                break
+        return len(self.prepared)
 
     async def send(self, planned: Planned, phase: Phase) -> RequestRecord:
         record = planned.record

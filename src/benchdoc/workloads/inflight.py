@@ -75,10 +75,17 @@ class ReadFailure(Exception):
         self.cut_short = cut_short
 
 
-def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, index: int, due_s: float,
-                 warmup: bool = False) -> Planned:
-    """The body and empty record of request ``index``, due ``due_s`` into its phase."""
-    number = index + (WARMUP_INDEX_BASE if warmup else 0)
+@dataclass(frozen=True)
+class Built:
+    """A request's body, built (its prompt made and counted) before it is due."""
+
+    body: bytes
+    input_tokens: int
+    output_tokens: int
+
+
+def build_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, number: int) -> Built:
+    """The JSON body of the request numbered ``number`` (warm-up ones from WARMUP_INDEX_BASE)."""
     prompt = prompts.plan(number)
     generation = GenerationRequest(
         prompt=prompt.text,
@@ -89,12 +96,20 @@ def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, i
         ignore_eos=spec.ignore_eos,
         continuous_usage=spec.continuous_usage,
     )
-    body = json.dumps(request_body(spec.api, generation)).encode()
+    return Built(json.dumps(request_body(spec.api, generation)).encode(), prompt.input_tokens, prompt.output_tokens)
+
+
+def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, index: int, due_s: float,
+                 warmup: bool = False, built: Built | None = None) -> Planned:
+    """The body and empty record of request ``index``, due ``due_s`` into its phase (its
+    body ``built`` beforehand, or built now)."""
+    if built is None:
+        built = build_request(spec, prompts, model, index + (WARMUP_INDEX_BASE if warmup else 0))
     record = RequestRecord(
-        index=index, due_s=due_s, requested_input_tokens=prompt.input_tokens,
-        requested_output_tokens=prompt.output_tokens,
+        index=index, due_s=due_s, requested_input_tokens=built.input_tokens,
+        requested_output_tokens=built.output_tokens,
     )
-    return Planned(record, body)
+    return Planned(record, built.body)
 
 
 def http_error(status: int, reason: str | None, raw: bytes) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.errors import UsageError
 from benchdoc.workloads.datasets import Dataset, DatasetEntry, load_dataset
 from benchdoc.workloads.prompts import pick_length, synthetic_prompt
+from benchdoc.workloads.protocols import API_CHAT, PREFIX_SEPARATOR
 
 if TYPE_CHECKING:
     from benchdoc.workloads.spec import WorkloadSpec
@@ -93,7 +94,19 @@ class PromptSource:
         if not self._prefixes:
             return PromptPlan(text, length, output_len)
         system, system_len = self._prefixes[number % len(self._prefixes)]
-        return PromptPlan(text, system_len + length, output_len, system=system)
+        return PromptPlan(text, system_len + length + self._separator(system, text, system_len + length),
+                          output_len, system=system)
+
+    def _separator(self, system: str, text: str, parts: int) -> int:
+        """The tokens the separator between a shared prefix and the prompt adds: none on the
+        chat API (a system message of its own); elsewhere the text is sent as prefix, a
+        blank line and prompt, counted whole with the tokenizer (joins included), or as one
+        token in words."""
+        if self.spec.api == API_CHAT:
+            return 0
+        if self.tokenizer is not None:
+            return self.tokenizer.count(f"{system}{PREFIX_SEPARATOR}{text}") - parts
+        return 1
 
     def _from_entry(self, number: int, input_len: int) -> tuple[str, int, int | None]:
         entries = self._entries

@@ -29,6 +29,10 @@ ENDPOINTS: dict[str, str] = {
 SERVER_STAMPS_KEY = "benchdoc_sim_stamps"
 
 
+# Between a shared prefix and the prompt, on the APIs that take one text.
+PREFIX_SEPARATOR = "\n\n"
+
+
 class StreamError(Exception):
     """The stream carried something that is not a valid event of its API."""
 
@@ -48,7 +52,7 @@ class GenerationRequest:
     @property
     def full_prompt(self) -> str:
         """The prompt as one text, the shared prefix first (for the non-chat APIs)."""
-        return f"{self.system}\n\n{self.prompt}" if self.system else self.prompt
+        return f"{self.system}{PREFIX_SEPARATOR}{self.prompt}" if self.system else self.prompt
 
 
 def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
