@@ -154,3 +154,25 @@ def test_kept_requests_without_a_latency_to_draw_are_named_as_such(tmp_path: Pat
     assert "tpot_ms" not in both.series[1].steps and both.series[0].steps["tpot_ms"][-1] == (4.0, 1.0)  # (40 + 12 - 24) / 7
     assert [s.experiment for s in tpot.series] == ["baseline"] and tpot.without_records == ()
     assert "Kept requests, none with a TPOT to draw (not drawn): EAGLE-3 2-step (CUDA 13 + fusion)." in tpot.caption
+
+
+def test_a_distribution_of_different_servers_says_so_on_each_curve(tmp_path: Path) -> None:
+    """A llama.cpp server's requests and the simulator's on one axis: each curve names its
+    server and the caption says the axis mixes them; one server alone is not remarked on."""
+    from benchdoc.ledger import RunMetadata
+
+    config = parse_config(STORY_CONFIG, tmp_path / "benchdoc.toml")
+    rows = [RequestRow(0, i, True, None, 20.0 + i, 40.0 + 3 * i, 8, {}) for i in range(5)]
+    llama = RunMetadata(server={"url": "http://127.0.0.1:8080/v1", "owned_by": ["llamacpp"], "model": "qwen2-0.5b"})
+    with Ledger.open(f"sqlite:///{tmp_path / 'l.db'}") as ledger:
+        ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 90.0)], requests=rows, metadata=llama))
+        ledger.record_run(NewRun("eagle3-cuda13", samples=[Sample("output_tok_s", 95.0)], requests=rows,
+                                 metadata=RunMetadata(simulator=True)))
+        results = build_results(config, ledger)
+        mixed = chart_data("latency-cdf", results, None, ["baseline", "eagle3-cuda13"])
+        alone = chart_data("latency-cdf", results, None, ["baseline"])
+    assert isinstance(mixed, LatencyCdfChart) and isinstance(alone, LatencyCdfChart)
+    assert [s.label for s in mixed.series] == ["Baseline (no spec) (llamacpp qwen2-0.5b)",
+                                               "EAGLE-3 2-step (CUDA 13 + fusion) (simulator)"]
+    assert "Different servers on one axis (llamacpp qwen2-0.5b, simulator)" in mixed.caption
+    assert [s.label for s in alone.series] == ["Baseline (no spec)"] and "Different servers" not in alone.caption

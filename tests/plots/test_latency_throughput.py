@@ -134,3 +134,22 @@ def test_bar_charts_leave_the_levels_out_unless_asked(results) -> None:  # type:
     assert "eagle3@rate=4" in with_levels and "baseline@rate=2" in with_levels
     named = [bar.experiment for bar in chart_data("bar", results, None, ["eagle3@*"]).bars]  # type: ignore[union-attr]
     assert named == ["eagle3@rate=1", "eagle3@rate=4"]
+
+
+def test_the_legend_sits_outside_both_panels(results) -> None:  # type: ignore[no-untyped-def]
+    from benchdoc.plots.draw import _draw_latency_throughput
+
+    chart = chart_data("latency-throughput", results)
+    assert isinstance(chart, LatencyThroughputChart)
+    figure = _draw_latency_throughput(chart)
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    figure.draw(renderer)
+    (legend,) = figure.legends
+    box = legend.get_window_extent(renderer)
+    for axes in figure.axes:
+        assert not box.overlaps(axes.get_window_extent(renderer)), "the legend covers a panel's data"
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["Baseline (no spec)", "EAGLE-3 2-step", "p50", "p99"]
+    assert legend.get_title().get_text() == "Latency against throughput"
+    one = chart_data("latency-throughput", results, None, ["eagle3"])
+    assert one.title == "Latency against throughput: EAGLE-3 2-step"

@@ -148,6 +148,7 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
     dashed p99, a marker at each level."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
     from benchdoc.plots.latency_throughput import LATENCIES
 
@@ -156,6 +157,7 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
     panels = {"TTFT": figure.add_subplot(1, 2, 1), "TPOT": figure.add_subplot(1, 2, 2)}
     colours = [c for name, c in OKABE_ITO.items() if name not in ("black", "yellow")]
     markers = "osD^vP"
+    handles: list[Any] = []
     for index, series in enumerate(chart.series):
         colour = colours[index % len(colours)]
         for metric, panel, pct in LATENCIES:
@@ -168,6 +170,8 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
                 markersize=5, linewidth=1.6, label=f"{series.label} {pct}",
             )
             line.set_gid(f"line-{index}-{metric}")
+        handles.append(Line2D([], [], color=colour, marker=markers[index % len(markers)], markersize=5, linewidth=1.6,
+                              label=_shorten(series.label, 40)))
     x_label = f"{unit_label(chart.x_metric)}, achieved"
     for name, axes in panels.items():
         axes.set_title(f"{name} (ms)", loc="left", fontsize=11, fontweight="bold", color=TEXT_COLOUR)
@@ -176,8 +180,13 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
         axes.grid(True, axis="both")
         axes.set_ylim(bottom=0)
         axes.set_xlim(left=0)
-    panels["TPOT"].legend(loc="upper left", fontsize=8)
-    figure.suptitle(chart.title, x=0.01, ha="left", fontsize=12, fontweight="bold", color=TEXT_COLOUR)
+    # The legend above the panels, never over the data: a colour per experiment, a style per percentile.
+    handles += [Line2D([], [], color="#555555", linestyle="-", linewidth=1.6, label="p50"),
+                Line2D([], [], color="#555555", linestyle="--", linewidth=1.6, label="p99")]
+    # The title heads the legend: a title and a legend both above the panels would collide.
+    figure.legend(handles=handles, loc="outside upper left", ncols=min(len(handles), 6), handlelength=1.6,
+                  columnspacing=1.4, title=chart.title, alignment="left",
+                  title_fontproperties={"weight": "bold", "size": 12})
     figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
     return figure
 

@@ -10,7 +10,7 @@ named in the caption, never drawn as an empty curve.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
@@ -93,6 +93,10 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
     if not series:
         raise UsageError(f"no per-request records for {_listing([results[n].label for n in names])}: {RECORD_HINT}")
     simulated = any(is_simulated(run) for s in series for run in results[s.experiment].pooled if run.id in s.runs)
+    servers = {s.experiment: server_of(results, s) for s in series}
+    mixed = len(set(servers.values())) > 1
+    if mixed:  # each curve says which server it measured
+        series = [replace(s, label=f"{s.label} ({servers[s.experiment]})") for s in series]
     caption = (
         "Each curve: the share of an experiment's successful requests at or below each latency, over the requests "
         f"kept with its pooled runs (n = requests; failed requests are in no curve). Pooled: {results.pooling.describe()}."
@@ -102,10 +106,32 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
     if empty:
         names_drawn = " or ".join(panel for _, panel in panels)
         caption += f" Kept requests, none with a {names_drawn} to draw (not drawn): {_listing(empty)}."
+    if mixed:
+        caption += (f" Different servers on one axis ({', '.join(sorted(set(servers.values())))}): "
+                    "their curves compare the servers as much as the configurations.")
     if simulated:
         caption += " Simulated: measured against the built-in simulator, not real hardware."
     x_metric = MetricConfig(name="latency_ms", label="Latency", unit="ms", direction="lower")
     return LatencyCdfChart(x_metric, panels, tuple(series), without, caption, simulated)
+
+
+def server_of(results: ResultSet, series: CdfSeries) -> str:
+    """What answered an experiment's drawn runs: 'simulator', the server's own name for itself
+    and its model ('llamacpp qwen2-0.5b'), or 'server unknown'; several joined with '+'."""
+    from benchdoc.plots.model import is_simulated
+
+    seen = []
+    for run in results[series.experiment].pooled:
+        if run.id not in series.runs:
+            continue
+        server = run.metadata.server or {}
+        owners = server.get("owned_by") or []
+        words = [*(owners if isinstance(owners, list) else [owners]), server.get("model")]
+        words = [str(w) for w in words if w]
+        name = "simulator" if is_simulated(run) else (" ".join(words) or "server unknown")
+        if name not in seen:
+            seen.append(name)
+    return " + ".join(seen) or "server unknown"
 
 
 def cdf_steps(values: Sequence[float], limit: int = MAX_STEPS) -> tuple[tuple[float, float], ...]:

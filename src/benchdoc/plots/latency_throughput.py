@@ -59,7 +59,9 @@ class LatencyThroughputChart:
 
     @property
     def title(self) -> str:
-        return "Latency against throughput"
+        """'Latency against throughput', with the experiment's label when it is the only one."""
+        one = f": {self.series[0].label}" if len(self.series) == 1 else ""
+        return f"Latency against throughput{one}"
 
     def describe(self) -> str:
         from benchdoc.plots.model import unit_label
