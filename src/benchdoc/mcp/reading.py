@@ -117,9 +117,14 @@ def check(scope: Scope, documents: Sequence[str] = ()) -> dict[str, Any]:
 
 
 def document_list(scope: Scope) -> list[str]:
-    """The project's documents ([documents] paths), relative to the project folder."""
-    config = scope.config()
-    return [str(scope.inside(p)) for p in config.documents.paths]
+    """The project's documents ([documents] paths) inside its folder, relative to it."""
+    listed = []
+    for path in scope.listed(scope.config()):
+        try:
+            listed.append(str(scope.inside(path)))
+        except UsageError:
+            continue  # outside the project: not offered (the tools say why when asked for it)
+    return listed
 
 
 def read_document_text(scope: Scope, path: str) -> str:
@@ -129,4 +134,4 @@ def read_document_text(scope: Scope, path: str) -> str:
     relative = scope.inside(path)
     if relative.suffix.lower() not in (".md", ".markdown"):
         raise UsageError(f"{path}: not a Markdown document (.md)")
-    return read_document(scope.root / relative).original
+    return read_document(relative).original  # the server works from the project folder

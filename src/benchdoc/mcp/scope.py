@@ -55,11 +55,15 @@ class Scope:
             raise UsageError(f"{text}: outside the project folder {root}; the MCP server works only inside it")
         return Path(os.path.relpath(real, root))
 
+    def listed(self, config: Config) -> list[str]:
+        """[documents] paths as benchdoc.toml spells them, relative to the project folder."""
+        return [os.path.relpath(p, config.root) if Path(p).is_absolute() else str(p) for p in config.documents.paths]
+
     def documents(self, config: Config, given: Sequence[str] | None) -> list[Path]:
         """The documents to work on (those given, else [documents] paths), each inside the project."""
         from benchdoc.docs.project import document_paths
 
-        chosen = [str(self.inside(p)) for p in given] if given else [str(self.inside(p)) for p in config.documents.paths]
+        chosen = [str(self.inside(p)) for p in given or self.listed(config)]
         if not chosen:
             return document_paths(config, None)  # the line `sync` gives for a project without documents
         return document_paths(config, chosen)
