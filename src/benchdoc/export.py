@@ -61,21 +61,27 @@ def render_rows(rows: list[dict[str, Any]], fmt: str, fields: tuple[str, ...] = 
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
+    writer.writerow({k: _csv_cell(k) for k in fields})
     for row in rows:
         writer.writerow({k: _csv_cell(row.get(k)) for k in fields})
     return buffer.getvalue()
 
 
 # A spreadsheet runs a cell starting with one of these as a formula (=HYPERLINK(...)).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 def _csv_cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text: a text cell that would start a formula gets a
-    leading apostrophe (as OWASP advises); numbers, negative ones included, stay numbers."""
+    """A CSV cell a spreadsheet shows as text: control characters dropped and every line
+    break made LF (so a bare CR cannot end the row: the cell is quoted); a text cell that
+    would start a formula gets a leading apostrophe (as OWASP advises); numbers, negative
+    ones included, stay numbers."""
+    from benchdoc.untrusted import clean_text
+
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
+    if isinstance(value, str):
+        value = clean_text(value)
+        if value.startswith(_FORMULA_STARTS):
+            return "'" + value
     return value

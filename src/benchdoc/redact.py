@@ -33,6 +33,7 @@ innocent name is indistinguishable from a commit hash).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,7 +49,8 @@ _SECRET_WORDS = frozenset(
         "KEY", "APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "AUTHKEY",
         "TOKEN", "ACCESSTOKEN", "AUTHTOKEN", "APITOKEN", "REFRESHTOKEN", "BEARER",
         "SECRET", "SECRETS", "CLIENTSECRET",
-        "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PASSPHRASE",
+        "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PASSPHRASE", "PASSCODE", "PASSKEY", "PWD",
+        "SSHPASS", "PGPASS", "DBPASS", "PIN", "PINCODE", "OTP", "TOTP",
         "CREDENTIAL", "CREDENTIALS", "CREDS", "CRED", "PAT", "PW", "KEYS",
         "AUTH", "AUTHORIZATION",
         "COOKIE", "COOKIES", "SESSION",
@@ -58,7 +60,18 @@ _SECRET_WORDS = frozenset(
 
 # Glued-on prefixes still betray these words (``PGPASSWORD``, ``CSRFTOKEN``,
 # ``DBSECRET``). KEY is not among them: too many words end in it (MONKEY, WHISKEY).
-_SECRET_WORD_ENDINGS = ("PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN", "APIKEY", "CREDENTIALS")
+_SECRET_WORD_ENDINGS = (
+    "PASSWORD", "PASSWD", "PASSPHRASE", "PASSCODE", "SECRET", "TOKEN", "APIKEY", "CREDENTIALS", "PWD", "PASS",
+)  # fmt: skip
+# Words ending in PASS or PWD that are not credentials (a compass, a two-pass filter, the
+# shell's working folder).
+_NOT_SECRET_WORDS = frozenset(
+    {"BYPASS", "COMPASS", "SURPASS", "TRESPASS", "OVERPASS", "UNDERPASS", "MULTIPASS", "SINGLEPASS", "ONEPASS",
+     "TWOPASS", "FIRSTPASS", "SECONDPASS", "OLDPWD"}
+)
+# PIN is a credential's word only at the end of a name and not after these (CPU_PIN, NUMA_PIN
+# say where threads run).
+_PIN_PLACES = frozenset({"CPU", "CPUS", "CORE", "CORES", "NUMA", "THREAD", "THREADS", "GPU", "MEMORY", "MEM", "IRQ"})
 
 # A name ending in one of these words describes a secret (its id, length, file, kind)
 # without being one: ``eos_token_id``, ``AWS_ACCESS_KEY_ID``, ``HF_TOKEN_PATH``,
@@ -93,7 +106,8 @@ _NON_SECRET_KEY_QUALIFIERS = frozenset(
 # Names carrying one of these words hold a password-like secret, which may be all digits;
 # under any other secret name (TOKEN, KEY, SESSION, ...) a number is data: a count, a
 # latency, an id (``inter_token_latency_s``, ``num_speculative_token``).
-_PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PW", "PIN", "SECRET", "CREDENTIAL", "CRED")
+_PASSWORD_WORDS = ("PASSWORD", "PASSWD", "PASS", "PASSPHRASE", "PASSCODE", "PW", "PWD", "PIN", "OTP", "SECRET",
+                   "CREDENTIAL", "CRED")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 # Short flags whose value is a password (mysql -p, sshpass -p) unless it is a number or a
@@ -141,11 +155,13 @@ def _number_is_data(name: str, value: object) -> bool:
     return is_number and not names_password(name)
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the name; logs repeat their names
 def is_secret_name(name: str) -> bool:
     """Whether a value bound to ``name`` (variable, key, flag, parameter, header) is secret.
 
     True when one of the name's words is a secret word (KEY, TOKEN, SECRET, PASSWORD,
-    PASSWD, PASS, PASSPHRASE, CREDENTIAL(S), AUTH, AUTHORIZATION, COOKIE, SESSION, PRIVATE,
+    PASSWD, PASS, PASSPHRASE, PASSCODE, PWD, SSHPASS, PIN (as the last word), OTP,
+    CREDENTIAL(S), AUTH, AUTHORIZATION, COOKIE, SESSION, PRIVATE,
     DSN, SIGNATURE and compounds like APIKEY) or a word ends in PASSWORD, SECRET, TOKEN
     and the like (``PGPASSWORD``); unless the name ends in a word that only describes the
     secret (ID, PATH, FILE, COUNT, ...), starts with a switch word (ENABLE, DISABLE, NO,
@@ -154,10 +170,14 @@ def is_secret_name(name: str) -> bool:
     words = _name_words(name)
     if not words or words[-1] in _DESCRIPTIVE_LAST_WORDS or words[0] in _SWITCH_FIRST_WORDS:
         return False
+    if words == ["PWD"]:  # the shell's working folder
+        return False
     for index, word in enumerate(words):
-        if word not in _SECRET_WORDS and not word.endswith(_SECRET_WORD_ENDINGS):
+        if word in _NOT_SECRET_WORDS or (word not in _SECRET_WORDS and not word.endswith(_SECRET_WORD_ENDINGS)):
             continue
         if word == "KEY" and index > 0 and words[index - 1] in _NON_SECRET_KEY_QUALIFIERS:
+            continue
+        if word == "PIN" and (index != len(words) - 1 or (index > 0 and words[index - 1] in _PIN_PLACES)):
             continue
         return True
     return False
@@ -208,6 +228,8 @@ _BEARER = re.compile(r"(?i)(?P<head>\bbearer\s+)(?P<value>[A-Za-z0-9\-._~+/]{8,}
 _ASSIGNMENT = re.compile(
     r"""(?P<head>(?<![A-Za-z0-9_.\-])(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]*)=)(?P<value>"[^"]*"|'[^']*'|[^\s&"',;)\]}]+)"""
 )
+_ASSIGNMENT_HEAD = re.compile(r"(?<![A-Za-z0-9_.\-])(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]*)=")
+_ASSIGNMENT_VALUE = re.compile(r""""[^"]*"|'[^']*'|[^\s&"',;)\]}]+""")
 # "name": "value" and 'name': 'value' in JSON or a printed dict.
 # A value opening a list or an object is left to the rules for its items.
 _QUOTED_PAIR = re.compile(r"""(?P<head>(?P<q>["'])(?P<name>[^"'\s]+)(?P=q)\s*:\s*)(?P<value>"[^"]*"|'[^']*'|[^\s"',}\]\[{]+)""")
@@ -218,6 +240,32 @@ _LINE_PAIR = re.compile(
 )
 # --flag value, with the value as the next word.
 _FLAG_VALUE = re.compile(r"""(?P<head>(?<!\S)(?P<name>--?[A-Za-z][A-Za-z0-9_\-]*)[ \t]+)(?P<value>"[^"]*"|'[^']*'|[^\s\-]\S*)""")
+
+
+# "password hunter2", "the passphrase is X", "PWD: X" in prose: a password word, then the
+# value as the next word, unless that word is prose ("password authentication failed").
+_PROSE_PASSWORD = re.compile(
+    r"""(?i)(?P<head>(?<![A-Za-z0-9_\-])(?P<name>password|passwd|passphrase|passcode)s?(?![A-Za-z0-9_\-])"""
+    r"""(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was|of|set[ \t]+to)[ \t]+|[ \t]+))(?P<value>[^\s"'<>,;()\[\]{}]+)"""
+)
+_PROSE_WORDS = frozenset(
+    {
+     "a", "an", "the", "and", "or", "for", "of", "to", "in", "on", "is", "was", "be", "been", "are", "not",
+     "no", "none", "required", "incorrect", "invalid", "wrong", "failed", "fails", "failure", "missing",
+     "expired", "reset", "change", "changed", "changes", "must", "should", "will", "can", "cannot", "may",
+     "authentication", "auth", "login", "prompt", "policy", "length", "file", "hash", "field", "mismatch",
+     "set", "protected", "based", "manager", "too", "empty", "given", "provided", "needed", "needs",
+     "supplied", "accepted", "rejected", "denied", "ok", "okay", "correct", "matches", "match", "from", "with",
+     "without", "if", "when", "by", "as", "at", "via", "hidden", "redacted", "masked",
+    }
+)  # fmt: skip
+
+
+def _redact_prose_password(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if value.lower().rstrip(".:!?") in _PROSE_WORDS:
+        return match.group(0)
+    return match.group("head") + _masked(value)
 
 
 def _is_quoted(value: str) -> bool:
@@ -266,6 +314,25 @@ def _redact_named_value(match: re.Match[str]) -> str:
     return _redact_value(match)
 
 
+def _redact_assignments(text: str) -> str:
+    """name=value pairs; after a name that is not secret the scan goes on inside its value,
+    which may hold a secret pair itself (``--comment=token=X``). Linear: each name is
+    looked at once, and only a secret name's value is read."""
+    pieces: list[str] = []
+    position = 0
+    while head := _ASSIGNMENT_HEAD.search(text, position):
+        name = head.group("name")
+        value = _ASSIGNMENT_VALUE.match(text, head.end()) if is_secret_name(name) else None
+        if value is not None and not _number_is_data(name, value.group(0)):
+            pieces.append(text[position : head.end()] + _masked(value.group(0)))
+            position = value.end()
+        else:
+            pieces.append(text[position : head.end()])
+            position = head.end()
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
 def _redact_authorization(match: re.Match[str]) -> str:
     scheme = match.group("scheme")
     return match.group("head") + (f"{scheme} " if scheme else "") + _masked(match.group("value"))
@@ -292,12 +359,31 @@ def redact_text(text: str) -> str:
     if "bearer" in lowered:
         text = _BEARER.sub(_redact_value, text)
     if "=" in text:
-        text = _ASSIGNMENT.sub(_redact_named_value, text)
+        text = _redact_assignments(text)
     if "-" in text:
         text = _FLAG_VALUE.sub(_redact_named_value, text)
+    if "pass" in lowered:
+        text = _PROSE_PASSWORD.sub(_redact_prose_password, text)
     # Shapes last: a value already hidden by its name becomes a plain marker, not "sk-***".
     text = _KEY_SHAPES.sub(_redact_key_shape, text)
     return text
+
+
+_WORD = re.compile(r"[^\s\"'<>(){}\[\],;]+")
+
+
+def redact_free_text(text: str) -> str:
+    """Free text from outside (a failure reason, a server's log line, a note): :func:`redact_text`,
+    and every word that looks like a generated key (:func:`looks_random`) becomes ``***``."""
+    text = redact_text(text)
+    if not text or len(text) < _RANDOM_RUN:
+        return text
+
+    def word(match: re.Match[str]) -> str:
+        value = match.group(0)
+        return MARKER if looks_random(value) else value
+
+    return _WORD.sub(word, text)
 
 
 def redact_env(environment: Mapping[str, str]) -> dict[str, str]:
@@ -398,7 +484,7 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
                 secret_flag = name
                 redacted.append(arg)
                 continue
-        redacted.append(redact_text(arg))
+        redacted.append(redact_free_text(arg))
     return redacted
 
 

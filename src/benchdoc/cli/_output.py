@@ -1,9 +1,12 @@
-"""The one place where everything benchdoc prints is redacted.
+"""The one place where everything benchdoc prints is redacted and made safe for a terminal.
 
 `main` wraps standard output and standard error in :class:`RedactingWriter` for the
 whole command: every line any command, library message or traceback puts on the screen
 passes through :func:`benchdoc.redact.redact_text` first, so no call site has to
-remember to redact. Binary output (`plot -o -`) goes to the underlying buffer untouched.
+remember to redact, and through :func:`benchdoc.untrusted.terminal_safe`, so an escape
+sequence in a note or a server's text never reaches the terminal (on a terminal, only
+the colour and progress-line sequences of benchdoc's own display pass). Binary output
+(`plot -o -`) goes to the underlying buffer untouched.
 """
 
 from __future__ import annotations
@@ -20,14 +23,22 @@ class RedactingWriter:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._pending = ""
+        try:
+            self._tty = stream.isatty()
+        except (AttributeError, ValueError):
+            self._tty = False
+
+    def _clean(self, text: str) -> str:
+        from benchdoc.redact import redact_text
+        from benchdoc.untrusted import terminal_safe
+
+        return terminal_safe(redact_text(text), self._tty)
 
     def write(self, text: str) -> int:
-        from benchdoc.redact import redact_text
-
         self._pending += text
         head, newline, tail = self._pending.rpartition("\n")
         if newline:
-            self._stream.write(redact_text(head + newline))
+            self._stream.write(self._clean(head + newline))
             self._pending = tail
         return len(text)
 
@@ -36,10 +47,8 @@ class RedactingWriter:
             self.write(line)
 
     def flush(self) -> None:
-        from benchdoc.redact import redact_text
-
         if self._pending:
-            self._stream.write(redact_text(self._pending))
+            self._stream.write(self._clean(self._pending))
             self._pending = ""
         self._stream.flush()
 

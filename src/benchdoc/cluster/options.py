@@ -4,7 +4,7 @@ by the command line, validated before anything is written or submitted."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,6 +72,20 @@ def slurm_options(config: Config, overrides: Mapping[str, Any]) -> SlurmOptions:
     return options
 
 
+def _refuse_secrets(items: Sequence[str], error: Any) -> None:
+    """A secret in a setup line or an sbatch option would be written to the job script and
+    submission.json in clear: refused, with what to do instead."""
+    from benchdoc.redact import redact_argv, redact_free_text
+
+    for item in items:
+        words = item.split()
+        if redact_argv(words) != words or redact_free_text(item) != item:
+            raise error(
+                f"{redact_free_text(' '.join(redact_argv(words)))!r} holds a secret, which would be written to the job "
+                "script and submission.json: export it in the shell that submits (sbatch passes the environment on)"
+            )
+
+
 def _set(options: SlurmOptions, key: str, value: Any, error: Any) -> SlurmOptions:
     if key == "exclusive":
         if not isinstance(value, bool):
@@ -87,6 +101,7 @@ def _set(options: SlurmOptions, key: str, value: Any, error: Any) -> SlurmOption
             raise error("expected a list of strings")
         if any("\n" in v or "\r" in v for v in items):
             raise error("a line break cannot go into the job script")
+        _refuse_secrets(items, error)
         if key == "sbatch_args":
             for item in items:
                 if not item.startswith("-") or not _SAFE.fullmatch(item.replace(" ", "")):

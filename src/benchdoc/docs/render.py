@@ -76,8 +76,21 @@ def _attr_bool(value: str | None, default: bool, name: str) -> bool:
 
 def _text(text: str) -> str:
     """Text from users, logs or servers, safe in Markdown: no raw HTML (``<img onerror=...>``
-    stays text; GitHub sanitizes HTML, other renderers run it)."""
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    stays text; GitHub sanitizes HTML, other renderers run it), no control characters."""
+    from benchdoc.untrusted import clean_text
+
+    return clean_text(text).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _inline(text: str) -> str:
+    """Untrusted text (a failure reason, a note) as one escaped Markdown line: no line break,
+    heading, link, image, emphasis, code span, pipe or raw HTML; it cannot break the value
+    region, list item or table cell it lands in."""
+    from benchdoc.mdtable import escape_cell
+    from benchdoc.untrusted import one_line
+
+    escaped = escape_cell(one_line(text))
+    return "\\" + escaped if escaped.startswith(("#", "!", "+", "-", ">", "=")) else escaped
 
 
 def _clip(text: str, limit: int) -> str:
@@ -437,7 +450,7 @@ class Renderer:
         if show == "status":
             return result.status
         if show == "reason":
-            return result.reason or DASH
+            return _inline(result.reason) if result.reason else DASH
         if show in ("value", "interval", "n"):
             if summary is None:
                 return DASH
@@ -481,7 +494,7 @@ class Renderer:
             when = ""
             if result.latest_run is not None:
                 when = f" (last run {result.latest_run.started_at:%Y-%m-%d})"
-            line = f"- **{_text(result.label)}** — {result.status}: {_text(detail)}{when}"
+            line = f"- **{_text(result.label)}** — {result.status}: {_inline(detail)}{when}"
             if result.failure_log_line:
                 snippet = _clip(" ".join(result.failure_log_line.split()), LOG_LINE_CHARS).replace("`", "'")
                 line += f"\n  Log: `{snippet}`"

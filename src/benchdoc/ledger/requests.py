@@ -15,7 +15,7 @@ from benchdoc.ledger.schema import requests_table
 
 def insert_requests(conn: sa.Connection, run_id: int, rows: Sequence[RequestRow]) -> None:
     """Write ``rows`` for ``run_id`` in one statement, secrets redacted from each record."""
-    from benchdoc.redact import redact_obj, redact_text
+    from benchdoc.untrusted import safe_line, safe_obj
 
     if not rows:
         return
@@ -27,11 +27,11 @@ def insert_requests(conn: sa.Connection, run_id: int, rows: Sequence[RequestRow]
                 "repetition": row.repetition,
                 "request_index": row.index,
                 "ok": row.ok,
-                "error": redact_text(row.error) if row.error is not None else None,
+                "error": safe_line(row.error) if row.error is not None else None,
                 "ttft_ms": _finite(row.ttft_ms),
                 "e2e_ms": _finite(row.e2e_ms),
                 "output_tokens": row.output_tokens,
-                "record": redact_obj(_json_safe(row.record)),
+                "record": safe_obj(_json_safe(row.record)),
             }
             for row in rows
         ],

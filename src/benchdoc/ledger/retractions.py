@@ -16,11 +16,11 @@ from benchdoc.ledger.schema import retractions_table
 
 
 def append_retraction(conn: sa.Connection, run_id: int, *, retracted: bool, reason: str | None, at: datetime) -> None:
-    from benchdoc.redact import redact_text
+    from benchdoc.untrusted import safe_text
 
     conn.execute(
         retractions_table.insert().values(
-            run_id=run_id, retracted=retracted, reason=redact_text(reason) if reason is not None else None, at=at
+            run_id=run_id, retracted=retracted, reason=safe_text(reason) if reason is not None else None, at=at
         )
     )
 

@@ -403,7 +403,8 @@ def _maybe(func: Any, value: str | None) -> str | None:
 
 def _insert_run(conn: sa.Connection, run: NewRun) -> int:
     """Write one run, its samples and its request records; its id."""
-    from benchdoc.redact import redact_argv, redact_obj, redact_text
+    from benchdoc.redact import redact_argv
+    from benchdoc.untrusted import safe_line, safe_obj, safe_text
 
     started = _utc(run.started_at)
     finished = _utc(run.finished_at) if run.finished_at else max(started, _utc(None))
@@ -413,17 +414,17 @@ def _insert_run(conn: sa.Connection, run: NewRun) -> int:
             started_at=started,
             finished_at=finished,
             outcome=run.outcome,
-            failure_reason=_maybe(redact_text, run.failure_reason),
-            failure_log_line=_maybe(redact_text, run.failure_log_line),
-            failure_cause=_maybe(redact_text, run.failure_cause),
+            failure_reason=_maybe(safe_line, run.failure_reason),
+            failure_log_line=_maybe(safe_line, run.failure_log_line),
+            failure_cause=_maybe(safe_line, run.failure_cause),
             command=redact_argv(list(run.command)) if run.command is not None else None,
             host=run.host,
             git_commit=run.git_commit,
             git_dirty=run.git_dirty,
-            environment=redact_obj(run.environment or {}),
-            note=_maybe(redact_text, run.note),
+            environment=safe_obj(run.environment or {}),
+            note=_maybe(safe_text, run.note),
             source=run.source,
-            run_metadata=redact_obj(run.metadata.to_json()),
+            run_metadata=safe_obj(run.metadata.to_json()),
         )
     )
     key = result.inserted_primary_key

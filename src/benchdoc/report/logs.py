@@ -23,7 +23,7 @@ class LogExcerpt:
 def log_tail(recorded: str | None, root: Path | None = None, lines: int = TAIL_LINES) -> LogExcerpt | None:
     """The last ``lines`` lines of the log at ``recorded`` (a run's ``metadata.log_path``;
     relative paths are under ``root``), redacted; None when there is no readable log."""
-    from benchdoc.redact import redact_text
+    from benchdoc.untrusted import safe_line
 
     if not recorded:
         return None
@@ -46,4 +46,4 @@ def log_tail(recorded: str | None, root: Path | None = None, lines: int = TAIL_L
         all_lines = all_lines[1:]  # the first line read is probably cut in the middle
     tail = all_lines[-lines:]
     truncated = size > TAIL_BYTES or len(all_lines) > len(tail)
-    return LogExcerpt(recorded, tuple(redact_text(line) for line in tail), truncated)
+    return LogExcerpt(recorded, tuple(safe_line(line) for line in tail), truncated)

@@ -55,6 +55,15 @@ class FailureReason:
     cause: str | None = None
     setup: bool = False  # the program could not start as configured: outcome "error", not "failed"
 
+    def __post_init__(self) -> None:
+        """Log text is untrusted: each field is one line without control characters or secrets."""
+        from benchdoc.untrusted import safe_line
+
+        for name in ("reason", "log_line", "cause"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, safe_line(value))
+
 
 # Most specific first: a CUDA error raised while capturing a graph is a capture failure,
 # and an out-of-memory during capture is an out-of-memory.
