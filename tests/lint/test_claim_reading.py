@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.config import parse_config
+from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, facts_from_results, lint_text
@@ -78,6 +79,11 @@ label = "Chunked prefill"
 compare_to = "eager"
 workload = "open-4"
 
+[experiments.flaky]
+label = "Preemptive batching"
+compare_to = "eager"
+workload = "open-4"
+
 [experiments.piecewise]
 label = "Piecewise graphs"
 compare_to = "eager"
@@ -103,6 +109,7 @@ RUNS = {
     "graphs": (1200.0, 270.0, 3.30),
     "compiled": (1500.0, 360.0, 3.60),
     "chunked": (1050.0, 240.0, 3.15),
+    "flaky": (1400.0, 250.0, 3.40),  # a result with 20 of 100 requests cut short: unreliable
 }
 
 
@@ -119,8 +126,10 @@ def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
                                        ("goodput_req_s", spread(goodput, 0.01)))
                 for i, value in enumerate(values)
             ]
+            metadata = RunMetadata(requests=100, cut_short=20, failures={"stream cut": 20}) if name == "flaky" else None
             ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
-                                     finished_at=at + timedelta(minutes=5), host="gpu-a"))
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a",
+                                     **({"metadata": metadata} if metadata else {})))
         at = T0 + timedelta(days=9)
         ledger.record_run(NewRun(experiment="piecewise", outcome="failed", started_at=at,
                                  finished_at=at + timedelta(minutes=1), failure_reason="graph capture: dynamic shape"))
@@ -252,3 +261,25 @@ def test_an_alias_of_a_superseded_experiment_pins_it(facts: LintFacts) -> None:
     findings = lint_text(facts, "CUDA graphs beat old graphs by 30% (1200.0 vs 1100.0 tok/s).\n", "log.md")
     assert [f.kind for f in findings] == [STALE_CLAIM]  # 1100.0 is old graphs' own figure, not a stale one
     assert "+9.1%" in findings[0].message and "graphs-old" in findings[0].fix
+
+
+def test_a_comparison_with_any_experiment_goes_through_the_pair_comparison(facts: LintFacts) -> None:
+    # torch.compile's compare_to is eager; against CUDA graphs it is the query layer's uncorrected pair.
+    assert found(facts, "torch.compile is 25% faster than CUDA graphs.\n") == []
+    (stale,) = lint_text(facts, "torch.compile is 10% faster than CUDA graphs.\n", "log.md")
+    assert stale.kind == STALE_CLAIM and "+25.0% [" in stale.message
+    assert "outside the corrected family" in stale.ledger and "vs=graphs" in stale.fix
+    pair = facts.pair("compiled", "graphs", "output_tok_s")
+    assert pair is not None and pair.verdict == "better" and pair.ci_low is not None
+
+
+def test_claims_about_an_unreliable_result_are_flagged(facts: LintFacts) -> None:
+    assert facts.experiments["flaky"].unreliable is not None
+    for sentence, kind in (
+        ("Preemptive batching is 40% faster than eager.", STALE_CLAIM),  # the (unreliable) figures agree
+        ("Preemptive batching reaches 1400.0 tok/s.", STALE_VALUE),
+        ("Preemptive batching is faster than eager.", STALE_VERDICT),
+    ):
+        (finding,) = lint_text(facts, sentence + "\n", "log.md")
+        assert finding.kind == kind, sentence
+        assert "unreliable: 20.0% of its requests failed" in finding.ledger and finding.fix.startswith("no fix")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from benchdoc.lint.claims import SIGNED, Claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, LintFacts, MetricInfo
-from benchdoc.lint.knowledge import Knowledge, cite_latest, matches, tolerance
+from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, matches, tolerance
 from benchdoc.lint.quantities import Quantity
 from benchdoc.lint.words import GENERIC_UNITS
 from benchdoc.results.status import Status
@@ -105,8 +105,9 @@ class MetricReading:
 
 
 def without_result(experiment: ExperimentFacts) -> bool:
-    """Whether an experiment has no successful result a performance claim could be about."""
-    return experiment.status in (Status.FAILED, Status.UNTESTED)
+    """Whether an experiment has no successful result a performance claim could be about:
+    its latest run failed, it never ran (or every run was retracted), or its result is unreliable."""
+    return experiment.status in (Status.FAILED, Status.UNTESTED) or experiment.unreliable is not None
 
 
 def no_result_state(experiment: ExperimentFacts) -> str:
@@ -120,6 +121,8 @@ def no_result_state(experiment: ExperimentFacts) -> str:
     where = f" ({latest}{ok_before})" if latest else ""
     if experiment.status is Status.UNTESTED:
         return f"{experiment.label} has never run"
+    if experiment.unreliable is not None and experiment.status not in (Status.FAILED,):
+        return f"{experiment.label}'s result is unreliable: {experiment.unreliable} ({cite_current(experiment)})"
     return f"{experiment.label} {status_phrase(experiment.status)}{reason}{where}"
 
 

@@ -95,6 +95,7 @@ class ExperimentFacts:
     measured_on: str | None = None  # date of its current result
     pooled_runs: tuple[int, ...] = ()  # ids of the runs its current result pools, newest first
     load: tuple[tuple[str, float], ...] = ()  # its workload's settings: ("rate", 6.0), ("slo.ttft_ms", 2000.0)
+    unreliable: str | None = None  # why its result is unreliable ("12.0% of its requests failed, above 5.0%")
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,12 @@ class LintFacts:
     metrics: dict[str, MetricInfo]
     primary_metric: str | None
     historical_sections: tuple[str, ...]
+    # Every other pair of current results, from the query layer's pair comparison (uncorrected:
+    # outside the compare_to family), keyed by pair_key; empty for projects too large to pair all.
+    pairs: dict[str, ComparisonFacts] = field(default_factory=dict)
+
+    def pair(self, candidate: str, baseline: str, metric: str) -> ComparisonFacts | None:
+        return self.pairs.get(pair_key(candidate, baseline, metric))
 
     def current(self, name: str) -> ExperimentFacts:
         """The experiment whose result stands for ``name`` today: the end of its supersedes chain."""
@@ -142,6 +149,7 @@ class LintFacts:
             "metrics": {name: asdict(m) for name, m in self.metrics.items()},
             "primary_metric": self.primary_metric,
             "historical_sections": list(self.historical_sections),
+            "pairs": {key: asdict(c) for key, c in self.pairs.items()},
         }
 
     @classmethod
@@ -151,6 +159,7 @@ class LintFacts:
             metrics={name: MetricInfo(**m) for name, m in data["metrics"].items()},
             primary_metric=data.get("primary_metric"),
             historical_sections=tuple(data.get("historical_sections", ())),
+            pairs={key: ComparisonFacts(**c) for key, c in data.get("pairs", {}).items()},
         )
 
 
@@ -181,6 +190,7 @@ def _experiment_from_json(data: Mapping[str, Any]) -> ExperimentFacts:
         measured_on=data.get("measured_on"),
         pooled_runs=tuple(data.get("pooled_runs", ())),
         load=tuple((str(key), float(value)) for key, value in data.get("load", ())),
+        unreliable=data.get("unreliable"),
     )
 
 
@@ -200,7 +210,43 @@ def facts_from_results(results: ResultSet) -> LintFacts:
         metrics=metrics,
         primary_metric=config.primary_metric,
         historical_sections=tuple(config.documents.historical_sections),
+        pairs=_pairs(results),
     )
+
+
+MAX_PAIRED = 20  # experiments with a result beyond which the lint is not given every pair
+
+
+def pair_key(candidate: str, baseline: str, metric: str) -> str:
+    return f"{candidate}\t{baseline}\t{metric}"
+
+
+def _pairs(results: ResultSet) -> dict[str, ComparisonFacts]:
+    """Each ordered pair of current results on each metric, as `compare A B` gives it (not the compare_to pairs)."""
+    from benchdoc.results import NoComparison
+
+    measured = [r for r in results if r.summaries]
+    if len(measured) > MAX_PAIRED:
+        return {}
+    pairs: dict[str, ComparisonFacts] = {}
+    for a in measured:
+        for b in measured:
+            if a.name == b.name or b.name == a.compare_to:
+                continue
+            for metric in results.config.metrics:
+                if metric not in a.summaries or metric not in b.summaries:
+                    continue
+                try:
+                    found = results.compare(a.name, b.name, metric).comparison
+                except NoComparison:
+                    continue
+                pairs[pair_key(a.name, b.name, metric)] = ComparisonFacts(
+                    against=b.name, delta_pct=float(found.delta_pct),
+                    ci_low=None if found.delta_ci_low is None else float(found.delta_ci_low),
+                    ci_high=None if found.delta_ci_high is None else float(found.delta_ci_high),
+                    verdict=str(found.verdict),
+                )
+    return pairs
 
 
 def load_facts(config: Config, results: LazyResults, cache: DerivedCache | None = None) -> LintFacts:
@@ -275,7 +321,16 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
         measured_on=result.measured_at.strftime("%Y-%m-%d") if result.measured_at else None,
         pooled_runs=tuple(run.id for run in result.pooled),
         load=load_settings(results.config.workloads.get(result.config.workload or "", {})),
+        unreliable=_unreliable(result),
     )
+
+
+def _unreliable(result: ExperimentResult) -> str | None:
+    """Why a result is unreliable, in words, or None when it is not."""
+    found = result.reliability
+    if found is None or not found.unreliable:
+        return None
+    return f"{found.rate:.1%} of its requests failed or were cut short, above the {found.limit:.1%} limit"
 
 
 def load_settings(workload: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:

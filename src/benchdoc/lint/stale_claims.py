@@ -39,7 +39,8 @@ class Delta:
     low: float | None
     high: float | None
     described: str  # "A against B"
-    how: str  # "comparison" (A's own, against its compare_to), "reverse", "change" (before/after) or "medians"
+    how: str  # "comparison" (A's own, against its compare_to), "reverse", "change" (before/after), "pair" (any
+    # other pair, by the query layer's uncorrected pair comparison) or "medians" (no pair was computed)
     verdict: str | None = None  # the comparison's verdict, for "comparison" and "reverse"
     runs: str = ""  # the runs compared: "run #4 of 2026-11-05 against run #3 of 2026-11-05"
 
@@ -272,6 +273,11 @@ class ClaimRule:
                 return None
             return Delta(inverted, invert(reverse.ci_high), invert(reverse.ci_low), f"{s.label} against {t.label}", "reverse",
                          reverse.verdict, runs)
+        pair = self.facts.pair(s.name, t.name, metric.name)
+        if pair is not None:
+            return Delta(pair.delta_pct, pair.ci_low, pair.ci_high,
+                         f"{s.label} against {t.label} (a pair outside the corrected family: p uncorrected)", "pair",
+                         pair.verdict, runs)
         if s_facts is None or t_facts is None or s_facts.current is None or not t_facts.current:
             return None
         return Delta((s_facts.current / t_facts.current - 1) * 100, None, None,

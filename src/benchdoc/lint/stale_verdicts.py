@@ -50,9 +50,9 @@ class VerdictRule:
         target = self._than_target(context, verdict)
         elsewhere = target is not None and self.know.standing(target, context).name != current.compare_to
         if without_result(current) and meaning in (WINS, LOSES, SAME, WORKS) and (
-            current.status is Status.UNTESTED or elsewhere
+            current.status is Status.UNTESTED or current.unreliable is not None or elsewhere
         ):
-            # Never run, or compared with something other than its compare_to: the status alone does not say.
+            # Never run, unreliable, or compared with something other than its compare_to: the status does not say.
             return self._about_no_result(context, verdict, current)
         if target is not None and meaning in (WINS, LOSES) and without_result(self.know.standing(target, context)):
             return self._about_no_result(context, verdict, self.know.standing(target, context))
