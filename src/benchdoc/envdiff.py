@@ -7,7 +7,8 @@ A snapshot is the JSON-able dict recorded with each run::
      "packages": {"torch": "2.5.1", ...},
      "env_vars": {"NCCL_ALGO": "Tree", ...},
      "git": {"commit", "dirty"},
-     "load": {"state": "busy" or "quiet", "figures": {...}}}
+     "load": {"state": "busy" or "quiet", "figures": {...}},
+     "engine": {"python", "packages": {"sglang": "0.4.6", ...}} or {"endpoint", "version"}}
 
 Every part may be missing. Nested keys are compared as dotted paths ("gpu.cuda"); a
 missing key and a null value both count as absent; lists are compared whole.
@@ -28,6 +29,12 @@ IMPORTANT_KEYS: tuple[str, ...] = (
     "gpu.count",
     "gpu.driver",
     "gpu.cuda",
+    "engine.version",
+    "engine.packages.sglang",
+    "engine.packages.vllm",
+    "engine.packages.llama-cpp-python",
+    "engine.packages.tensorrt_llm",
+    "engine.packages.*",
     "packages.torch",
     "packages.sglang",
     "packages.vllm",
@@ -58,8 +65,11 @@ _LABELS: dict[str, str] = {
     "host.cpu_count": "CPU count",
     "host.memory_gb": "memory (GB)",
     "load.state": "machine load",
+    "engine.version": "engine version",
+    "engine.python": "engine's Python",
 }
 _LABELLED_PREFIXES: tuple[str, ...] = ("packages.", "env_vars.")
+_ENGINE_PACKAGES = "engine.packages."
 _SHORT_COMMIT = 12
 ABSENT = "(none)"
 
@@ -82,6 +92,8 @@ class EnvDifference:
         """A short name for people: 'CUDA', 'torch', 'NCCL_ALGO', or the dotted key."""
         if self.key in _LABELS:
             return _LABELS[self.key]
+        if self.key.startswith(_ENGINE_PACKAGES):  # the server's own venv: 'engine torch'
+            return f"engine {self.key[len(_ENGINE_PACKAGES):]}"
         for prefix in _LABELLED_PREFIXES:
             if self.key.startswith(prefix):
                 return self.key[len(prefix) :]

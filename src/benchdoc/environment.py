@@ -36,6 +36,8 @@
              directory (see git_info), or None outside a repository
     }
 
+`run` adds "engine": the versions of the inference engines as the launched server's own
+interpreter sees them, or its version endpoint's answer (benchdoc.engine_version).
 A run adds "load" once it has measured: the machine's load during its measurements
 (benchdoc.machineload.environment_entry), "state" busy or quiet and the "figures".
 
@@ -174,6 +176,9 @@ def _probe(argv: list[str], timeout: float, cwd: Path | None = None, extra_env: 
                 process.stdout.close()
         return None
     return output if process.returncode == 0 else None
+
+
+probe_output = _probe  # the same bounded probe, for the engine's interpreter (engine_version)
 
 
 def _read_text(path: str) -> str | None:

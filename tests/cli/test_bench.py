@@ -58,6 +58,7 @@ def test_record_stores_the_run_with_settings_and_provenance(project: Project, si
     (run,) = json.loads(hist.stdout)
     assert run["outcome"] == "ok" and run["source"] == "bench"
     assert run["metadata"]["simulator"] is True
+    assert run["environment"]["engine"] == {"endpoint": "/get_server_info", "version": "sim-1"}  # asked of the server
     metrics = {s["metric"] for s in run["samples"]}
     assert {"output_tok_s", "ttft_ms_p50", "itl_ms_p99", "error_rate", "accept_length"} <= metrics
     assert "sk-secret-in-argv" not in hist.stdout

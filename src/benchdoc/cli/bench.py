@@ -387,14 +387,28 @@ def save_run(
             requests=requests if config.keep_requests else [],
         )
     )
-    if loads:
-        from dataclasses import replace
+    from dataclasses import replace
 
+    if loads:
         from benchdoc.machineload import environment_entry
 
         new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry(loads)})
+    engine = _engine_of(metadata)
+    if engine is not None:
+        new_run = replace(new_run, environment={**new_run.environment, "engine": engine})
     with open_ledger(config, write=True) as ledger:
         return ledger.record_run(new_run)
+
+
+def _engine_of(metadata: Any) -> dict[str, Any] | None:
+    """The measured server's version endpoint's answer (benchdoc.engine_version), if any."""
+    from urllib.parse import urlsplit
+
+    from benchdoc.engine_version import endpoint_version
+
+    url = str((metadata.server or {}).get("url") or "")
+    parts = urlsplit(url)
+    return endpoint_version(f"{parts.scheme}://{parts.netloc}") if parts.scheme and parts.netloc else None
 
 
 def _print_summary(result: WorkloadResult) -> None:

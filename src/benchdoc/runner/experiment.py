@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.engine_version import endpoint_version, engine_entry
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
@@ -83,13 +84,18 @@ class ExperimentRun:
         limit = self.deciding.max_repetitions if self.deciding else self.planned
         self.context.emit(ExperimentStarted(self.name, self.index, self.total, limit))
         probe_launch = plan_launch(self.config, self.setup, self.setup.server.port)
-        self.provenance = provenance(self.config.root, env=probe_launch.full_env(self.context.environ))
+        env = probe_launch.full_env(self.context.environ)
+        self.provenance = provenance(self.config.root, env=env)
+        self._add_engine(engine_entry(probe_launch.argv, env, probe_launch.cwd))
         if self.deciding is not None:
             self.deciding.start()
 
     def start_server(self, tag: str | None = None) -> bool:
         """Start the server and wait until it is ready; False (with the reason kept) if not."""
         failure = self.server.start(tag)
+        launch = self.server.launch
+        if failure is None and launch is not None and self._engine_unknown():
+            self._add_engine(endpoint_version(launch.base_url))
         if failure is not None and failure.setup:
             self.error = failure
         elif failure is not None:
@@ -186,6 +192,20 @@ class ExperimentRun:
         return result
 
     # -- bookkeeping ---------------------------------------------------------------------
+
+    def _engine_unknown(self) -> bool:
+        """No engine version yet: no interpreter found, or it sees no engine package."""
+        if self.provenance is None:
+            return False
+        engine = self.provenance.environment.get("engine") or {}
+        return not engine.get("packages") and not engine.get("version")
+
+    def _add_engine(self, entry: dict[str, Any] | None) -> None:
+        """Keep the engine's versions in the run's environment (see benchdoc.engine_version)."""
+        if entry and self.provenance is not None:
+            environment = self.provenance.environment
+            engine = {**(environment.get("engine") or {}), **entry}
+            self.provenance = replace(self.provenance, environment={**environment, "engine": engine})
 
     def _keep(self, result: RepetitionResult) -> dict[str, float] | None:
         """Keep what a repetition left (logs, bookkeeping, failure); its numbers when it succeeded."""

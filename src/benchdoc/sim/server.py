@@ -29,6 +29,7 @@ from benchdoc.sim.requests import CHAT, COMPLETIONS, GENERATE, BadRequest, Gener
 T = TypeVar("T")
 
 SIMULATOR_LABEL = "benchdoc simulator (not real hardware)"
+SIM_VERSION = "sim-1"  # the version its server info reports (a version endpoint to read, as SGLang has)
 OWNER = "benchdoc-simulator"
 
 
@@ -137,6 +138,7 @@ class SimServer:
         return web.json_response(
             {
                 "simulator": True,
+                "version": SIM_VERSION,  # as SGLang's server info carries its version
                 "description": f"{SIMULATOR_LABEL}: every figure it serves is simulated",
                 "model_path": self.config.model,
                 "served_model_name": self.config.model,
