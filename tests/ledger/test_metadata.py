@@ -44,6 +44,8 @@ FULL = RunMetadata(
     load={"of": "eagle3", "kind": "rate", "value": 4.0},
     capacity={"bracket": [8.0, 9.0], "target": 0.99},
     client={"bound": True, "reasons": ["the client used 97% of a core"]},
+    server_metrics={"repetitions": [{"repetition": 0, "dialect": "vllm", "times_s": [0.0, 1.0],
+                                     "series": {"running": [1.0, 4.0]}}]},
 )
 
 

@@ -53,9 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="API to drive (default openai-completions)")
     server.add_argument("--model", help="model name to request (default: the first the server lists)")
     server.add_argument("--api-key", help="bearer token (default: $OPENAI_API_KEY); never recorded")
-    server.add_argument("--metrics-url", help="Prometheus endpoint scraped for speculative-decoding counters "
-                        "(default: the server's /metrics)")
-    server.add_argument("--no-metrics-scrape", action="store_true", help="do not scrape Prometheus counters")
+    server.add_argument("--metrics-url", help="Prometheus endpoint scraped every second of the run (running and "
+                        "waiting requests, KV-cache usage, prefix-cache hits, speculative decoding; default: the "
+                        "server's /metrics)")
+    server.add_argument("--no-metrics-scrape", action="store_true", help="do not scrape the server's Prometheus metrics")
 
     load = parser.add_argument_group("load")
     shape = load.add_mutually_exclusive_group()
@@ -480,8 +481,30 @@ def _print_summary(result: WorkloadResult) -> None:
     if "accept_length" in metrics:
         rates.add_row("accept length", format_number(metrics["accept_length"], 3), "tok/step")
     out.print(rates)
+    if result.server_metrics is not None:
+        _print_server_metrics(out, result.server_metrics)
 
     _print_provenance_and_failures(out, result)
+
+
+def _print_server_metrics(out: Any, series: Any) -> None:
+    """The server's own figures over the run (its /metrics every second): mean and peak."""
+    from rich.table import Table
+
+    from benchdoc.cli._common import format_number
+    from benchdoc.workloads.server_metrics import LABELS
+
+    summary = series.summary()
+    if not summary:
+        return
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column(f"server ({series.dialect} /metrics, {len(series.times_s)} scrapes)")
+    table.add_column("mean", justify="right")
+    table.add_column("max", justify="right")
+    for name, figures in summary.items():
+        digits = 1 if name in ("running", "waiting") else 3
+        table.add_row(LABELS[name], format_number(figures["mean"], digits), format_number(figures["max"], digits))
+    out.print(table)
 
 
 def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:

@@ -58,6 +58,9 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("capacity", "object", "a capacity search: target, resolution, the levels tried and why it stopped "
                 "(run: the last repetition's, every repetition's in searches)"),
     MetadataKey("client", "object", "the load generator's own load (lag, CPU, send delay) and whether it was client-bound"),
+    MetadataKey("server_metrics", "object", "the server's /metrics over each repetition, scraped every second: "
+                "repetitions[] of {repetition, dialect, times_s, series (running, waiting, kv_cache_usage, "
+                "prefix_cache_hit_rate, spec_accept_length), summary}"),
 )
 
 
@@ -219,6 +222,7 @@ class RunMetadata:
     load: dict[str, Any] | None = None
     capacity: dict[str, Any] | None = None
     client: dict[str, Any] | None = None
+    server_metrics: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -239,6 +243,7 @@ class RunMetadata:
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
             "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
             "load": self.load, "capacity": self.capacity, "client": self.client,
+            "server_metrics": self.server_metrics,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -283,6 +288,7 @@ class RunMetadata:
             load=_dict(data.get("load")),
             capacity=_dict(data.get("capacity")),
             client=_dict(data.get("client")),
+            server_metrics=_dict(data.get("server_metrics")),
         )
 
 

@@ -71,6 +71,7 @@ class ExperimentRun:
         self.started_at = datetime.now(timezone.utc)
         self.provenance: Provenance | None = None
         self.searches: list[dict[str, Any]] = []  # each capacity search's answer, by repetition
+        self.server_series: list[dict[str, Any]] = []  # each repetition's server /metrics series
 
     # -- phases ------------------------------------------------------------------------
 
@@ -220,6 +221,8 @@ class ExperimentRun:
             self.requests.extend(result.requests)
         if result.capacity is not None:
             self.searches.append(result.capacity)
+        if result.server_metrics is not None:
+            self.server_series.append(result.server_metrics)
         self.simulator = self.simulator or result.simulator
         self.failure = result.failure or self.failure
         self.error = result.error or self.error
@@ -259,6 +262,7 @@ class ExperimentRun:
             client=self._client_bound(),
             load=self._level(),
             capacity={**self.searches[-1], "searches": self.searches} if self.searches else None,
+            server_metrics={"repetitions": self.server_series} if self.server_series else None,
         )
         return replace(metadata, **(self.context.options.tags or {}))
 

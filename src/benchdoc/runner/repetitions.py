@@ -40,7 +40,8 @@ class RepetitionResult:
     simulator: bool = False  # the load generator saw benchdoc's simulator answer
     server: dict[str, Any] | None = None  # the server that answered the load generator
     requests: list[RequestRow] = field(default_factory=list)  # every measured request
-    capacity: dict[str, Any] | None = None  # what a capacity search found (its bracket and levels)
+    capacity: dict[str, Any] | None = None  # what a capacity search found (its resolution and levels)
+    server_metrics: dict[str, Any] | None = None  # the server's /metrics over the measured phase
     workload_logs: list[Path] = field(default_factory=list)
 
 
@@ -84,6 +85,7 @@ def loadgen_repetition(
     outcome = RepetitionResult(
         record=repetition_record(index, spec.seed, result), settings=result.settings, simulator=result.measured_simulator, server=result.server,
         requests=result.request_rows(index),
+        server_metrics={"repetition": index, **result.server_metrics.to_dict()} if result.server_metrics else None,
     )
     if result.failed:
         reasons = result.failure_reasons()

@@ -1,8 +1,12 @@
-"""The server's counters and their Prometheus text rendering, named as vLLM names them."""
+"""The server's counters and their Prometheus text rendering, in both dialects: named as
+vLLM names them (``vllm:``) and as SGLang does (``sglang:``), so a client can be tested
+against either."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from benchdoc.sim.cache import KV_CACHE_TOKENS
 
 
 @dataclass
@@ -21,6 +25,10 @@ class Counters:
     spec_draft_tokens: int = 0
     spec_accepted_tokens: int = 0
     spec_accepted_per_position: list[int] = field(default_factory=list)
+    kv_tokens: int = 0  # held by the running requests (prompt and max_tokens each)
+    prefix_queries: int = 0  # prompt tokens looked up in the prefix cache
+    prefix_hits: int = 0  # of which found cached
+    last_prefix_hit_rate: float = 0.0
 
     def record_step(self, drafted: int, accepted: int) -> None:
         self.spec_drafts += 1
@@ -53,6 +61,22 @@ def render(counters: Counters, model: str, speculative: bool) -> str:
            [(label, counters.running)])
     metric("vllm:num_requests_waiting", "gauge", "Requests waiting for a batch slot (simulated).",
            [(label, counters.waiting)])
+    usage = min(1.0, counters.kv_tokens / KV_CACHE_TOKENS)
+    metric("vllm:kv_cache_usage_perc", "gauge", "Fraction of the KV cache in use, 0 to 1 (simulated).",
+           [(label, usage)])
+    metric("vllm:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache (simulated).",
+           [(label, counters.prefix_queries)])
+    metric("vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache (simulated).",
+           [(label, counters.prefix_hits)])
+    metric("sglang:num_running_reqs", "gauge", "Running requests (simulated).", [(label, counters.running)])
+    metric("sglang:num_queue_reqs", "gauge", "Queued requests (simulated).", [(label, counters.waiting)])
+    metric("sglang:token_usage", "gauge", "KV-cache token usage, 0 to 1 (simulated).", [(label, usage)])
+    metric("sglang:cache_hit_rate", "gauge", "Prefix-cache hit rate of the last prompt admitted (simulated).",
+           [(label, counters.last_prefix_hit_rate)])
+    if speculative:
+        accept = counters.mean_accept_length()
+        metric("sglang:spec_accept_length", "gauge", "Mean accepted tokens per verify step (simulated).",
+               [(label, accept if accept is not None else 1.0)])
     metric("vllm:prompt_tokens_total", "counter", "Prefill tokens processed (simulated).",
            [(label, counters.prompt_tokens)])
     metric("vllm:generation_tokens_total", "counter", "Generation tokens produced (simulated).",

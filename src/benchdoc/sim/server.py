@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from benchdoc.sim import formats
+from benchdoc.sim.cache import PrefixCache, prompt_words
 from benchdoc.sim.clock import DeadlineClock
 from benchdoc.sim.config import PREEMPT_CLOSE, SimConfig
 from benchdoc.sim.faults import fatal_line
@@ -53,6 +54,7 @@ class SimServer:
         self._runner: web.AppRunner | None = None
         self._clock: DeadlineClock | None = None
         self._dead = False
+        self._prefix_cache = PrefixCache()
         # Streams in arrival order, each with its preemption flag (--preempt-on-arrival).
         self._streams: list[_Preemptible] = []
 
@@ -196,6 +198,7 @@ class SimServer:
             return _error(err.status, err.message, "BadRequestError")
         if generation.model is not None and generation.model != self.config.model:
             return _error(404, f"The model `{generation.model}` does not exist.", "NotFoundError")
+        self._look_up_prefix(api, body)
 
         index = self._requests_started
         self._requests_started += 1
@@ -217,14 +220,15 @@ class SimServer:
             )
             try:
                 await response.prepare(request)
-                await self._admitted(self._stream(request, response, generation, ident, rng, arrived))
+                await self._admitted(self._stream(request, response, generation, ident, rng, arrived), generation)
             except ConnectionError:
                 self.counters.requests_aborted += 1
             return response
-        return await self._admitted(self._whole(request, generation, ident, rng))
+        return await self._admitted(self._whole(request, generation, ident, rng), generation)
 
-    async def _admitted(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run `work` (a coroutine) holding a batch slot, queueing for one if needed."""
+    async def _admitted(self, work: Coroutine[Any, Any, T], generation: GenerationRequest) -> T:
+        """Run `work` (a coroutine) holding a batch slot, queueing for one if needed; while
+        it runs, its prompt and max_tokens hold KV cache."""
         assert self._slots is not None
         self.counters.waiting += 1
         try:
@@ -234,11 +238,14 @@ class SimServer:
             raise
         finally:
             self.counters.waiting -= 1
+        held = generation.input_tokens + generation.max_tokens
         self.counters.running += 1
+        self.counters.kv_tokens += held
         try:
             return await work
         finally:
             self.counters.running -= 1
+            self.counters.kv_tokens -= held
             self._slots.release()
 
     async def _releases(
@@ -265,6 +272,13 @@ class SimServer:
                 # Count what was released: drafts cut off by the output length are not tokens.
                 self.counters.record_step(step.drafted, step.tokens - 1)
             yield step
+
+    def _look_up_prefix(self, api: str, body: Any) -> None:
+        words = prompt_words(api, body)
+        counters = self.counters
+        counters.prefix_hits += self._prefix_cache.lookup(words)
+        counters.prefix_queries += len(words)
+        counters.last_prefix_hit_rate = self._prefix_cache.last_hit_rate
 
     def _planned(self, generation: GenerationRequest) -> tuple[int, int]:
         """(tokens the model produces, tokens actually sent before any injected stall)."""

@@ -76,8 +76,8 @@ class AiohttpReader:
             info["models_error"] = describe(err)
         return info
 
-    async def scrape_counters(self) -> dict[str, float] | None:
-        """The speculative-decoding counters of the server's Prometheus endpoint, or None."""
+    async def metrics_text(self) -> str | None:
+        """The server's Prometheus exposition, or None (no endpoint, an error, metrics off)."""
         url = self.spec.metrics_url
         if url == "":
             return None
@@ -87,10 +87,14 @@ class AiohttpReader:
             async with self.http.get(url, headers=self.headers, timeout=timeout) as resp:
                 if resp.status != 200:
                     return None
-                text = await resp.text(errors="replace")
+                return await resp.text(errors="replace")
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError):
             return None
-        return parse_counters(text, SPEC_COUNTERS)
+
+    async def scrape_counters(self) -> dict[str, float] | None:
+        """The speculative-decoding counters of the server's Prometheus endpoint, or None."""
+        text = await self.metrics_text()
+        return None if text is None else parse_counters(text, SPEC_COUNTERS)
 
     async def stream(self, body: bytes, record: RequestRecord, decoder: StreamDecoder, watch: Watch,
                      t_send: float, hard_deadline: float) -> None:

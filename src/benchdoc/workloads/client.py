@@ -20,9 +20,12 @@ from benchdoc.workloads.aiohttp_reader import AiohttpReader
 from benchdoc.workloads.engine import Engine, StreamReader
 from benchdoc.workloads.inflight import Phase
 from benchdoc.workloads.prompt_source import prompt_source
+from benchdoc.workloads.protocols import API_SGLANG
 from benchdoc.workloads.records import RequestRecord
 from benchdoc.workloads.result import WorkloadResult
 from benchdoc.workloads.saturation import LoopMonitor, assess
+from benchdoc.workloads.scraper import Scraper
+from benchdoc.workloads.server_metrics import ServerSeries
 from benchdoc.workloads.spec import WorkloadSpec, redact_url
 
 if TYPE_CHECKING:
@@ -97,6 +100,7 @@ class _Measured:
     after: dict[str, float] | None
     monitor: LoopMonitor
     load: LoadFigures | None  # the machine's load over the measured phase
+    server_series: ServerSeries | None = None  # the server's /metrics, scraped every second
 
 
 async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | None) -> _Measured:
@@ -136,6 +140,10 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
     monitor.start()
     start = part.start_at if part is not None else perf_counter()
     phase = Phase("measured", start, start)
+    scraper = None
+    if (part is None or part.index == 0) and spec.metrics_url != "":
+        scraper = Scraper(http.metrics_text, start, "sglang" if spec.api == API_SGLANG else "vllm")
+        scraper.start()
     if spec.open_loop:
         records = await engine.open_loop(phase, done)
     else:
@@ -145,8 +153,9 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
     monitor.stop()
     duration = max(0.0, phase.last_end - phase.start)
     load = meter.stop()
+    series = await scraper.stop() if scraper is not None else None
     after = await http.scrape_counters() if before is not None else None
-    return _Measured(server_info, warmup, records, duration, before, after, monitor, load)
+    return _Measured(server_info, warmup, records, duration, before, after, monitor, load, series)
 
 
 def _result(engine: Engine, measured: _Measured, reader_note: str) -> WorkloadResult:
@@ -191,4 +200,5 @@ def _result(engine: Engine, measured: _Measured, reader_note: str) -> WorkloadRe
         client=assess([share], lags, gaps, delays, busy_shares=[busy] if busy is not None else [],
                       ttft_errors_ms=settle.ttft_errors(ok), ttfts_ms=settle.ttfts(ok)),
         lag_values_ms=lags,
+        server_metrics=measured.server_series,
     )

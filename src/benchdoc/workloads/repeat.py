@@ -106,7 +106,14 @@ class Repetitions:
             "failures": group_reasons(dict(failures.most_common())),
             "simulator": any(r.measured_simulator for r in self.results),
             "client": {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])} if bound else None,
+            "server_metrics": server_metrics_of(self.results),
         }
+
+
+def server_metrics_of(results: list[WorkloadResult]) -> dict[str, Any] | None:
+    """Each repetition's server series, as the ledger keeps them; None when none had any."""
+    kept = [{"repetition": i, **r.server_metrics.to_dict()} for i, r in enumerate(results) if r.server_metrics]
+    return {"repetitions": kept} if kept else None
 
 
 def run_repetitions(

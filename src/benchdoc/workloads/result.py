@@ -13,6 +13,7 @@ from benchdoc.machineload import LoadFigures
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import CHUNK_TOKENS_SPREAD, RequestRecord
 from benchdoc.workloads.saturation import ClientLoad
+from benchdoc.workloads.server_metrics import ServerSeries
 
 # What benchdoc's simulator reports as the owner of its models; its numbers are simulated.
 SIMULATOR_OWNER = "benchdoc-simulator"
@@ -43,6 +44,8 @@ class WorkloadResult:
     # (kept to merge the workers' verdicts; not part of the summary).
     client: ClientLoad | None = None
     lag_values_ms: list[float] = field(default_factory=list, repr=False)
+    # The server's own figures over the measured phase (its /metrics every second), if it exports them.
+    server_metrics: ServerSeries | None = None
 
     @property
     def metrics(self) -> dict[str, float]:
@@ -73,8 +76,15 @@ class WorkloadResult:
             failures=self.failure_reasons(),
             simulator=self.measured_simulator,
             client=self.client.to_dict() if self.client is not None else None,
+            server_metrics=self.server_metrics_entry(),
             **extra,
         )
+
+    def server_metrics_entry(self, repetition: int = 0) -> dict[str, Any] | None:
+        """The server's series as the ledger keeps them (in ``server_metrics.repetitions``)."""
+        if self.server_metrics is None:
+            return None
+        return {"repetitions": [{"repetition": repetition, **self.server_metrics.to_dict()}]}
 
     @property
     def measured_simulator(self) -> bool:
@@ -139,6 +149,7 @@ class WorkloadResult:
             "metrics": self.metrics,
             "load": self.load.to_dict() if self.load is not None else None,
             "client": self.client.to_dict() if self.client is not None else None,
+            "server_metrics": self.server_metrics.to_dict() if self.server_metrics is not None else None,
         }
         if include_requests:
             data["request_records"] = [r.to_dict() for r in self.records]

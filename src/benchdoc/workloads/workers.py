@@ -189,4 +189,5 @@ def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
         aborted=next((p.aborted for p in parts if p.aborted), None),
         client=client,
         lag_values_ms=[],
+        server_metrics=next((p.server_metrics for p in parts if p.server_metrics is not None), None),
     )
