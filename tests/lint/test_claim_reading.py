@@ -158,6 +158,12 @@ def found(facts: LintFacts, text: str) -> list[tuple[str, str]]:
          "TTFT p95 is 35% lower with chunked prefill than without."),
         ("TTFT p95 is 25% lower with CUDA graphs than with torch.compile.",
          "TTFT p95 is 5% lower with CUDA graphs than with torch.compile."),
+        # The target named first: "Relative to X, ...", "Compared to X, ...".
+        ("Relative to CUDA graphs, torch.compile is 25% faster.", "Relative to CUDA graphs, torch.compile is 60% faster."),
+        ("Compared to eager, CUDA graphs cut TTFT p95 by 10%.", "Compared to eager, CUDA graphs cut TTFT p95 by 30%."),
+        # Possessive subject and target.
+        ("torch.compile's throughput is 25% higher than CUDA graphs'.",
+         "torch.compile's throughput is 50% higher than CUDA graphs'."),
         # "above", "ahead of": the word itself links to the target.
         ("torch.compile lands 50% above eager.", "torch.compile lands 20% above eager."),
         ("CUDA graphs are now 9% ahead of old graphs.", "CUDA graphs are now 30% ahead of old graphs."),

@@ -36,8 +36,9 @@ from benchdoc.results.status import Status
 from benchdoc.results.words import status_phrase
 
 # A "vs X" heading a sentence of bare changes: "vs TP8: +11% tok/s, TTFT p99 -23%".
-_VS_PREFIX = re.compile(r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with))\s+(?:the\s+)?$",
-                        re.IGNORECASE)
+_VS_PREFIX = re.compile(
+    r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
+)
 
 
 # "from 54.1 to 96.1 tok/s (+77.6%)", "54.1 → 96.1": one experiment's before and after.
@@ -185,8 +186,8 @@ class ClaimReader:
     # -- the target of a bare change -------------------------------------------------
 
     def prefix_target(self, context: Context, claim: Claim) -> str | None:
-        """For a bare signed change, the experiment a "vs X" earlier in the sentence names."""
-        if claim.polarity != SIGNED or claim.object_at is not None:
+        """For a claim with no target after it, the experiment a "vs X" or "Relative to X," before it names."""
+        if claim.object_at is not None or claim.object_search_start is not None:
             return None
         text = context.unit.text
         for mention in reversed([m for m in context.mentions if m.end <= claim.start]):
