@@ -84,6 +84,9 @@ def record_measured(
             source=source,
         )
     )
+    from benchdoc.ledger.writable import refuse_in_memory
+
+    refuse_in_memory(config.ledger_url)
     with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:
         run_id = ledger.record_run(run)
     return RecordedRun(run_id, name, {m: len(v) for m, v in metrics.items()}, failed)

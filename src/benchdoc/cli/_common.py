@@ -23,9 +23,14 @@ def load_project(args: argparse.Namespace) -> Config:
 
 def open_ledger(config: Config, *, create: bool = True, write: bool = False) -> Ledger:
     """The project's ledger; read-only unless ``write`` (so that reading commands work on a
-    read-only folder and never create or migrate anything)."""
+    read-only folder and never create or migrate anything). A ledger in memory is refused
+    for writing: it would keep nothing."""
     from benchdoc.ledger.store import Ledger
 
+    if write:
+        from benchdoc.ledger.writable import refuse_in_memory
+
+        refuse_in_memory(config.ledger_url)
     return Ledger.open(config.ledger_url, create=create, read_only=not write)
 
 

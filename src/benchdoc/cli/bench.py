@@ -259,6 +259,7 @@ def run(args: argparse.Namespace) -> int:
 
         config = load_project(args)
         experiment = config.experiment(args.record).name
+        _prove_recordable(config, spec.requests, args.repetitions)
 
     levels = load_levels(args)
     if len(levels) > 1 or args.find_capacity:
@@ -295,6 +296,21 @@ def run(args: argparse.Namespace) -> int:
             outcome = "failed" if result.failed else "ok"
             print(f"recorded run {run_id}: {experiment} ({outcome}, {len(result.samples())} metrics)")
     return EXIT_FAILED if result.failed else EXIT_OK
+
+
+def _prove_recordable(config: Any, requests: int | None, repetitions: int) -> None:
+    """The ledger takes a write now (and has room), or nothing is measured."""
+    from benchdoc.cli._common import open_ledger
+    from benchdoc.errors import LedgerError
+    from benchdoc.ledger.writable import prove_writable
+
+    try:
+        with open_ledger(config, write=True) as ledger:
+            prove_writable(ledger, (requests or 0) * max(1, repetitions))
+    except LedgerError as err:
+        if "nothing was measured" in err.message:
+            raise
+        raise LedgerError(f"{err.message}; nothing was measured") from None
 
 
 class ProgressLines:

@@ -106,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
     _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
     started = datetime.now(timezone.utc)
+    from benchdoc.ledger.writable import prove_writable
+
     with open_ledger(config, write=True) as ledger:
+        prove_writable(ledger)  # before any server starts: a measurement must not be thrown away
         try:
             with _signals_interrupt(), display:
                 report = run_experiments(config, ledger, names, options, on_event=display.handle)
