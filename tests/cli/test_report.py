@@ -117,3 +117,50 @@ def test_report_and_export_on_a_full_disk_or_a_missing_folder_are_one_line(story
     for argv in (["report", "-o", "missing/r.html"], ["export", "-o", "missing/runs.csv"], ["plot", "baseline", "-o", "missing/c.svg"]):
         res = story.run(*argv)
         assert res.returncode == 2 and res.stderr.strip().endswith("no such folder missing"), (argv, res.stderr)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_keeps_the_servers_metrics_over_time_and_the_report_draws_them(project: Project) -> None:
+    # Two batch slots and four streams: two run, two wait, for about two seconds of scrapes.
+    sim = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "20", "--step-ms", "25",
+           "--max-running", "2"]
+    project.write_config(
+        f"""\
+        [metrics.output_tok_s]
+        label = "tok/s"
+        primary = true
+
+        [servers.sim]
+        argv = {json.dumps(sim)}
+        ready_timeout = 30
+
+        [workloads.queue]
+        concurrency = 4
+        requests = 12
+        output_tokens = 24
+        input_tokens = 16
+
+        [experiments.queued]
+        label = "Queued"
+        server = "sim"
+        workload = "queue"
+        repetitions = 2
+        """
+    )
+    res = project.run("run", "queued", "--quiet")
+    assert res.returncode == 0, res.stderr
+    with Ledger.open(project.ledger_url) as ledger:
+        (record,) = ledger.runs("queued")
+    assert record.outcome == "ok"
+    kept = record.metadata.server_metrics["repetitions"]
+    assert [k["repetition"] for k in kept] == [0, 1] and all(k["dialect"] == "vllm" for k in kept)
+    for entry in kept:
+        assert len(entry["times_s"]) >= 2
+        assert max(v for v in entry["series"]["running"] if v is not None) == 2.0
+        assert max(v for v in entry["series"]["waiting"] if v is not None) == 2.0
+        assert entry["summary"]["kv_cache_usage"]["max"] > 0
+    res = project.run("report")
+    assert res.returncode == 0, res.stderr
+    page = (project.root / "report.html").read_text(encoding="utf-8")
+    assert "Line chart of the server&#x27;s own metrics (vllm /metrics, scraped every second)" in page
+    assert "running, waiting" in page.split("Line chart of the server")[1].split('"')[0]

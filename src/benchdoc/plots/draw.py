@@ -26,6 +26,7 @@ from benchdoc.plots.model import (
     HistoryChart,
     LatencyCdfChart,
     LatencyThroughputChart,
+    ServerSeriesChart,
     axis_label,
     format_value,
     unit_label,
@@ -108,6 +109,10 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
             from benchdoc.plots.draw_cdf import draw_latency_cdf
 
             return _save(draw_latency_cdf(chart), chart, fmt)
+        if isinstance(chart, ServerSeriesChart):
+            from benchdoc.plots.draw_series import draw_server_series
+
+            return _save(draw_server_series(chart), chart, fmt)
         figure = _new_figure(chart)
         axes = figure.add_subplot()
         if isinstance(chart, BarChart):

@@ -16,6 +16,7 @@ from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.plots.latency_cdf import LatencyCdfChart, latency_cdf_data
 from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
+from benchdoc.plots.server_series import ServerSeriesChart
 from benchdoc.results.status import Status
 from benchdoc.results.words import delta_mark, failure_reason
 
@@ -175,7 +176,7 @@ class HistoryChart:
         )
 
 
-Chart = BarChart | BeforeAfterChart | HistoryChart | LatencyThroughputChart | LatencyCdfChart
+Chart = BarChart | BeforeAfterChart | HistoryChart | LatencyThroughputChart | LatencyCdfChart | ServerSeriesChart
 
 
 # --- shared with the drawing and the report ---------------------------------------------

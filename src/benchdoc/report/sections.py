@@ -277,6 +277,7 @@ def _experiment_block(
              f"<summary>{esc(result.label)}{name} {status_badge(result.status)}</summary>"]
     parts.extend(_experiment_facts(results, result))
     parts.extend(_history_figure(results, result, primary, budget))
+    parts.extend(_server_figure(result))
     if result.runs or not levels:
         parts.append(runs_table(result, primary))
     if levels:
@@ -303,6 +304,18 @@ def _history_figure(results: ResultSet, result: ExperimentResult, primary: Metri
         return []
     budget[0] -= 1
     return [figure(chart, render(chart))]
+
+
+def _server_figure(result: ExperimentResult) -> list[str]:
+    """The server's own metrics over the latest run that kept them (its /metrics, every second)."""
+    from benchdoc.plots import is_simulated, render
+    from benchdoc.plots.server_series import server_series_data
+
+    run = next((r for r in result.runs if r.metadata.server_metrics), None)
+    if run is None:
+        return []
+    chart = server_series_data(result.label, run, is_simulated(run))
+    return [figure(chart, render(chart))] if chart is not None else []
 
 
 def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]:
