@@ -85,3 +85,37 @@ def test_repetitions_over_a_dataset_keep_its_description_once(project: Project, 
     (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
     described = run["metadata"]["provenance"]["dataset"]
     assert described["path"] == str(dataset) and described["entries"] == 8 and len(described["sha256"]) == 64
+
+
+@pytest.mark.timeout(120)
+def test_ctrl_c_after_a_finished_pass_records_it_marked_interrupted(project: Project) -> None:
+    """A real SIGINT to a real `benchdoc bench --repetitions 3 --record` once its first pass ended."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    with start_in_thread(SimConfig(ttft_ms=2.0, step_ms=2.0)) as sim:
+        env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
+        bench = subprocess.Popen(
+            [sys.executable, "-m", "benchdoc", "bench", "--url", sim.url, "--concurrency", "1", "--requests", "60",
+             "--output-tokens", "32", "--input-tokens", "8", "--repetitions", "3", "--record", "eagle3"],
+            cwd=project.root, env={**env, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        assert bench.stderr is not None
+        seen = []
+        for line in bench.stderr:
+            seen.append(line)
+            if line.startswith("repetition 1/3"):
+                bench.send_signal(signal.SIGINT)
+                break
+        rest, more = bench.communicate(timeout=60)
+    err = "".join(seen) + more
+    assert bench.returncode == 130, err
+    assert ("benchdoc: interrupted during repetition 2 of 3: recorded run 1 of eagle3 with the 1 finished "
+            "repetition (marked interrupted); the pass under way was dropped") in err
+    (run,) = json.loads(project.run("history", "eagle3", "--json").stdout)
+    meta = run["metadata"]
+    assert run["outcome"] == "ok" and meta["interrupted"] is True
+    assert meta["repetitions"] == 1 and meta["planned_repetitions"] == 3 and meta["requests"] == 60
+    assert sorted({s["repetition"] for s in run["samples"]}) == [0]

@@ -205,12 +205,15 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _interrupt_during_a_repetition(project, signum: int) -> tuple[int, str, list[int]]:  # type: ignore[no-untyped-def]
+def _interrupt_during_a_repetition(  # type: ignore[no-untyped-def]
+    project, signum: int, names: tuple[str, ...] = ("baseline", "long-one"), during: str = "long-one: repetition 1/",
+    config: str = CONFIG,
+) -> tuple[int, str, list[int]]:
     """Start `benchdoc run baseline long-one`, send ``signum`` while long-one measures."""
-    project.write_config(CONFIG)
+    project.write_config(config)
     env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "benchdoc", "run", "baseline", "long-one"],
+        [sys.executable, "-m", "benchdoc", "run", *names],
         cwd=project.root, env={**env, "NO_COLOR": "1"}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert process.stderr is not None
@@ -218,7 +221,7 @@ def _interrupt_during_a_repetition(project, signum: int) -> tuple[int, str, list
     try:
         for line in process.stderr:
             seen.append(line)
-            if line.startswith("long-one: repetition 1/"):
+            if line.startswith(during):
                 break
         else:
             raise AssertionError("never reached a repetition:\n" + "".join(seen))
@@ -237,12 +240,32 @@ def _interrupt_during_a_repetition(project, signum: int) -> tuple[int, str, list
 def test_ctrl_c_during_a_repetition_tears_down_and_keeps_the_ledger_consistent(project) -> None:  # type: ignore[no-untyped-def]
     code, stderr, servers = _interrupt_during_a_repetition(project, signal.SIGINT)
     assert code == 130
-    assert "benchdoc: interrupted: every server was stopped; not recorded: long-one" in stderr
+    assert "benchdoc: interrupted: every server was stopped; not recorded: long-one (no repetition had finished)" in stderr
     assert "recorded before the interrupt: baseline" in stderr
     for pid in servers:
         assert live_group_members(pid) == [], f"server {pid} (or its group) outlived benchdoc run"
     runs = runs_in(project)
     assert set(runs) == {"baseline"} and runs["baseline"].outcome == "ok"  # type: ignore[attr-defined]
+
+
+def test_ctrl_c_says_exactly_which_finished_repetitions_were_dropped(project) -> None:  # type: ignore[no-untyped-def]
+    config = CONFIG + """
+[workloads.short]
+requests = 40
+concurrency = 1
+input_tokens = 8
+output_tokens = 16
+
+[experiments.three-short]
+server = "sim"
+workload = "short"
+repetitions = 3
+"""
+    code, stderr, _ = _interrupt_during_a_repetition(project, signal.SIGINT, ("three-short",), "three-short: repetition 2/",
+                                                     config)
+    assert code == 130
+    assert "not recorded: three-short (its 1 finished repetition of 3 dropped)" in stderr
+    assert "three-short" not in runs_in(project)
 
 
 def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import statistics
 import sys
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.errors import EXIT_FAILED, EXIT_OK
+from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 if TYPE_CHECKING:
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
@@ -37,7 +37,7 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
         if bar:
             bar.stop()
     run_id = None
-    if config is not None and experiment is not None:
+    if config is not None and experiment is not None and done.results:
         run_id = _record(args, config, experiment, done)
     if args.json:
         from benchdoc.cli._common import print_json
@@ -55,7 +55,23 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
             outcome = "failed" if done.failure else "ok"
             metrics = len({s.metric for s in done.samples()})
             print(f"recorded run {run_id}: {experiment} ({outcome}, {done.completed} repetition(s) × {metrics} metrics)")
+    if done.interrupted:
+        _stderr(_interrupted_message(done, experiment, run_id))
+        return EXIT_INTERRUPTED
     return EXIT_FAILED if done.failure else EXIT_OK
+
+
+def _interrupted_message(done: Repetitions, experiment: str | None, run_id: int | None) -> str:
+    """Exactly what Ctrl-C kept and what it dropped."""
+    under_way = (f"benchdoc: interrupted during repetition {len(done.results) + 1} of {done.planned}"
+                 if len(done.results) < done.planned else "benchdoc: interrupted after the last repetition")
+    if not done.results:
+        return f"{under_way}: no repetition had finished; nothing recorded"
+    finished = f"{len(done.results)} finished repetition{'s' if len(done.results) != 1 else ''}"
+    if run_id is None:
+        return f"{under_way}: the pass under way was dropped; the {finished} are shown above (not recorded: no --record)"
+    return (f"{under_way}: recorded run {run_id} of {experiment} with the {finished} (marked interrupted); "
+            "the pass under way was dropped")
 
 
 def _stderr(line: str) -> None:

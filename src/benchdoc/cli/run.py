@@ -32,7 +32,8 @@ environment, the exact command and environment (secrets redacted) and the log's 
 
 A configuration that fails (never ready, crashes, out of memory...) is recorded as failed
 with a reason read from its log: a failure is a result. Ctrl-C stops every server and
-records nothing for the experiment it interrupted.
+records nothing for the experiment it interrupted (a half-finished run would replace its
+result); the message names it and the repetitions of it that had finished and were dropped.
 """
 
 EPILOG = """\
@@ -283,6 +284,7 @@ class _Display:
         self.tasks: dict[str, Any] = {}
         self.finished: list[str] = []
         self.current: set[str] = set()
+        self.repetitions_done: dict[str, tuple[int, int]] = {}  # experiment -> (finished, planned)
         self.started: dict[str, float] = {}  # experiment -> when its first repetition began
 
     def _eta(self, name: str, event: Any) -> str:
@@ -325,6 +327,7 @@ class _Display:
         name = getattr(event, "experiment", "")
         if isinstance(event, ev.ExperimentStarted):
             self.current.add(name)
+            self.repetitions_done[name] = (0, event.repetitions)
             self.say(f"[{event.index + 1}/{event.total}] {name}: up to {event.repetitions} repetitions")
             self._bar("experiments", "experiments", event.total, completed=len(self.finished))
         elif isinstance(event, ev.ServerStarting):
@@ -342,6 +345,8 @@ class _Display:
         elif isinstance(event, ev.RequestsProgress):
             self._bar("requests", f"{name}: requests", event.total, completed=event.completed)
         elif isinstance(event, ev.RepetitionFinished):
+            finished, planned = self.repetitions_done.get(name, (0, 0))
+            self.repetitions_done[name] = (finished + 1, planned)
             self._bar("repetitions", f"{name}: repetitions", None, completed=event.repetition + 1)
         elif isinstance(event, ev.LookTaken):
             look = event.look
@@ -389,9 +394,17 @@ class _Display:
             self.bars.remove_task(self.tasks.pop(key))
 
     def interrupted(self) -> None:
-        lost = ", ".join(sorted(self.current)) or "nothing"
+        lost = ", ".join(self._dropped(name) for name in sorted(self.current)) or "nothing"
         done = f"; recorded before the interrupt: {', '.join(self.finished)}" if self.finished else ""
         print(f"benchdoc: interrupted: every server was stopped; not recorded: {lost}{done}", file=sys.stderr)
+
+
+    def _dropped(self, name: str) -> str:
+        """'baseline (its 2 finished repetitions of 5 dropped)': exactly what an interrupt loses."""
+        finished, planned = self.repetitions_done.get(name, (0, 0))
+        if not finished:
+            return f"{name} (no repetition had finished)"
+        return f"{name} (its {finished} finished repetition{'s' if finished != 1 else ''} of {planned} dropped)"
 
 
 # -- summary ------------------------------------------------------------------------------------

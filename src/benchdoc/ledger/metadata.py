@@ -61,6 +61,7 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("server_metrics", "object", "the server's /metrics over each repetition, scraped every second: "
                 "repetitions[] of {repetition, dialect, times_s, series (running, waiting, kv_cache_usage, "
                 "prefix_cache_hit_rate, spec_accept_length), summary}"),
+    MetadataKey("interrupted", "bool", "Ctrl-C stopped it: only the repetitions that finished are kept (`bench --repetitions`)"),
 )
 
 
@@ -223,6 +224,7 @@ class RunMetadata:
     capacity: dict[str, Any] | None = None
     client: dict[str, Any] | None = None
     server_metrics: dict[str, Any] | None = None
+    interrupted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
@@ -244,6 +246,7 @@ class RunMetadata:
             "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
             "load": self.load, "capacity": self.capacity, "client": self.client,
             "server_metrics": self.server_metrics,
+            "load": self.load, "capacity": self.capacity, "client": self.client, "interrupted": self.interrupted,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
@@ -289,6 +292,7 @@ class RunMetadata:
             capacity=_dict(data.get("capacity")),
             client=_dict(data.get("client")),
             server_metrics=_dict(data.get("server_metrics")),
+            interrupted=bool(data.get("interrupted")),
         )
 
 

@@ -64,6 +64,7 @@ class Repetitions:
     planned: int
     seed: int
     results: list[WorkloadResult] = field(default_factory=list)
+    interrupted: bool = False  # Ctrl-C ended them: the pass under way was dropped
 
     @property
     def failure(self) -> str | None:
@@ -107,6 +108,7 @@ class Repetitions:
             "simulator": any(r.measured_simulator for r in self.results),
             "client": {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])} if bound else None,
             "server_metrics": server_metrics_of(self.results),
+            "interrupted": self.interrupted,
         }
 
 
@@ -124,16 +126,20 @@ def run_repetitions(
     on_repetition: Callable[[int, WorkloadResult], None] | None = None,
 ) -> Repetitions:
     """Run ``spec`` ``count`` times, each pass seeded ``spec.seed + i``, warm-up before the
-    first only; stop after a pass that measured nothing usable. ``progress(i)`` gives the
+    first only; stop after a pass that measured nothing usable, or at Ctrl-C (then
+    ``interrupted``, the finished passes kept). ``progress(i)`` gives the
     request-progress callback of pass ``i``; ``on_repetition(i, result)`` hears each pass end."""
     from benchdoc.workloads import run_workload
 
     done = Repetitions(planned=count, seed=spec.seed)
-    for index in range(count):
-        result = run_workload(repetition_spec(spec, index, warm_up=index == 0), progress=progress(index) if progress else None)
-        done.results.append(result)
-        if on_repetition is not None:
-            on_repetition(index, result)
-        if done.failure:
-            break
+    try:
+        for index in range(count):
+            result = run_workload(repetition_spec(spec, index, warm_up=index == 0), progress=progress(index) if progress else None)
+            done.results.append(result)
+            if on_repetition is not None:
+                on_repetition(index, result)
+            if done.failure:
+                break
+    except KeyboardInterrupt:
+        done.interrupted = True  # the passes that finished are kept; the one under way is not
     return done
