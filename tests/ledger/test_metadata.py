@@ -46,6 +46,7 @@ FULL = RunMetadata(
     client={"bound": True, "reasons": ["the client used 97% of a core"]},
     server_metrics={"repetitions": [{"repetition": 0, "dialect": "vllm", "times_s": [0.0, 1.0],
                                      "series": {"running": [1.0, 4.0]}}]},
+    interrupted=True,
 )
 
 

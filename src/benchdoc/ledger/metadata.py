@@ -245,8 +245,7 @@ class RunMetadata:
             "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
             "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
             "load": self.load, "capacity": self.capacity, "client": self.client,
-            "server_metrics": self.server_metrics,
-            "load": self.load, "capacity": self.capacity, "client": self.client, "interrupted": self.interrupted,
+            "server_metrics": self.server_metrics, "interrupted": self.interrupted,
         }
         return {"version": METADATA_VERSION, **_drop_empty(data)}
 
