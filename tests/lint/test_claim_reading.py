@@ -161,6 +161,11 @@ def found(facts: LintFacts, text: str) -> list[tuple[str, str]]:
         # The target named first: "Relative to X, ...", "Compared to X, ...".
         ("Relative to CUDA graphs, torch.compile is 25% faster.", "Relative to CUDA graphs, torch.compile is 60% faster."),
         ("Compared to eager, CUDA graphs cut TTFT p95 by 10%.", "Compared to eager, CUDA graphs cut TTFT p95 by 30%."),
+        # A factor in words, and a ratio written as a slash of two names.
+        ("torch.compile is 1.5x as fast as eager.", "torch.compile is twice as fast as eager."),
+        ("CUDA graphs reach 1.2x the throughput of eager.", "CUDA graphs reach twice the throughput of eager."),
+        ("torch.compile/eager = 1.5 on tok/s.", "torch.compile/eager ≈ 1.9 on tok/s."),
+        ("CUDA graphs/eager TTFT p95 ratio: 0.9", "CUDA graphs/eager TTFT p95 ratio: 0.7"),
         # Possessive subject and target.
         ("torch.compile's throughput is 25% higher than CUDA graphs'.",
          "torch.compile's throughput is 50% higher than CUDA graphs'."),
@@ -173,6 +178,13 @@ def test_phrasings_are_read_true_and_stale(facts: LintFacts, true: str, stale: s
     assert found(facts, true + "\n") == []
     findings = lint_text(facts, stale + "\n", "log.md")
     assert [f.kind for f in findings] == [STALE_CLAIM], findings
+
+
+def test_a_slash_ratio_is_fixed_by_its_number_not_a_region(facts: LintFacts) -> None:
+    (stale,) = lint_text(facts, "CUDA graphs/eager TTFT p95 ratio: 0.7\n", "log.md")
+    assert stale.text == "CUDA graphs/eager TTFT p95 ratio: 0.7" and "write the ratio as 0.90" in stale.fix
+    assert "benchdoc:value" not in stale.fix
+    assert found(facts, "compile/eager: 1500 tok/s, 2 runs each.\n") == []  # a value and a count, no ratio
 
 
 def test_a_vs_prefix_and_a_heading_imply_the_comparison(facts: LintFacts) -> None:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from benchdoc.lint.claims import SIGNED, Claim
+from benchdoc.lint.claims import SIGNED, UP, Claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, LintFacts, MetricInfo
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, matches, tolerance
@@ -40,6 +40,13 @@ _VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
+
+# "DP8/TP8 = 1.6": two named experiments, a slash, then the ratio (not followed by a unit).
+_SLASH = re.compile(r"\s*/\s*")
+_RATIO_AFTER = re.compile(
+    r"(?:\s+(?:[A-Za-z][\w-]*\s+){0,3}?(?:ratio\s*)?(?P<sep>=|:|is|of|≈|~)|\s*(?P<sign>=|:|≈|~))\s*(?P<approx>≈|~|about\s+)?\s*"
+    r"(?P<num>\d+(?:\.\d+)?)\s*[x×]?(?![\w.%/])(?!\s*(?:%|ms\b|s\b|us\b|µs\b|[A-Za-z]+/s\b|tok|req|GB|W\b|percent))",
+)
 
 # "from 54.1 to 96.1 tok/s (+77.6%)", "54.1 → 96.1": one experiment's before and after.
 _BEFORE_AFTER = re.compile(r"\bfrom\s+~?[\d.,]+k?\b[^.;]{0,20}?\bto\s+~?[\d.,]+|[\d.,]+\s*\S{0,6}\s*(?:→|->|=>|⟶)\s*[\d.,]+",
@@ -158,6 +165,9 @@ class ClaimReader:
         lo = max([clause_start, *earlier])
         hi = min([clause_end, *later])
         plain = context.plain
+        inside = {m.name: m for at, m in self.metrics_in(plain[claim.start : claim.text_end])}
+        if len(inside) == 1:
+            return MetricReading(tuple(inside.values()), True)  # "DP8/TP8 TTFT ratio: 1.2"
         before = self.metrics_in(plain[lo : claim.start])
         if before:
             last = before[-1][1]
@@ -182,6 +192,26 @@ class ClaimReader:
     def noun_metrics(self, noun: str) -> list[MetricInfo]:
         """The metrics the words right after a claim name ("more goodput", "+11% tok/s")."""
         return list({m.name: m for at, m in self.metrics_in(noun)}.values())
+
+    def slash_ratios(self, context: Context) -> list[Claim]:
+        """"DP8/TP8 = 1.6", "DP8 / TP8 ≈ 0.85x": the ratio of the first named experiment to the second."""
+        text = context.unit.text
+        found = []
+        for first, second in zip(context.mentions, context.mentions[1:]):
+            if not _SLASH.fullmatch(text[first.end : second.start]):
+                continue
+            match = _RATIO_AFTER.match(text, second.end)
+            if match is None:
+                continue
+            number = match.group("num")
+            approx = match.group("approx") or (match.group("sep") or match.group("sign") or "") in ("≈", "~")
+            found.append(Claim(
+                start=first.start, end=match.end(), text_end=match.end(), value=float(number),
+                decimals=len(number.split(".")[1]) if "." in number else 0, factor=True, polarity=UP, sign=1.0,
+                bound="approx" if approx else "exact", object_at=second.start,
+                object_search_start=None, noun="", word="/",
+            ))
+        return found
 
     # -- the target of a bare change -------------------------------------------------
 

@@ -57,7 +57,14 @@ _BY_VERB = re.compile(
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
     re.IGNORECASE,
 )
-_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])")
+_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
+# "twice as fast as X", "half the TTFT of X": a factor in words.
+_WORD_FACTOR = re.compile(
+    r"\b(?P<num>twice|double|triple|half)\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
+    r"(?P<the>the\s+(?P<noun>[\w/ -]{1,30}?)\s+of))\s+",
+    re.IGNORECASE,
+)
+_WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5}
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
     r"(?:(?:an?\s+)?(?:extra|another|additional)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
@@ -119,6 +126,7 @@ def find_claims(text: str) -> list[Claim]:
         (_VERB_PERCENT, _verb_percent_claim, True),
         (_BY_VERB, _by_verb_claim, True),
         (_BARE_FACTOR, _bare_factor_claim, False),
+        (_WORD_FACTOR, _word_factor_claim, False),
         (_BARE_SIGNED, _bare_signed_claim, True),
     )
     for pattern, build, needs_percent in shapes:
@@ -153,6 +161,18 @@ def _bare_signed_claim(text: str, match: re.Match[str]) -> Claim:
         value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
         polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
         object_at=None, object_search_start=None, noun=_noun_after(text, match.end()), word="",
+    )
+
+
+def _word_factor_claim(text: str, match: re.Match[str]) -> Claim:
+    """"twice as fast as X", "half the TTFT of X": approximate by nature."""
+    adjective = (match.group("adj") or "").lower()
+    polarity = GOOD if adjective in ("fast", "quick") else BAD if adjective == "slow" else UP
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=_WORD_FACTORS[match.group("num").lower()], decimals=1, factor=True, polarity=polarity, sign=1.0,
+        bound="approx", object_at=_skip_article(text, match.end()), object_search_start=None,
+        noun=match.group("noun") or "", word="x",
     )
 
 

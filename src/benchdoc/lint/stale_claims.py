@@ -92,7 +92,11 @@ class ClaimRule:
             message += f"; it quotes the comparison of {old}"
         if current_subject.name != subject or current_target.name != target:
             message += f" — {actual.described}"
-        if certain and len(verdicts) == 1:
+        if certain and len(verdicts) == 1 and claim.word == "/":
+            # "DP8/TP8 = 1.9": no value region renders a ratio; the number to write instead.
+            fix = (f'write the ratio as {1 + actual.value / 100:.2f} ({delta_words(actual.value, metric)} than '
+                   f"{current_target.label}), or say it in words and bind it")
+        elif certain and len(verdicts) == 1:
             fix = self.claim_fix(current_subject, current_target, metric, actual)
         else:
             unsure = "which metric" if len(verdicts) > 1 else "which experiment"
@@ -101,11 +105,15 @@ class ClaimRule:
                                current_subject.name, quoted)
 
     def read(self, context: Context) -> list[Claim]:
-        """The sentence's claims; a bare ratio ("1.6x TP8") only when an experiment follows it."""
-        return [
+        """The sentence's claims; a bare ratio ("1.6x TP8") only when an experiment follows it, and
+        "A/B = 1.6" ratios of two named experiments."""
+        claims = [
             c for c in find_claims(context.unit.text)
             if c.word != "x" or (c.object_at is not None and mention_at(context.mentions, c.object_at) is not None)
         ]
+        claims += [c for c in self.reader.slash_ratios(context) if not any(c.start < o.text_end and c.text_end > o.start
+                                                                             for o in claims)]
+        return sorted(claims, key=lambda c: c.start)
 
     def _without_result(self, context: Context, claim: Claim, subject: str, target: str) -> Finding | None:
         """A claim about (or against) an experiment with no successful result: what the ledger says instead."""
@@ -176,7 +184,7 @@ class ClaimRule:
         return None
 
     def _claim_text_end(self, context: Context, claim: Claim) -> int:
-        if claim.object_at is not None:
+        if claim.object_at is not None and claim.object_at > claim.start + 1 and claim.word != "/":
             after = mention_at(context.mentions, claim.object_at)
             if after is not None:
                 return after.end
@@ -214,7 +222,7 @@ class ClaimRule:
         if not before:
             # "47% lower with 2P1D than with TP8": the subject between the claim word and its link.
             end = claim.object_at if claim.object_at is not None else claim.text_end
-            within = [m for m in context.mentions if claim.start < m.start and m.end <= end and m is not named_target
+            within = [m for m in context.mentions if claim.start <= m.start and m.end <= end and m is not named_target
                       and m.experiment != target]
             if within:
                 return within[0].experiment
