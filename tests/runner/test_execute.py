@@ -115,12 +115,12 @@ def test_readiness_timeout(tmp_path: Path) -> None:
         [experiments.slow]
         server = "sim"
         workload = "small"
-        """, server_extra=["--ready-delay", "60"], ready_timeout=1.5)
+        """, server_extra=["--ready-delay", "60"], ready_timeout=5.0)
     report, runs = run(config, ["slow"])
     record = runs["slow"]
     assert record.outcome == "failed"
     assert record.failure_reason is not None
-    assert record.failure_reason.startswith("readiness timeout: not ready within 1.5 s")
+    assert record.failure_reason.startswith("readiness timeout: not ready within 5 s")
     assert "HTTP 503" in record.failure_reason
     assert record.metadata.launch.stops[0].exited_before_stop is False
     assert_gone(record.metadata.launch.pids)
