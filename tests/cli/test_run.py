@@ -294,6 +294,8 @@ repetitions = 2
     assert result.returncode == 0, result.stderr
     # Closed loop at 2, 6 requests a repetition: all but the last are preempted.
     assert "preempting: 10 of 12 requests were cut short" in result.stdout
+    assert ("preempting: warning: unreliable: 83.3% of requests failed (10 of 12; 10 cut short), "
+            "above the 5% limit") in result.stdout
     run = runs_in(project)["preempting"]
     assert [r.cut_short_requests for r in run.metadata.per_repetition] == [5, 5]  # type: ignore[attr-defined]
 

@@ -147,3 +147,20 @@ def test_the_cut_streams_are_one_cause_with_their_count(measured: Project) -> No
     (reason, count), = reasons.items()
     assert reason.startswith("stream ended after ") and " of 16 tokens" in reason
     assert count == base.reliability.failed  # type: ignore[union-attr]
+
+
+def test_bench_against_a_preempting_server_says_unreliable_and_show_agrees(tmp_path: Path) -> None:
+    """The issue's case: `bench --concurrency 4 --repetitions 3 --record` against a server that
+    preempts streams was recorded OK and shown as "Measured" with no warning."""
+    from benchdoc.sim import SimConfig, start_in_thread
+
+    project = Project(tmp_path)
+    project.write_config('[metrics.output_tok_s]\nlabel = "tok/s"\nunit = "tok/s"\nprimary = true\n\n[experiments.cut]\n')
+    with start_in_thread(SimConfig(ttft_ms=2.0, step_ms=2.0, preempt_on_arrival="done")) as sim:
+        bench = project.run("bench", "--url", sim.url, "--concurrency", "4", "--requests", "12", "--output-tokens", "16",
+                            "--input-tokens", "8", "--repetitions", "3", "--record", "cut")
+    assert bench.returncode == 0, bench.stderr
+    assert "warning: unreliable: " in bench.stdout and "above the 5% limit" in bench.stdout
+    show = project.run("show")
+    row = next(line for line in show.stdout.splitlines() if line.startswith("│ cut "))
+    assert "Measured (unreliable: " in row

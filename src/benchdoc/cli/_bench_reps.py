@@ -50,7 +50,14 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
             data["recorded"] = {"experiment": experiment, "run_id": run_id}
         print_json(data)
     else:
+        from benchdoc.cli.bench import unreliable_line
+
         _print_medians(done)
+        measured = done.results[: done.completed]
+        warning = unreliable_line(config, sum(len(r.records) for r in measured),
+                                  sum(len(r.records) - r.succeeded for r in measured), sum(r.cut_short for r in measured))
+        if warning:
+            print(warning)
         if run_id is not None:
             outcome = "failed" if done.failure else "ok"
             metrics = len({s.metric for s in done.samples()})

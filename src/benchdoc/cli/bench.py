@@ -292,6 +292,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(data)
     else:
         _print_summary(result)
+        warning = unreliable_line(config, len(result.records), len(result.records) - result.succeeded, result.cut_short)
+        if warning:
+            print(warning)
         if run_id is not None:
             outcome = "failed" if result.failed else "ok"
             print(f"recorded run {run_id}: {experiment} ({outcome}, {len(result.samples())} metrics)")
@@ -415,6 +418,20 @@ def save_run(
         new_run = replace(new_run, environment={**new_run.environment, "engine": engine})
     with open_ledger(config, write=True) as ledger:
         return ledger.record_run(new_run)
+
+
+def unreliable_line(config: Any, requests: int, failed: int, cut_short: int) -> str | None:
+    """'warning: unreliable: 95.0% of requests failed (...)' when too many requests failed
+    ([stats] max_error_rate of the project, its default without one)."""
+    from benchdoc.config.model import StatsConfig
+    from benchdoc.results.reliability import counted
+    from benchdoc.results.words import unreliable_note
+
+    limit = config.stats.max_error_rate if config is not None else StatsConfig().max_error_rate
+    trust = counted(requests, failed, cut_short, limit)
+    if trust is None or not trust.unreliable:
+        return None
+    return f"warning: {unreliable_note(trust)}: the figures above come from the requests that succeeded"
 
 
 def _engine_of(metadata: Any) -> dict[str, Any] | None:

@@ -462,8 +462,17 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
             print(f"{outcome.experiment}: log line: {outcome.failure_log_line}")
         if outcome.run_id is not None:
             run = ledger.run(outcome.run_id)
-            for line in _run_notes(run.metadata, run.environment):
+            for line in [*_unreliable(run, config), *_run_notes(run.metadata, run.environment)]:
                 print(f"{outcome.experiment}: {line}")
+
+
+def _unreliable(run: Any, config: Config) -> list[str]:
+    """'warning: unreliable: ...' when more of the run's requests failed than [stats] max_error_rate."""
+    from benchdoc.results.reliability import run_reliability
+    from benchdoc.results.words import unreliable_note
+
+    trust = run_reliability(run, config.stats.max_error_rate)
+    return [f"warning: {unreliable_note(trust)}"] if trust is not None and trust.unreliable else []
 
 
 def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:

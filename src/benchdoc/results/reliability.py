@@ -73,3 +73,8 @@ def reliability(runs: Iterable[RunRecord], limit: float) -> Reliability | None:
 def run_reliability(run: RunRecord, limit: float) -> Reliability | None:
     """One run's reliability (``history`` shows it per run)."""
     return reliability([run], limit)
+
+
+def counted(requests: int, failed: int, cut_short: int, limit: float) -> Reliability | None:
+    """The reliability of requests counted by hand (a `bench` pass before it is recorded)."""
+    return Reliability(failed / requests, limit, requests, failed, cut_short) if requests > 0 else None
