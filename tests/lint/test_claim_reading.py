@@ -166,6 +166,14 @@ def found(facts: LintFacts, text: str) -> list[tuple[str, str]]:
         ("CUDA graphs reach 1.2x the throughput of eager.", "CUDA graphs reach twice the throughput of eager."),
         ("torch.compile/eager = 1.5 on tok/s.", "torch.compile/eager ≈ 1.9 on tok/s."),
         ("CUDA graphs/eager TTFT p95 ratio: 0.9", "CUDA graphs/eager TTFT p95 ratio: 0.7"),
+        # A parenthesis annotates the figure before it: its metric is that figure's.
+        ("CUDA graphs: TTFT p95 270 ms (-10%).", "CUDA graphs: TTFT p95 270 ms (-30%)."),
+        ("CUDA graphs cut TTFT p95 to 270 ms (10% lower than eager).",
+         "CUDA graphs cut TTFT p95 to 270 ms (25% lower than eager)."),
+        # An unsigned rise "over" a target, and a target carried over to the claim after it.
+        ("Chunked prefill is 5% over eager.", "Chunked prefill is 15% over eager."),
+        ("compile is 25% faster than graphs on throughput, 33% slower on TTFT p95.",
+         "compile is 25% faster than graphs on throughput, 10% slower on TTFT p95."),
         # Possessive subject and target.
         ("torch.compile's throughput is 25% higher than CUDA graphs'.",
          "torch.compile's throughput is 50% higher than CUDA graphs'."),
@@ -197,6 +205,52 @@ def test_a_vs_prefix_and_a_heading_imply_the_comparison(facts: LintFacts) -> Non
     assert found(facts, section) == []
     (wrong,) = lint_text(facts, "## torch.compile vs eager\n\nrate=4: +70% tok/s.\n", "log.md")
     assert wrong.kind == STALE_CLAIM and wrong.fix.startswith("no fix proposed")
+
+
+def test_a_true_notebook_in_many_styles_is_left_alone(facts: LintFacts) -> None:
+    notebook = """# Compile notes
+
+Load: open loop at 4 req/s, 1024 in / 128 out, TTFT SLO 500 ms.
+
+## 2026-10-02
+
+Eager baseline: 1000.0 tok/s, TTFT p95 300 ms, goodput 3.00 req/s (of 4 req/s offered).
+
+## 2026-10-03
+
+CUDA graphs: 1200.0 tok/s (+20%), TTFT p95 270 ms (-10%).
+Graphs vs eager: +20% tok/s; goodput +10%.
+Old graphs on torch 2.7 gave 1100.0 tok/s.
+CUDA graphs now beat old graphs by ~9%.
+
+## 2026-10-04
+
+torch.compile: 1.5k tok/s, i.e. 1.5x eager, but TTFT p95 360 ms (+20%).
+compile is 25% faster than graphs on throughput, 33% slower on TTFT p95.
+At 4 req/s, compile keeps 3.60 req/s goodput; eager keeps 3.00 req/s.
+Everything stays under the 500 ms SLO.
+
+## torch.compile vs CUDA graphs
+
++25% tok/s; TTFT p95 +33%.
+
+## Chunked prefill
+
+1050.0 tok/s, 5% over eager; TTFT p95 20% lower than without it.
+It trades little throughput for latency: TTFT p95 240 ms vs 300 ms.
+
+## Failures
+
+Piecewise graphs failed: graph capture on dynamic shapes.
+max-autotune: not run yet; we expect it to beat compile by 5-10%.
+
+| config | tok/s | TTFT p95 (ms) | vs eager |
+|---|---|---|---|
+| CUDA graphs | 1200.0 | 270 | +20% |
+| torch.compile | 1500.0 | 360 | +50% |
+| Chunked prefill | 1050.0 | 240 | +5% |
+"""
+    assert found(facts, notebook) == []
 
 
 def test_k_suffixed_numbers_are_values(facts: LintFacts) -> None:

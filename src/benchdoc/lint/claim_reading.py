@@ -183,6 +183,13 @@ class ClaimReader:
             return MetricReading((self.facts.metrics[whole[0]],), True)
         if len(whole) > 1:
             return MetricReading(tuple(self.facts.metrics[name] for name in whole), False)
+        opened = plain[:clause_start].rstrip()
+        if opened.endswith(("(", "[")) and clause_start > 1:
+            # "TTFT p95 270 ms (-10%)": a parenthesis annotates the figure before it.
+            outer_start, _ = context.clause(len(opened) - 1)
+            outer = self.metrics_in(plain[outer_start : len(opened) - 1])
+            if outer:
+                return MetricReading((outer[-1][1],), True)
         header = [m for at, m in self.metrics_in(context.unit.header or "")]
         if len({m.name for m in header}) == 1:
             return MetricReading((header[0],), True)

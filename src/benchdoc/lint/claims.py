@@ -42,6 +42,8 @@ _SIGNED = re.compile(
     r"[\w/()'-]+){0,3}?)\s*(?P<link>vs\.?|versus|over|against|relative to|compared (?:to|with)|on top of)\s",
     re.IGNORECASE,
 )
+# "5% over eager": an unsigned change with "over" and its target.
+_OVER = re.compile(r"(?<![\w.+\-−])" + _NUM + r"\s*%\s+(?P<link>over|on top of)\s", re.IGNORECASE)
 # "+11% tok/s", "TTFT p99 -23%": a signed change with no target named, against the one the
 # sentence or its section implies (or the subject's compare_to).
 _BARE_SIGNED = re.compile(
@@ -122,6 +124,7 @@ def find_claims(text: str) -> list[Claim]:
     shapes: tuple[tuple[re.Pattern[str], Callable[[str, re.Match[str]], Claim | None], bool], ...] = (
         (_SIGNED, _signed_claim, True),
         (_PERCENT, _percent_claim, True),
+        (_OVER, _over_claim, True),
         (_FACTOR, _factor_claim, False),
         (_VERB_PERCENT, _verb_percent_claim, True),
         (_BY_VERB, _by_verb_claim, True),
@@ -150,6 +153,16 @@ def _signed_claim(text: str, match: re.Match[str]) -> Claim:
         polarity=SIGNED, sign=sign, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
         object_at=_skip_article(text, match.end()), object_search_start=None, noun=(match.group("gap") or "").strip(),
         word=match.group("link"),
+    )
+
+
+def _over_claim(text: str, match: re.Match[str]) -> Claim:
+    """"5% over eager": a rise over the target."""
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=SIGNED, sign=1.0, bound=hedge(text[max(0, match.start() - 30) : match.start()]),
+        object_at=_skip_article(text, match.end()), object_search_start=None, noun="", word=match.group("link"),
     )
 
 

@@ -146,6 +146,13 @@ class ClaimRule:
             return None  # compared with something the ledger does not name
         target = target or self.reader.prefix_target(context, claim)
         subject = self._claim_subject(context, claim, target)
+        if target is None and claim.object_at is None:
+            # "25% faster than graphs on throughput, 33% slower on TTFT": the target carries over.
+            for earlier in reversed([c for c in neighbours if c.start < claim.start and c.object_at is not None]):
+                carried = self._named_target(context, earlier)
+                if carried is not None and carried != subject:
+                    target = carried
+                break
         if target is None and claim.object_at is None and context.section_target not in (None, subject):
             target = context.section_target  # under "## 2P1D vs TP8": "+18% tok/s"
         certain = reading.certain
