@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError, ValidationError
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -77,7 +78,7 @@ def record_measured(
     run = provenance(config.root).stamp(
         NewRun(
             experiment=name,
-            outcome="failed" if failed is not None else "ok",
+            outcome=Outcome.FAILED if failed is not None else Outcome.OK,
             samples=[Sample(metric, float(v), index) for metric, values in metrics.items() for index, v in enumerate(values)],
             failure_reason=failed,
             note=note,

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal
 
+from benchdoc.ledger.models import Outcome
+
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
 
@@ -58,9 +60,9 @@ class Pooling:
 
     def select(self, runs: Sequence[RunRecord]) -> list[RunRecord]:
         """The runs to pool, from ``runs`` ordered newest first."""
-        ok = [r for r in runs if r.outcome == "ok"]
+        ok = [r for r in runs if r.outcome == Outcome.OK]
         if self.mode == "latest":
-            return [runs[0]] if runs and runs[0].outcome == "ok" else []
+            return [runs[0]] if runs and runs[0].outcome == Outcome.OK else []
         if self.mode == "runs":
             return ok[: self.count or 1]
         if self.mode == "since":

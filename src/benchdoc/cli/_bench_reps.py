@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
@@ -59,7 +60,7 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
         if warning:
             print(warning)
         if run_id is not None:
-            outcome = "failed" if done.failure else "ok"
+            outcome = Outcome.FAILED if done.failure else Outcome.OK
             metrics = len({s.metric for s in done.samples()})
             print(f"recorded run {run_id}: {experiment} ({outcome}, {done.completed} repetition(s) × {metrics} metrics)")
     if done.interrupted:

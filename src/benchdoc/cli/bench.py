@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
@@ -296,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             print(warning)
         if run_id is not None:
-            outcome = "failed" if result.failed else "ok"
+            outcome = Outcome.FAILED if result.failed else Outcome.OK
             print(f"recorded run {run_id}: {experiment} ({outcome}, {len(result.samples())} metrics)")
     return EXIT_FAILED if result.failed else EXIT_OK
 
@@ -398,7 +399,7 @@ def save_run(
         NewRun(
             experiment=experiment,
             command=redact_argv(["benchdoc", *sys.argv[1:]]),
-            outcome="failed" if failure is not None else "ok",
+            outcome=Outcome.FAILED if failure is not None else Outcome.OK,
             samples=samples,
             failure_reason=failure,
             note=note,

@@ -103,7 +103,7 @@ def print_runs(
             cells.append(", ".join(f"{v:.{digits}f}" for v in values) if values else "—")
         commit = (r.git_commit or "—")[:10] + ("+" if r.git_dirty else "")
         reason = r.explanation or r.note or ""
-        outcome = r.outcome
+        outcome = str(r.outcome)
         trust = run_reliability(r, config.stats.max_error_rate)
         if trust is not None and trust.unreliable:
             outcome += " (unreliable)"

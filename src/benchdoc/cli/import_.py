@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
 from benchdoc.errors import ConfigError, LedgerError, UsageError
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -204,7 +205,7 @@ def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPla
     width = max((len(r.location) for r in plan.runs), default=0)
     for index, imported in enumerate(plan.runs):
         prefix = f"  run {ids[index]:<4} " if ids else "  "
-        status = "" if imported.outcome == "ok" else f"  [{imported.outcome}: {imported.failure_reason}]"
+        status = "" if imported.outcome == Outcome.OK else f"  [{imported.outcome}: {imported.failure_reason}]"
         print(f"{prefix}{imported.location:<{width}}  {imported.label or '-'}{status}")
     labels = list(dict.fromkeys(r.label for r in plan.runs))
     if args.dry_run and len(labels) > 1 and not args.mixed:

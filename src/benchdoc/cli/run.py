@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import console, format_summary, load_project, open_ledger
 from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -361,10 +362,10 @@ class _Display:
             result = event.result
             self.current.discard(name)
             self.finished.append(name)
-            if result.outcome == "ok":
+            if result.outcome == Outcome.OK:
                 self.say(f"{name}: done, {result.repetitions} repetitions recorded as run {result.run_id}")
             else:
-                label = "FAILED" if result.outcome == "failed" else "ERROR"
+                label = "FAILED" if result.outcome == Outcome.FAILED else "ERROR"
                 log = self._path(result.log_path) if result.log_path else "none"
                 self.say(f"{name}: {label}: {result.explanation} (run {result.run_id}, log {log})")
             self._bar("experiments", "experiments", None, completed=len(self.finished))
@@ -436,8 +437,8 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     for outcome in report.outcomes:
         result = results.experiments.get(outcome.experiment)
         # A setup or harness error is not the experiment's result: its status stays what it was.
-        status = str(result.status) if result and outcome.outcome != "error" else outcome.outcome
-        if outcome.outcome != "ok":
+        status = str(result.status) if result and outcome.outcome != Outcome.ERROR else outcome.outcome
+        if outcome.outcome != Outcome.OK:
             status = f"{status}: {outcome.explanation}"
         if outcome.decision:
             status += f" (decided: {outcome.decision})"
@@ -445,11 +446,11 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
         vs = "—"
         if result is not None and primary:
             spec = config.metric_or_default(primary)
-            cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == "ok" else "—")
+            cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == Outcome.OK else "—")
             comparison = result.comparisons.get(primary)
-            if comparison is not None and outcome.outcome == "ok":
+            if comparison is not None and outcome.outcome == Outcome.OK:
                 vs = vs_line(comparison, spec, result.compare_to or "", spec.digits)
-            elif result.compare_to and outcome.outcome == "ok":
+            elif result.compare_to and outcome.outcome == Outcome.OK:
                 vs = f"vs {result.compare_to}: no result yet"
         elif primary:
             cells.append("—")

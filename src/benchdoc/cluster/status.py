@@ -21,7 +21,7 @@ from benchdoc.cluster.slurm import TaskState, task_states
 from benchdoc.cluster.submit import Submission
 from benchdoc.cluster.task import record_key
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import NewRun, RunRecord
+from benchdoc.ledger.models import NewRun, Outcome, RunRecord
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -82,7 +82,7 @@ def _state(
     run: RunRecord | None, slurm: TaskState | None,
 ) -> ExperimentState:
     if run is not None:
-        if run.outcome == "ok":
+        if run.outcome == Outcome.OK:
             return ExperimentState(name, task, "done", f"run {run.id}", run.id)
         return ExperimentState(name, task, "failed", run.failure_reason or run.outcome, run.id)
     if slurm is None:
@@ -103,7 +103,7 @@ def _reconciled_run(
     return NewRun(
         experiment=name,
         # A task that finished normally yet recorded nothing says nothing about the configuration.
-        outcome="error" if slurm.state == "COMPLETED" else "failed",
+        outcome=Outcome.ERROR if slurm.state == "COMPLETED" else Outcome.FAILED,
         started_at=now,
         finished_at=now,
         failure_reason=reason,

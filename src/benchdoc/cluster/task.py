@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import NewRun
+from benchdoc.ledger.models import NewRun, Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -84,7 +84,7 @@ def record_termination(
 
     run = NewRun(
         experiment=experiment,
-        outcome="failed",
+        outcome=Outcome.FAILED,
         started_at=started_at,
         finished_at=datetime.now(timezone.utc),
         failure_reason=reason,

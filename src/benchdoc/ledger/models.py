@@ -4,12 +4,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from enum import Enum
+from typing import Any
 
 from benchdoc.ledger.metadata import RunMetadata
 
-Outcome = Literal["ok", "failed", "error"]
-OUTCOMES: tuple[str, ...] = ("ok", "failed", "error")
+
+class Outcome(str, Enum):
+    """How a run ended: the one list of outcomes (the ledger's SQL check is derived from it).
+
+    ``OK``: measured. ``FAILED``: the configuration under test failed (OOM, crash, timeout);
+    the run's failure reason says why. ``ERROR``: benchdoc or the harness failed, so the run
+    says nothing about the configuration. A member equals its word (``Outcome.OK == "ok"``)
+    and prints as it.
+    """
+
+    OK = "ok"
+    FAILED = "failed"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @classmethod
+    def parse(cls, word: str) -> Outcome | None:
+        """The outcome a word names, or None when it names none."""
+        try:
+            return cls(word)
+        except ValueError:
+            return None
+
+
+OUTCOMES: tuple[str, ...] = tuple(o.value for o in Outcome)
 
 
 def as_utc(moment: datetime | None) -> datetime:
@@ -67,7 +96,7 @@ class NewRun:
     """
 
     experiment: str
-    outcome: Outcome = "ok"
+    outcome: Outcome = Outcome.OK
     samples: list[Sample] = field(default_factory=list)
     started_at: datetime | None = None  # UTC; now if None
     finished_at: datetime | None = None  # UTC; now if None
@@ -91,7 +120,7 @@ class RunRecord:
 
     id: int
     experiment: str
-    outcome: str
+    outcome: Outcome
     started_at: datetime
     finished_at: datetime
     failure_reason: str | None
@@ -131,7 +160,7 @@ class RunRecord:
         return {
             "run_id": self.id,
             "experiment": self.experiment,
-            "outcome": self.outcome,
+            "outcome": self.outcome.value,
             "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat(),
             "failure_reason": self.failure_reason,

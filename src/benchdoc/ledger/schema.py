@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
+from benchdoc.ledger.models import Outcome
+
 SCHEMA_VERSION = 2
 
 metadata = sa.MetaData()
@@ -44,7 +46,7 @@ runs_table = sa.Table(
     sa.Column("note", sa.Text),
     sa.Column("source", sa.String(64), nullable=False),
     sa.Column("run_metadata", sa.JSON, nullable=False),
-    sa.CheckConstraint("outcome IN ('ok', 'failed', 'error')", name="runs_outcome_known"),
+    sa.CheckConstraint(f"outcome IN ({', '.join(repr(o.value) for o in Outcome)})", name="runs_outcome_known"),
     sa.Index("runs_by_experiment", "experiment", "started_at"),
 )
 

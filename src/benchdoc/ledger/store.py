@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from benchdoc.errors import LedgerError
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import OUTCOMES, NewRun, RequestRow, Retraction, RunRecord, Sample, as_utc
+from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RequestRow, Retraction, RunRecord, Sample, as_utc
 from benchdoc.ledger.requests import insert_requests, read_requests
 from benchdoc.ledger.retractions import append_retraction, current_retractions
 from benchdoc.ledger.schema import (
@@ -311,7 +311,7 @@ class Ledger:
         self,
         experiment: str | Iterable[str] | None = None,
         *,
-        outcome: str | None = None,
+        outcome: Outcome | None = None,
         since: datetime | None = None,
         ids: Iterable[int] | None = None,
         limit: int | None = None,
@@ -324,7 +324,7 @@ class Ledger:
         elif experiment is not None:
             query = query.where(runs_table.c.experiment.in_(list(experiment)))
         if outcome is not None:
-            query = query.where(runs_table.c.outcome == outcome)
+            query = query.where(runs_table.c.outcome == str(outcome))
         if since is not None:
             query = query.where(runs_table.c.started_at >= _utc(since))
         if ids is not None:
@@ -388,9 +388,9 @@ class Ledger:
 def _validate(run: NewRun) -> None:
     if not run.experiment or not run.experiment.strip():
         raise LedgerError("a run needs an experiment name")
-    if run.outcome not in OUTCOMES:
-        raise LedgerError(f"unknown outcome {run.outcome!r} (expected one of {', '.join(OUTCOMES)})")
-    if run.outcome == "ok" and not run.samples:
+    if Outcome.parse(run.outcome) is None:
+        raise LedgerError(f"unknown outcome {str(run.outcome)!r} (expected one of {', '.join(OUTCOMES)})")
+    if run.outcome == Outcome.OK and not run.samples:
         raise LedgerError(f"a successful run of '{run.experiment}' needs at least one sample")
     for sample in run.samples:
         if not isinstance(sample.value, (int, float)) or isinstance(sample.value, bool) or not math.isfinite(sample.value):
@@ -413,7 +413,7 @@ def _insert_run(conn: sa.Connection, run: NewRun) -> int:
             experiment=run.experiment,
             started_at=started,
             finished_at=finished,
-            outcome=run.outcome,
+            outcome=Outcome(run.outcome).value,
             failure_reason=_maybe(safe_line, run.failure_reason),
             failure_log_line=_maybe(safe_line, run.failure_log_line),
             failure_cause=_maybe(safe_line, run.failure_cause),
@@ -443,7 +443,7 @@ def _record(row: Any, samples: list[Sample], retraction: Retraction | None = Non
     return RunRecord(
         id=int(row["id"]),
         experiment=row["experiment"],
-        outcome=row["outcome"],
+        outcome=Outcome(row["outcome"]),
         started_at=_utc(row["started_at"]),
         finished_at=_utc(row["finished_at"]),
         failure_reason=row["failure_reason"],

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from benchdoc.errors import UsageError
+from benchdoc.ledger.models import Outcome
 from benchdoc.lint.facts import LintFacts
 from benchdoc.lint.mentions import MentionFinder
 from benchdoc.lint.text import DocumentText, Unit
@@ -89,7 +90,7 @@ def changed_experiments(facts: LintFacts, since: Since) -> dict[str, ChangedExpe
         if not new:
             continue
         latest = new[0]
-        failed = sum(1 for run in new if run.outcome != "ok")
+        failed = sum(1 for run in new if run.outcome != Outcome.OK)
         detail = f", {failed} failed" if failed else ""
         changed[name] = ChangedExperiment(
             name, experiment.label,

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.ledger.models import Outcome
 from benchdoc.results.status import Status
 
 if TYPE_CHECKING:
@@ -285,7 +286,7 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
                 old_versions=tuple(sorted(_versions(run.environment) - current_versions)),
             )
             for run in result.runs
-            if run.outcome == "ok" and run.values(metric)
+            if run.outcome == Outcome.OK and run.values(metric)
         )
         comparison = result.comparisons.get(metric)
         change = result.changes.get(metric)
@@ -317,7 +318,7 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
         supersedes=result.supersedes,
         superseded_by=result.superseded_by,
         metrics=metrics,
-        runs=tuple(RunStamp(run.id, run.started_at.isoformat(), run.outcome) for run in result.runs),
+        runs=tuple(RunStamp(run.id, run.started_at.isoformat(), run.outcome.value) for run in result.runs),
         measured_on=result.measured_at.strftime("%Y-%m-%d") if result.measured_at else None,
         pooled_runs=tuple(run.id for run in result.pooled),
         load=load_settings(results.config.workloads.get(result.config.workload or "", {})),
@@ -358,7 +359,7 @@ def _current_versions(result: ExperimentResult, results: ResultSet) -> set[str]:
     while head.superseded_by and head.superseded_by in results.experiments and head.superseded_by not in seen:
         seen.add(head.superseded_by)
         head = results.experiments[head.superseded_by]
-    latest = next((run for run in head.runs if run.outcome == "ok"), None)
+    latest = next((run for run in head.runs if run.outcome == Outcome.OK), None)
     return _versions(latest.environment) if latest is not None else set()
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
+from benchdoc.ledger.models import Outcome
 from benchdoc.plots.latency_cdf import LatencyCdfChart, latency_cdf_data
 from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
 from benchdoc.plots.server_series import ServerSeriesChart
@@ -307,7 +308,7 @@ def history_data(results: ResultSet, metric: str | None, experiment: str) -> His
     points = []
     for run in sorted(result.runs, key=lambda r: (r.started_at, r.id)):
         summary = results.run_summary(run, spec.name)
-        if run.outcome != "ok":
+        if run.outcome != Outcome.OK:
             gap = f"{Status.FAILED}: {failure_reason(run)}"
             points.append(HistoryPoint(run.id, run.started_at, None, None, None, 0, False, gap=gap))
         elif summary is None:

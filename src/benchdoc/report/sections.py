@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.ledger.models import Outcome
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
 from benchdoc.results.status import Status
@@ -201,7 +202,7 @@ def sweep_figures(results: ResultSet) -> list[str]:
 
 def failures_section(results: ResultSet, root: Path | None) -> str:
     failed: list[tuple[ExperimentResult, RunRecord]] = sorted(
-        ((result, run) for result in results for run in result.runs if run.outcome != "ok"),
+        ((result, run) for result in results for run in result.runs if run.outcome != Outcome.OK),
         key=lambda pair: (pair[1].started_at, pair[1].id),
         reverse=True,
     )
@@ -375,7 +376,7 @@ def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
         values = run.values(primary.name) if primary else []
         median = format_value(statistics.median(values), primary) if values and primary else "—"
         shown = ", ".join(f"{v:g}" for v in values[:VALUES_SHOWN]) + (" …" if len(values) > VALUES_SHOWN else "")
-        outcome = run.outcome + (": " + run.explanation if run.explanation else "")
+        outcome = str(run.outcome) + (": " + run.explanation if run.explanation else "")
         flags = (" (pooled)" if run.id in pooled else "")
         commit = (run.git_commit or "")[:12] + (" +dirty" if run.git_dirty else "")
         sim = simulated_badge() if is_simulated(run) else ""

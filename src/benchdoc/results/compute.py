@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from benchdoc.config import Config, ExperimentConfig
-from benchdoc.ledger.models import RunRecord
+from benchdoc.ledger.models import Outcome, RunRecord
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.reliability import Reliability, reliability
@@ -38,7 +38,7 @@ def counted_runs(runs: Iterable[RunRecord]) -> dict[str, list[RunRecord]]:
     """Each experiment's runs that can be a result (not retracted, not a setup or harness
     error), newest first."""
     by_experiment: dict[str, list[RunRecord]] = {}
-    counted = (r for r in runs if r.retraction is None and r.outcome != "error")
+    counted = (r for r in runs if r.retraction is None and r.outcome != Outcome.ERROR)
     for run in sorted(counted, key=lambda r: (r.started_at, r.id), reverse=True):
         by_experiment.setdefault(run.experiment, []).append(run)
     return by_experiment
@@ -51,7 +51,7 @@ def newest_setup_errors(runs: Iterable[RunRecord], counted: dict[str, list[RunRe
 
     found: dict[str, RunRecord] = {}
     for run in runs:
-        if run.retraction is not None or run.outcome != "error":
+        if run.retraction is not None or run.outcome != Outcome.ERROR:
             continue
         mine = counted.get(run.experiment)
         if mine and (mine[0].started_at, mine[0].id) > (run.started_at, run.id):
@@ -149,7 +149,7 @@ def compute_results(
             config=exp,
             status=status,
             reason=reason,
-            failure_log_line=latest.failure_log_line if latest and latest.outcome != "ok" else None,
+            failure_log_line=latest.failure_log_line if latest and latest.outcome != Outcome.OK else None,
             runs=tuple(all_runs),
             pooled=tuple(pooled[name]),
             summaries=summaries[name],

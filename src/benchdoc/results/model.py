@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import Config, ExperimentConfig, MetricConfig
 from benchdoc.errors import UsageError
-from benchdoc.ledger.models import RunRecord
+from benchdoc.ledger.models import Outcome, RunRecord
 from benchdoc.pooling import Pooling
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import Status
@@ -180,7 +180,7 @@ class ResultSet:
     def run_summary(self, run: RunRecord, metric: str) -> Summary | None:
         """One run's own summary of a metric (its repetitions), at the project's confidence."""
         values = run.values(metric)
-        return summarize(values, self.config.stats.confidence) if values and run.outcome == "ok" else None
+        return summarize(values, self.config.stats.confidence) if values and run.outcome == Outcome.OK else None
 
     def measured_metrics(self) -> list[str]:
         """Every metric some experiment has a summary of, sorted."""

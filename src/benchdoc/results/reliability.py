@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from benchdoc.ledger.models import RunRecord
+from benchdoc.ledger.models import Outcome, RunRecord
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def _counts(run: RunRecord) -> tuple[int, int, int] | None:
 def reliability(runs: Iterable[RunRecord], limit: float) -> Reliability | None:
     """The reliability of these (pooled) runs together, or None when none says how many of
     its requests failed."""
-    chosen = [run for run in runs if run.outcome == "ok"]
+    chosen = [run for run in runs if run.outcome == Outcome.OK]
     counted = [c for c in (_counts(run) for run in chosen) if c is not None]
     if counted:
         requests = sum(c[0] for c in counted)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from benchdoc.ledger.models import Outcome
+
 if TYPE_CHECKING:
     from benchdoc.config import Config, ExperimentConfig
     from benchdoc.ledger.models import RunRecord
@@ -71,7 +73,7 @@ def decide_status(
         replacement = config.experiments.get(superseded_by)
         return Status.SUPERSEDED, f"by {replacement.label}" if replacement else None
     latest = runs[0]
-    if latest.outcome != "ok":
+    if latest.outcome != Outcome.OK:
         return Status.FAILED, failure_reason(latest)
     if exp.is_reference:
         return Status.REFERENCE, None

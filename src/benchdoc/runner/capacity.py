@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord
-from benchdoc.ledger.models import NewRun
+from benchdoc.ledger.models import NewRun, Outcome
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason
@@ -98,7 +98,7 @@ def level_run(experiment: str, swept: str, level: LoadLevel, result: WorkloadRes
 
     return NewRun(
         experiment=experiment,
-        outcome="failed" if result.failed else "ok",
+        outcome=Outcome.FAILED if result.failed else Outcome.OK,
         samples=result.samples(repetition=0),
         failure_reason=failure_of(result),
         source="run",

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from benchdoc.ledger.models import Outcome
 from benchdoc.runner.sequential import Look, StoppingPlan
-
-Outcome = Literal["ok", "failed", "error"]
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.config import Config
 from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
+from benchdoc.ledger.models import Outcome
 from benchdoc.redact import redact_argv
 from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink, RunContext, RunOptions
 from benchdoc.runner.events import ExperimentOutcome
@@ -81,11 +82,11 @@ class RunReport:
 
     @property
     def errors(self) -> list[ExperimentOutcome]:
-        return [o for o in self.outcomes if o.outcome == "error"]
+        return [o for o in self.outcomes if o.outcome == Outcome.ERROR]
 
     @property
     def failures(self) -> list[ExperimentOutcome]:
-        return [o for o in self.outcomes if o.outcome == "failed"]
+        return [o for o in self.outcomes if o.outcome == Outcome.FAILED]
 
 
 # -- dry run --------------------------------------------------------------------------------

@@ -150,14 +150,14 @@ class ExperimentRun:
 
     def finish(self) -> ExperimentOutcome:
         """Record the run in the ledger (one run with every repetition) and say how it ended."""
-        outcome: Outcome = "ok"
+        outcome = Outcome.OK
         reason: FailureReason | None = None
         if self.error is not None:
-            outcome, reason = "error", self.error
+            outcome, reason = Outcome.ERROR, self.error
         elif self.failure is not None:
-            outcome, reason = "failed", self.failure
+            outcome, reason = Outcome.FAILED, self.failure
         elif not self.samples:
-            outcome, reason = "error", FailureReason("the workload produced no numbers")
+            outcome, reason = Outcome.ERROR, FailureReason("the workload produced no numbers")
         first_argv = self.server.first_argv
         run = NewRun(
             experiment=self.name,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import Config
 from benchdoc.errors import BenchdocError
+from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
@@ -113,6 +114,6 @@ def missing_in_ledger(config: Config, names: Sequence[str], ledger: Ledger) -> l
 def _missing(config: Config, names: Sequence[str], recorded: dict[str, list[str]], runs: Iterable[RunRecord]) -> list[str]:
     current = config_fingerprints(config, [n for levels in recorded.values() for n in levels])
     done = {
-        run.experiment for run in runs if run.outcome == "ok" and ran_current_config(run, current.get(run.experiment))
+        run.experiment for run in runs if run.outcome == Outcome.OK and ran_current_config(run, current.get(run.experiment))
     }
     return [name for name in names if not all(level in done for level in recorded[name])]

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchdoc.ledger.models import Outcome
 from benchdoc.runner.jsonpath import parse_json_path
 from benchdoc.runner.spec import ResultReader
 
@@ -134,7 +135,7 @@ def _read_with_importer(fmt: str, output: Path) -> dict[str, float]:
         raise ResultReadError(
             f"{output.name} holds {len(runs)} runs ({labels}); a command workload must produce one per repetition"
         )
-    if runs[0].outcome != "ok":
+    if runs[0].outcome != Outcome.OK:
         raise ReportedFailure(runs[0].failure_reason or f"{output.name} records a failed run")
     values = runs[0].metrics()
     # An importer can give several values of one metric (a tool's own repetitions): one

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ImportFormatError, UsageError
+from benchdoc.ledger.models import Outcome
 from benchdoc.workloads.importers import (
     genai_perf,
     guidellm,
@@ -158,7 +159,7 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
     from benchdoc.metricbounds import value_problem
 
     for run in runs:
-        if run.outcome == "ok" and not run.samples:
+        if run.outcome == Outcome.OK and not run.samples:
             raise ImportFormatError(f"{run.entry} has no values (every metric is null)", path, run.line)
         for sample in run.samples:
             problem = value_problem(sample.metric, sample.value)

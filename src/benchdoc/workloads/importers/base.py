@@ -50,7 +50,7 @@ class ImportedRun:
     label: str
     samples: tuple[Sample, ...]
     fingerprint: str  # stable digest of the entry's content, to notice a file imported twice
-    outcome: Outcome = "ok"
+    outcome: Outcome = Outcome.OK
     failure_reason: str | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None

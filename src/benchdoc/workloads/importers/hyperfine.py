@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
+from benchdoc.ledger.models import Outcome, Sample
 from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
 from benchdoc.workloads.importers.reading import Where, as_object, list_or_empty, load_json_document, number, number_list
 
@@ -89,7 +89,7 @@ def _run(path: Path, index: int, entry: dict[str, Any], top: Where) -> ImportedR
         label=label,
         samples=tuple(samples),
         **fingerprints(FORMAT, entry),
-        outcome="failed" if failures else "ok",
+        outcome=Outcome.FAILED if failures else Outcome.OK,
         failure_reason=(
             f"the command exited with status {failures[0]} in {len(failures)} of {len(exit_codes)} timed runs"
             if failures

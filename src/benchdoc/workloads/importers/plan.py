@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from benchdoc.errors import UsageError
-from benchdoc.ledger.models import NewRun
+from benchdoc.ledger.models import NewRun, Outcome
 from benchdoc.workloads.importers.base import ImportedRun
 
 _MAX_LISTED = 8
@@ -71,7 +71,7 @@ def plan_import(
         filtered = []
         for run in chosen:
             samples = tuple(s for s in run.samples if any(fnmatch.fnmatchcase(s.metric, p) for p in patterns))
-            if not samples and run.outcome == "ok":
+            if not samples and run.outcome == Outcome.OK:
                 available = sorted({s.metric for s in run.samples})
                 raise UsageError(
                     f"--metric {' '.join(patterns)} matches no metric of {run.location}; it has: {', '.join(available)}"
