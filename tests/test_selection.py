@@ -6,7 +6,8 @@ import pytest
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
-from benchdoc.selection import SelectionError, experiment_name, find_metric, is_glob, select
+from benchdoc.naming import SelectionError, experiment_name, is_glob, select
+from benchdoc.selection import find_metric
 
 KNOWN = {
     "baseline": (),

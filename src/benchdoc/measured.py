@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError, ValidationError
 from benchdoc.ledger.models import Outcome
+from benchdoc.naming import did_you_mean
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -37,8 +38,6 @@ class RecordedRun:
 
 def check_measured(config: Config, metrics: Mapping[str, Sequence[float]], failed: str | None) -> None:
     """Refuse what cannot be recorded, with the line `record` gives; nothing is written."""
-    from benchdoc.config import did_you_mean
-
     if failed is not None and metrics:
         raise UsageError("a failed run has no values: give --failed or --metric, not both")
     if failed is None and not metrics:

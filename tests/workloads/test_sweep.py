@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from benchdoc.errors import UsageError
+from benchdoc.naming import LoadLevel, level_experiment, parse_levels, split_level_experiment
 from benchdoc.workloads import WorkloadSpec
-from benchdoc.workloads.levels import LoadLevel, level_experiment, parse_levels, split_level_experiment
 from benchdoc.workloads.sweep import find_capacity, run_sweep
 
 # Judged on real time: run alone, after the parallel part of the suite (scripts/test).

@@ -7,10 +7,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
+from benchdoc.naming import swept_experiment
 
 if TYPE_CHECKING:
+    from benchdoc.naming import LoadLevel
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
-    from benchdoc.workloads.levels import LoadLevel
     from benchdoc.workloads.sweep import Capacity
 
 
@@ -18,7 +19,7 @@ def sweep(
     args: argparse.Namespace, spec: WorkloadSpec, levels: tuple[LoadLevel, ...], config: Any, experiment: str | None
 ) -> int:
     """Run each level in turn; with --record, each is a run of EXPERIMENT@rate=R."""
-    from benchdoc.workloads.levels import level_experiment
+    from benchdoc.naming import level_experiment
     from benchdoc.workloads.sweep import SweepPoint, run_sweep
 
     rows: list[dict[str, Any]] = []
@@ -45,7 +46,7 @@ def sweep(
 def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment: str | None) -> int:
     """Search the capacity; with --record, each level tried is a run of EXPERIMENT@rate=R and the
     answer a run of EXPERIMENT with the metrics capacity_req_s and capacity_high_req_s."""
-    from benchdoc.workloads.levels import LoadLevel, level_experiment
+    from benchdoc.naming import LoadLevel, level_experiment
     from benchdoc.workloads.sweep import CapacityStep, find_capacity
 
     rows: list[dict[str, Any]] = []
@@ -149,7 +150,7 @@ def _verdict(result: WorkloadResult) -> str:
 def _record_level(args: argparse.Namespace, config: Any, name: str, level: LoadLevel, result: WorkloadResult) -> int:
     from benchdoc.cli.bench import _record
 
-    base = name.rsplit("@", 1)[0]
+    base = swept_experiment(name)
     return _record(config, name, result, args.note, extra={"load": level.entry(base)})
 
 

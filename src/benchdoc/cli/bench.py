@@ -13,8 +13,8 @@ from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
 from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
+    from benchdoc.naming import LoadLevel
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
-    from benchdoc.workloads.levels import LoadLevel
 
 ORDER = 55
 
@@ -228,7 +228,7 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
 
 def load_levels(args: argparse.Namespace) -> tuple[LoadLevel, ...]:
     """The load levels of --rate or --concurrency (one level, or a sweep)."""
-    from benchdoc.workloads.levels import parse_levels
+    from benchdoc.naming import parse_levels
 
     text, kind = (args.rate, "rate") if args.rate is not None else (args.concurrency, "concurrency")
     if text is None:

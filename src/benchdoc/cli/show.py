@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _metric_name(config: Config, name: str) -> str:
     """A declared metric's name for a name or label; any other name as given, checked once measured."""
-    from benchdoc.selection import SelectionError, find_metric
+    from benchdoc.naming import SelectionError
+    from benchdoc.selection import find_metric
 
     try:
         return find_metric(name, config.metrics).name

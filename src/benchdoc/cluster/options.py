@@ -56,7 +56,7 @@ def slurm_options(config: Config, overrides: Mapping[str, Any]) -> SlurmOptions:
     table = config.slurm
     for key in table:
         if key not in SLURM_KEYS:
-            from benchdoc.config import did_you_mean
+            from benchdoc.naming import did_you_mean
 
             raise config.error(f"unknown key '{key}'{did_you_mean(key, SLURM_KEYS)}", "slurm", key)
     options = SlurmOptions()

@@ -24,7 +24,6 @@ from benchdoc.config.model import (
     ExperimentConfig,
     MetricConfig,
     StatsConfig,
-    did_you_mean,
     resolve_ledger_url,
 )
 from benchdoc.config.validate import Validator
@@ -33,7 +32,7 @@ from benchdoc.errors import ConfigError
 __all__ = [
     "CONFIG_NAME", "CORRECTIONS", "DEFAULT_LEDGER_URL", "DIRECTIONS", "EXPERIMENT_NAME", "EXPERIMENT_NAME_RULE",
     "LEDGER_URL_ENV", "ROLES", "Config", "DocumentsConfig", "ExperimentConfig", "MetricConfig", "StatsConfig",
-    "did_you_mean", "find_config", "load_config", "parse_config", "resolve_ledger_url",
+    "find_config", "load_config", "parse_config", "resolve_ledger_url",
 ]
 
 

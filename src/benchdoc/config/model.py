@@ -5,13 +5,20 @@ Nothing here reads a file; `benchdoc.config` loads and `benchdoc.config.validate
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ConfigError
+from benchdoc.naming import (
+    SelectionError,
+    did_you_mean,
+    experiment_name,
+    known_experiments,
+    level_experiment,
+    split_level_experiment,
+)
 from benchdoc.pooling import Pooling
 from benchdoc.sweeps import SweepConfig
 
@@ -144,9 +151,6 @@ class Config:
         A name the user typed that the project does not declare is a usage error (exit 2),
         the same in every command; a bad name inside benchdoc.toml is a ConfigError.
         """
-        # selection is built on this module's types; imported here so the two stay acyclic.
-        from benchdoc.selection import SelectionError, experiment_name, known_experiments
-
         try:
             return self.experiments[experiment_name(name, known_experiments(self.experiments.values()))]
         except SelectionError:
@@ -157,12 +161,24 @@ class Config:
 
     def level_experiment(self, name: str) -> ExperimentConfig | None:
         """``EXP@rate=4``: one load level of a sweep of a declared experiment (or alias),
-        labelled after it and compared with the same level of what EXP compares to."""
-        if "@" not in name:
+        labelled after it and compared with the same level of what EXP compares to; None
+        when ``name`` is no level or its EXP is not declared."""
+        parts = split_level_experiment(name)
+        if parts is None:
             return None
-        from benchdoc.workloads.levels import level_config
-
-        return level_config(self, name)
+        base_name, level = parts
+        try:
+            base = self.experiments[experiment_name(base_name, known_experiments(self.experiments.values()))]
+        except SelectionError:
+            return None
+        return replace(
+            base,
+            name=level_experiment(base.name, level),
+            label=f"{base.label} @ {level.describe()}",
+            aliases=(),
+            supersedes=None,
+            compare_to=level_experiment(base.compare_to, level) if base.compare_to else None,
+        )
 
     def metric(self, name: str) -> MetricConfig:
         if name in self.metrics:
@@ -176,12 +192,6 @@ class Config:
     def superseded_by(self) -> dict[str, str]:
         """Map each superseded experiment to the experiment that replaces it."""
         return {e.supersedes: e.name for e in self.experiments.values() if e.supersedes}
-
-
-def did_you_mean(name: str, choices: Any) -> str:
-    """' (did you mean 'x'?)' when a close match exists, else ''."""
-    matches = difflib.get_close_matches(name, [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean '{matches[0]}'?)" if matches else ""
 
 
 TIME_UNITS = ("ms", "s", "us", "µs", "μs", "ns", "sec", "seconds", "milliseconds")

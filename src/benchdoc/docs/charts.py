@@ -32,7 +32,7 @@ def render_chart_region(attrs: dict[str, str], results: ResultSet, document_path
     Raises DocumentError for an unknown attribute, kind, metric, experiment or format, or a
     file that is not a relative path inside the document's folder; the caller adds file:line.
     """
-    from benchdoc.config import did_you_mean
+    from benchdoc.naming import did_you_mean
     from benchdoc.plots import CHART_KINDS, FORMATS, chart_data, render
 
     for key in attrs:

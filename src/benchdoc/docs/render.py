@@ -180,7 +180,7 @@ class Renderer:
             content, files = render_chart_region(dict(region.attrs), self.results, self.document)
             self.files.update(files)
             return content
-        from benchdoc.config import did_you_mean
+        from benchdoc.naming import did_you_mean
 
         for key in region.attrs:
             if key not in allowed[region.kind]:
@@ -326,7 +326,7 @@ class Renderer:
             columns = given.split()
             for column in columns:
                 if column not in TABLE_COLUMNS:
-                    from benchdoc.config import did_you_mean
+                    from benchdoc.naming import did_you_mean
 
                     raise DocumentError(f"unknown column '{column}'{did_you_mean(column, TABLE_COLUMNS)}")
             return columns
@@ -443,7 +443,7 @@ class Renderer:
         digits = self.digits(region, metric)
         show = region.attrs.get("show", "value")
         if show not in VALUE_SHOWS:
-            from benchdoc.config import did_you_mean
+            from benchdoc.naming import did_you_mean
 
             raise DocumentError(f"show={show!r}: expected one of {', '.join(VALUE_SHOWS)}{did_you_mean(show, VALUE_SHOWS)}")
         summary = result.summaries.get(metric.name)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
+from benchdoc.naming import is_level_experiment
 
 if TYPE_CHECKING:
     from benchdoc.results import ResultSet
@@ -78,7 +79,7 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
 
     panels = _panels(metric)
     names = ([r.name for r in results.select(experiments)] if experiments
-             else [r.name for r in results if not r.superseded_by and "@" not in r.name])
+             else [r.name for r in results if not r.superseded_by and not is_level_experiment(r.name)])
     if not names:
         raise UsageError("no experiments to chart")
     found = results.request_latencies(names)

@@ -1,7 +1,7 @@
 """The data of a latency-against-throughput chart over load sweeps (no matplotlib here).
 
 Each experiment swept with ``--rate`` or ``--concurrency`` has one recorded experiment per
-level (``EXP@rate=4``, see ``benchdoc.workloads.levels``). The chart puts each level at its
+level (``EXP@rate=4``, see ``benchdoc.naming``). The chart puts each level at its
 achieved throughput (x) and its TTFT and TPOT percentiles (y), one line per experiment:
 where latency turns up as the load grows is the server's usable capacity.
 """
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
+from benchdoc.naming import split_level_experiment
 
 if TYPE_CHECKING:
     from benchdoc.results import ResultSet
@@ -88,17 +89,16 @@ def latency_throughput_data(
 ) -> LatencyThroughputChart:
     """One line per swept experiment; ``metric`` is the throughput on x (default output_tok_s)."""
     from benchdoc.plots.model import is_simulated
-    from benchdoc.workloads.levels import split_level_experiment
 
     x_name = metric or "output_tok_s"
     if x_name not in THROUGHPUTS:
         raise UsageError(f"a latency-throughput chart puts a throughput on x: one of {', '.join(THROUGHPUTS)} "
                          f"(got '{x_name}')")
-    levels: dict[str, list[str]] = {}
+    levels: dict[str, list[tuple[str, str]]] = {}
     for name in results.experiments:
         parts = split_level_experiment(name)
         if parts is not None:
-            levels.setdefault(parts[0], []).append(name)
+            levels.setdefault(parts[0], []).append((name, parts[1].label))
     wanted = list(experiments) or sorted(levels)
     series = []
     simulated = False
@@ -108,14 +108,13 @@ def latency_throughput_data(
             raise UsageError(f"'{wanted_name}' has no recorded sweep levels (record one with "
                              f"benchdoc bench --rate 1,2,4 --record {wanted_name})")
         points = []
-        for name in levels[base]:
+        for name, level in levels[base]:
             result = results.experiments[name]
             simulated = simulated or any(is_simulated(run) for run in result.pooled)
             throughput = result.median(x_name)
             if throughput is None:
                 continue
             latencies = {m: v for m, _, _ in LATENCIES if (v := result.median(m)) is not None}
-            level = name.rsplit("@", 1)[1]
             points.append(LevelPoint(name, level, throughput, latencies))
         if points:
             points.sort(key=lambda p: p.throughput)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.ledger.models import Outcome
 from benchdoc.plots.model import format_value, is_simulated, unit_label
 from benchdoc.report.sections import (
     esc,
@@ -174,7 +175,7 @@ def sparkline(result: ExperimentResult, primary: MetricConfig) -> str:
     more; the report draws a full history chart from three)."""
     import statistics
 
-    medians = [statistics.median(v) for run in reversed(result.runs) if run.outcome == "ok" and (v := run.values(primary.name))]
+    medians = [statistics.median(v) for run in reversed(result.runs) if run.outcome == Outcome.OK and (v := run.values(primary.name))]
     if len(medians) < 2:
         return ""
     low, high = min(medians), max(medians)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from benchdoc.selection import known_experiments, select
+from benchdoc.naming import known_experiments, select
 
 if TYPE_CHECKING:
     from benchdoc.config import Config

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import Config, ExperimentConfig
 from benchdoc.ledger.models import Outcome, RunRecord
+from benchdoc.naming import level_label
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.reliability import Reliability, reliability
@@ -173,7 +174,7 @@ def _with_recorded(
     """The declared experiments, each followed by the levels of its load sweeps that have
     runs (by kind, then level), then any other recorded name (no longer, or never, declared);
     and each swept experiment's levels, in that order."""
-    from benchdoc.workloads.levels import split_level_experiment
+    from benchdoc.naming import split_level_experiment
 
     levels: dict[str, list[tuple[str, float, str]]] = {}
     others: list[str] = []
@@ -206,7 +207,7 @@ def sweep_status(levels: Sequence[str], by_experiment: dict[str, list[RunRecord]
     from benchdoc.results.words import failure_reason
 
     latest = [(name, by_experiment[name][0]) for name in levels if by_experiment.get(name)]
-    measured = [name.rsplit("@", 1)[1] for name, run in latest if run.outcome == "ok"]
+    measured = [level_label(name) for name, run in latest if run.outcome == Outcome.OK]
     if measured:
         failed = len(latest) - len(measured)
         last = measured[-1].split("=", 1)[1] if measured[-1].split("=")[0] == measured[0].split("=")[0] else measured[-1]

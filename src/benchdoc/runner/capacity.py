@@ -25,8 +25,8 @@ from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import LoadgenWorkload
 
 if TYPE_CHECKING:
+    from benchdoc.naming import LoadLevel
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
-    from benchdoc.workloads.levels import LoadLevel
 
 # Hears each level a search tried, to record it.
 LevelSink = Callable[["LoadLevel", "WorkloadResult"], None]
@@ -43,8 +43,8 @@ def capacity_repetition(
 ) -> RepetitionResult:
     """One capacity search (seed + repetition; the warm-up once per server start, before
     its first level)."""
+    from benchdoc.naming import LoadLevel
     from benchdoc.workloads import run_workload
-    from benchdoc.workloads.levels import LoadLevel
     from benchdoc.workloads.repeat import repetition_spec
     from benchdoc.workloads.sweep import CapacityStep, find_capacity
 

@@ -36,9 +36,9 @@ from benchdoc.workloads.reasons import group_reasons
 from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
+    from benchdoc.naming import LoadLevel
     from benchdoc.provenance import Provenance
     from benchdoc.workloads import WorkloadResult
-    from benchdoc.workloads.levels import LoadLevel
 
 
 class ExperimentRun:
@@ -276,8 +276,8 @@ class ExperimentRun:
 
     def _record_level(self, level: LoadLevel, result: WorkloadResult) -> None:
         """Record a level a capacity search tried as a run of ``EXP@rate=R``, and say so."""
+        from benchdoc.naming import level_experiment
         from benchdoc.runner.capacity import level_run
-        from benchdoc.workloads.levels import level_experiment
 
         name = level_experiment(self.name, level)
         run = level_run(name, self.name, level, result, self.config.keep_requests)

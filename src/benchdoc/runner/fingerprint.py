@@ -33,9 +33,9 @@ def experiment_fingerprint(config: Config, name: str) -> str | None:
     its configuration does not validate (nothing can run it as it is)."""
     from dataclasses import replace
 
+    from benchdoc.naming import split_level_experiment
     from benchdoc.redact import redact_argv, redact_env
     from benchdoc.runner.plan import check_setups, describe_workload, plan_launch
-    from benchdoc.workloads.levels import split_level_experiment
 
     level = None
     if name not in config.experiments and (parts := split_level_experiment(name)) is not None:

@@ -18,9 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.config import Config, ExperimentConfig, did_you_mean
+from benchdoc.config import Config, ExperimentConfig
 from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
+from benchdoc.naming import did_you_mean, is_glob, known_experiments, matches
 from benchdoc.redact import redact_argv
 from benchdoc.runner.spec import (
     DEFAULT_REPETITIONS,
@@ -32,10 +33,9 @@ from benchdoc.runner.spec import (
     server_spec,
     workload_config,
 )
-from benchdoc.selection import is_glob, known_experiments, matches
 
 if TYPE_CHECKING:
-    from benchdoc.workloads.levels import LoadLevel
+    from benchdoc.naming import LoadLevel
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_-]*)\}\}|\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 RESERVED_NAMES = ("host", "port", "url", "output")
@@ -66,14 +66,14 @@ def level_setups(config: Config, setup: ExperimentSetup) -> list[ExperimentSetup
     any other setup as itself."""
     from dataclasses import replace
 
-    from benchdoc.workloads.levels import level_config, level_experiment
+    from benchdoc.naming import level_experiment
 
     workload = setup.workload
     if not isinstance(workload, LoadgenWorkload) or not workload.levels:
         return [setup]
     expanded = []
     for level in workload.levels:
-        experiment = level_config(config, level_experiment(setup.name, level))
+        experiment = config.level_experiment(level_experiment(setup.name, level))
         assert experiment is not None  # the base is declared: it is being run
         expanded.append(replace(setup, experiment=experiment, level=level, swept=setup.name))
     return expanded

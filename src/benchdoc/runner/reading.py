@@ -70,7 +70,7 @@ def value_at(document: Any, path: str) -> Any:
             if not isinstance(current, dict) or segment not in current:
                 hint = ""
                 if isinstance(current, dict):
-                    from benchdoc.config import did_you_mean
+                    from benchdoc.naming import did_you_mean
 
                     hint = did_you_mean(segment, current)
                 raise ResultReadError(f"no key '{segment}' at {walked or 'the top'}{hint}")

@@ -20,7 +20,7 @@ from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import CommandWorkload, LoadgenWorkload
 
 if TYPE_CHECKING:
-    from benchdoc.workloads.levels import LoadLevel
+    from benchdoc.naming import LoadLevel
 
 COMMAND_GRACE_S = 5.0
 # How long a server whose clients saw failures may take to finish exiting before we look.

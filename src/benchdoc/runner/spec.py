@@ -13,12 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from benchdoc.config import Config, did_you_mean
+from benchdoc.config import Config
 from benchdoc.errors import ConfigError
+from benchdoc.naming import did_you_mean
 from benchdoc.runner.jsonpath import parse_json_path
 
 if TYPE_CHECKING:
-    from benchdoc.workloads.levels import LoadLevel
+    from benchdoc.naming import LoadLevel
 
 DEFAULT_READY_URL = "http://{host}:{port}/health"
 DEFAULT_READY_TIMEOUT_S = 600.0  # a large model can take minutes to load and capture graphs
@@ -346,7 +347,7 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
 def _levels(table: _Table) -> tuple[LoadLevel, ...]:
     """``rate = [1, 2, 4, 8]`` or ``concurrency = [1, 8, 32]``: the levels of a sweep (none
     for a single number, checked with the other settings)."""
-    from benchdoc.workloads.levels import LoadLevel
+    from benchdoc.naming import LoadLevel
 
     swept = [key for key in ("rate", "concurrency") if isinstance(table.data.get(key), list)]
     if not swept:

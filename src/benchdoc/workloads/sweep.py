@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import UsageError
-from benchdoc.workloads.levels import LoadLevel
+from benchdoc.naming import LoadLevel
 
 if TYPE_CHECKING:
     from benchdoc.workloads.result import WorkloadResult
