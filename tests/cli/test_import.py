@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import Project
 
-DATA = Path(__file__).resolve().parents[1] / "workloads" / "importers" / "data"
+DATA = Path(__file__).resolve().parents[1] / "importers" / "data"
 
 
 def history(project: Project, experiment: str) -> list[dict]:

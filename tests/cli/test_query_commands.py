@@ -17,7 +17,7 @@ from benchdoc.ledger.store import Ledger
 
 BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
 VARIANT = [110.1, 110.3, 110.5, 110.2, 110.4]
-IMPORTED = Path(__file__).resolve().parents[1] / "workloads" / "importers" / "data" / "genai_perf.json"
+IMPORTED = Path(__file__).resolve().parents[1] / "importers" / "data" / "genai_perf.json"
 TEN_VARIANTS = (
     '[metrics.output_tok_s]\nlabel = "tok/s"\nunit = "tok/s"\nprimary = true\n\n'
     '[experiments.baseline]\nrole = "reference"\n\n'

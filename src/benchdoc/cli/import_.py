@@ -16,7 +16,7 @@ from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
-    from benchdoc.workloads.importers import ImportedRun, ImportPlan
+    from benchdoc.importers import ImportedRun, ImportPlan
 
 ORDER = 50
 
@@ -88,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.workloads.importers import parse_file, plan_import
+    from benchdoc.importers import parse_file, plan_import
 
     config = _load_config(args)
     if args.experiment is None and not args.dry_run:

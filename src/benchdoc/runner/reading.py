@@ -124,7 +124,7 @@ def read_results(reader: ResultReader, output: Path, source: str) -> dict[str, f
 
 def _read_with_importer(fmt: str, output: Path) -> dict[str, float]:
     from benchdoc.errors import BenchdocError
-    from benchdoc.workloads.importers import parse_file
+    from benchdoc.importers import parse_file
 
     try:
         runs = parse_file(output, fmt)

@@ -459,7 +459,7 @@ def _reader(table: _Table, kind: str) -> ResultReader:
     value = table.data[kind]
     if kind == "format":
         from benchdoc.errors import UsageError
-        from benchdoc.workloads.importers import resolve_format
+        from benchdoc.importers import resolve_format
 
         if not isinstance(value, str):
             raise table.error(f"expected the name of an importer, got {value!r}", "format")

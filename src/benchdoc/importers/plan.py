@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from benchdoc.errors import UsageError
+from benchdoc.importers.base import ImportedRun
 from benchdoc.ledger.models import NewRun, Outcome
-from benchdoc.workloads.importers.base import ImportedRun
 
 _MAX_LISTED = 8
 

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import ImportedRun, fingerprints, scaled
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.base import ImportedRun, fingerprints, scaled
+from benchdoc.importers.reading import (
     Where,
     as_object,
     load_json_document,
@@ -43,6 +42,7 @@ from benchdoc.workloads.importers.reading import (
     utc_from_text,
     walk,
 )
+from benchdoc.ledger.models import Sample
 from benchdoc.workloads.metrics import percentile_suffix
 
 EXPECTED = "a genai-perf or AIPerf JSON export (metric objects with unit, avg and percentiles)"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import ImportedRun, guidellm
+from benchdoc.importers import ImportedRun, guidellm
 
 from .conftest import Truncate, sample
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError, UsageError
+from benchdoc.importers import FORMATS, detect_format, parse_file, resolve_format
 from benchdoc.ledger import RunMetadata
-from benchdoc.workloads.importers import FORMATS, detect_format, parse_file, resolve_format
 
 from .conftest import Truncate, sample
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import ImportedRun, genai_perf
+from benchdoc.importers import ImportedRun, genai_perf
 
 from .conftest import Truncate, sample
 

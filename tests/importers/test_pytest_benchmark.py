@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import pytest_benchmark
+from benchdoc.importers import pytest_benchmark
 
 from .conftest import Truncate, sample
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import llmperf
+from benchdoc.importers import llmperf
 
 from .conftest import Truncate, sample
 

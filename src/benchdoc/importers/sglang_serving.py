@@ -22,8 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import (
+from benchdoc.importers.base import (
     Field,
     ImportedRun,
     fingerprints,
@@ -31,7 +30,7 @@ from benchdoc.workloads.importers.base import (
     mapped_keys,
     samples_from_table,
 )
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.reading import (
     Where,
     iter_objects,
     load_json_lines,
@@ -39,6 +38,7 @@ from benchdoc.workloads.importers.reading import (
     require,
     scalars,
 )
+from benchdoc.ledger.models import Sample
 
 FORMAT = "sglang-serving"
 EXPECTED = "an SGLang bench_serving result"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchdoc.errors import UsageError
-from benchdoc.workloads.importers import ImportedRun, parse_file, plan_import
+from benchdoc.importers import ImportedRun, parse_file, plan_import
 
 from .conftest import sample
 

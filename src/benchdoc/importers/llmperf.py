@@ -26,8 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import (
+from benchdoc.importers.base import (
     MS_PER_S,
     Field,
     ImportedRun,
@@ -36,7 +35,7 @@ from benchdoc.workloads.importers.base import (
     mapped_keys,
     samples_from_table,
 )
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.reading import (
     Where,
     as_object,
     load_json_document,
@@ -45,6 +44,7 @@ from benchdoc.workloads.importers.reading import (
     scalars,
     utc_from_epoch,
 )
+from benchdoc.ledger.models import Sample
 
 FORMAT = "llmperf"
 EXPECTED = "an llmperf *_summary.json (results_* keys)"

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.errors import ImportFormatError, UsageError
-from benchdoc.ledger.models import Outcome
-from benchdoc.workloads.importers import (
+from benchdoc.importers import (
     genai_perf,
     guidellm,
     hyperfine,
@@ -29,9 +28,10 @@ from benchdoc.workloads.importers import (
     sglang_serving,
     vllm_serve,
 )
-from benchdoc.workloads.importers.base import Field, ImportedRun, Importer
-from benchdoc.workloads.importers.plan import ImportPlan, plan_import
-from benchdoc.workloads.importers.reading import load_json_values, read_text
+from benchdoc.importers.base import Field, ImportedRun, Importer
+from benchdoc.importers.plan import ImportPlan, plan_import
+from benchdoc.importers.reading import load_json_values, read_text
+from benchdoc.ledger.models import Outcome
 
 __all__ = [
     "ALIASES",

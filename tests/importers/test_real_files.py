@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import detect_format, parse_file, plan_import
+from benchdoc.importers import detect_format, parse_file, plan_import
 
 from .conftest import sample
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import ImportedRun, sglang_one_batch
+from benchdoc.importers import ImportedRun, sglang_one_batch
 
 from .conftest import Truncate, sample
 

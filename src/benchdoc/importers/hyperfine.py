@@ -15,9 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchdoc.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
+from benchdoc.importers.reading import Where, as_object, list_or_empty, load_json_document, number, number_list
 from benchdoc.ledger.models import Outcome, Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
-from benchdoc.workloads.importers.reading import Where, as_object, list_or_empty, load_json_document, number, number_list
 
 FORMAT = "hyperfine"
 EXPECTED = "a hyperfine --export-json file, with a 'results' list"

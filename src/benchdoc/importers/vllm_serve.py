@@ -28,9 +28,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import Field, ImportedRun, fingerprints, label_from, samples_from_table
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.base import Field, ImportedRun, fingerprints, label_from, samples_from_table
+from benchdoc.importers.reading import (
     Where,
     iter_objects,
     load_json_values,
@@ -39,6 +38,7 @@ from benchdoc.workloads.importers.reading import (
     scalars,
     utc_from_text,
 )
+from benchdoc.ledger.models import Sample
 from benchdoc.workloads.metrics import percentile_suffix
 
 FORMAT = "vllm-serve"

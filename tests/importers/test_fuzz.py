@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchdoc.errors import BenchdocError
+from benchdoc.importers import FORMATS, parse_file
 from benchdoc.ledger import Ledger
-from benchdoc.workloads.importers import FORMATS, parse_file
 
 from .conftest import sample
 from .test_importers import SAMPLES

@@ -34,9 +34,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, scaled
+from benchdoc.importers.reading import (
     Where,
     as_object,
     load_json_document,
@@ -46,6 +45,7 @@ from benchdoc.workloads.importers.reading import (
     utc_from_epoch,
     walk,
 )
+from benchdoc.ledger.models import Sample
 
 FORMAT = "guidellm"
 EXPECTED = "a guidellm JSON report, with a 'benchmarks' list"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.reading import (
     Where,
     load_json_document,
     load_json_lines,

@@ -16,9 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, samples_from_table, scaled
-from benchdoc.workloads.importers.reading import (
+from benchdoc.importers.base import MS_PER_S, Field, ImportedRun, fingerprints, samples_from_table, scaled
+from benchdoc.importers.reading import (
     Where,
     as_object,
     load_json_document,
@@ -28,6 +27,7 @@ from benchdoc.workloads.importers.reading import (
     sub_object,
     utc_from_text,
 )
+from benchdoc.ledger.models import Sample
 
 FORMAT = "pytest-benchmark"
 EXPECTED = "a pytest-benchmark JSON file (machine_info, benchmarks[].stats)"

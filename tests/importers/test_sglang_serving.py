@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import sglang_serving
+from benchdoc.importers import sglang_serving
 
 from .conftest import Truncate, sample
 

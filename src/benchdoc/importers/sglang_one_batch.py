@@ -22,8 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchdoc.ledger.models import Sample
-from benchdoc.workloads.importers.base import (
+from benchdoc.importers.base import (
     MS_PER_S,
     Field,
     ImportedRun,
@@ -32,7 +31,8 @@ from benchdoc.workloads.importers.base import (
     mapped_keys,
     samples_from_table,
 )
-from benchdoc.workloads.importers.reading import Where, iter_objects, load_json_lines, number, require, scalars
+from benchdoc.importers.reading import Where, iter_objects, load_json_lines, number, require, scalars
+from benchdoc.ledger.models import Sample
 
 FORMAT = "sglang-one-batch"
 EXPECTED = (

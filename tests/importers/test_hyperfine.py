@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.errors import ImportFormatError
-from benchdoc.workloads.importers import hyperfine
+from benchdoc.importers import hyperfine
 
 from .conftest import Truncate, sample
 

@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypedDict
 
+from benchdoc.importers.reading import Where, number
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
-from benchdoc.workloads.importers.reading import Where, number
 
 MS_PER_S = 1000.0
 
