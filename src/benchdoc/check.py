@@ -77,11 +77,13 @@ def project_facts(
 
 
 def check_project(
-    config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True, pooling: Pooling | None = None
+    config: Config, ledger: Ledger, paths: Sequence[Path], *, lint: bool = True, pooling: Pooling | None = None,
+    results: LazyResults | None = None,
 ) -> CheckResult:
     """Plan a sync of each document in ``paths`` and lint the prose of those that parse;
-    ``pooling`` overrides the project's [stats] pool (a region's own runs= still wins)."""
-    results = LazyResults.from_ledger(config, ledger, pooling)  # shared by the regions and the lint
+    ``pooling`` overrides the project's [stats] pool (a region's own runs= still wins);
+    ``results``: the ledger's results when the caller already holds them (a long-lived server)."""
+    results = results or LazyResults.from_ledger(config, ledger, pooling)  # shared by the regions and the lint
     cache = DerivedCache.for_project(config, ledger, pooling)
     syncs = plan_documents(config, results, paths, cache=cache)
     if not lint:

@@ -111,3 +111,21 @@ def test_a_plan_is_refused_once_the_ledger_moved(story: Project) -> None:
             assert line.startswith(f"benchdoc: error: fix {findings[0]['fix_id']} is out of date: ")
 
     anyio.run(agent)
+
+
+def test_what_others_record_is_seen_at_once(story: Project) -> None:
+    """The server keeps results between calls, but never past a change of the ledger or the config."""
+
+    async def agent() -> None:
+        async with connect(story) as client:
+            before = {e["name"]: e for e in (await call(client, "experiments"))["experiments"]}
+            assert before["baseline"]["summaries"]["output_tok_s"]["median"] == 89.5
+            assert story.run("record", "baseline", "--metric", "output_tok_s=92.4,92.6,92.7").returncode == 0
+            after = {e["name"]: e for e in (await call(client, "experiments"))["experiments"]}
+            assert after["baseline"]["summaries"]["output_tok_s"]["median"] == 92.6
+            config = (story.root / "benchdoc.toml").read_text(encoding="utf-8")
+            story.write_config(config.replace('label = "Baseline (no spec)"', 'label = "Baseline, CUDA 13"'))
+            relabelled = {e["name"]: e for e in (await call(client, "experiments"))["experiments"]}
+            assert relabelled["baseline"]["label"] == "Baseline, CUDA 13"
+
+    anyio.run(agent)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from benchdoc.cli._common import load_project
-
 ORDER = 90
 
 DESCRIPTION = """\
@@ -44,9 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from benchdoc.config import find_config
     from benchdoc.errors import UsageError
 
-    config = load_project(args)
+    path = Path(args.config) if getattr(args, "config", None) else find_config()
     try:
         from benchdoc.mcp.server import serve
     except ModuleNotFoundError as err:
@@ -55,5 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("benchdoc mcp needs the MCP SDK: pip install 'benchdoc[mcp]'") from None
     from benchdoc.mcp.scope import Scope
 
-    serve(Scope(config.path.resolve(), allow_write=args.allow_write, allow_run=args.allow_run))
+    scope = Scope(path.resolve(), allow_write=args.allow_write, allow_run=args.allow_run)
+    scope.config()  # read once here: a broken benchdoc.toml is its one line before any client connects
+    serve(scope)
     return 0

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
     from benchdoc.lint import DocumentLint
     from benchdoc.lint.fixes import FixEdit
+    from benchdoc.results import LazyResults
 
 ID_LENGTH = 16
 
@@ -58,12 +59,11 @@ class SyncPlan:
         return [e for s in self.syncs for e in s.plan.errors]
 
 
-def make_sync_plan(config: Config, ledger: Ledger, paths: Sequence[Path]) -> SyncPlan:
+def make_sync_plan(config: Config, ledger: Ledger, paths: Sequence[Path], results: LazyResults) -> SyncPlan:
     from benchdoc.cache import DerivedCache, file_digest
     from benchdoc.docs.project import plan_documents
-    from benchdoc.results import LazyResults
 
-    syncs = plan_documents(config, LazyResults.from_ledger(config, ledger), paths, cache=DerivedCache.for_project(config, ledger))
+    syncs = plan_documents(config, results, paths, cache=DerivedCache.for_project(config, ledger))
     parts: list[bytes | str] = [ledger_state(config, ledger)]
     for sync in syncs:
         parts += [str(sync.plan.path), sync.plan.old_bytes, sync.plan.new_bytes]
@@ -93,17 +93,15 @@ class Fix:
         return unified_diff(self.source.original, self.new_text, str(self.path))
 
 
-def make_fixes(config: Config, ledger: Ledger, linted: Sequence[DocumentLint]) -> list[Fix]:
+def make_fixes(config: Config, ledger: Ledger, linted: Sequence[DocumentLint], lazy: LazyResults) -> list[Fix]:
     """The fix of every finding that can be applied, with the document as `sync` would then write it."""
     from benchdoc.cache import DerivedCache
     from benchdoc.docs.render import Renderer
     from benchdoc.docs.sync import plan_source
     from benchdoc.docs.textio import read_document
     from benchdoc.lint.fixes import fix_edits
-    from benchdoc.results import LazyResults
 
     state = ledger_state(config, ledger)
-    lazy = LazyResults.from_ledger(config, ledger)
     cache = DerivedCache.for_project(config, ledger)
     fixes = []
     for document in linted:

@@ -34,18 +34,18 @@ def experiments(scope: Scope, names: Sequence[str] = (), metrics: Sequence[str] 
     from benchdoc.serialize import show_to_dict
 
     with reading(scope) as (config, ledger):
-        results = build_results(config, ledger, metrics=list(metrics) or None)
+        results = build_results(config, ledger, metrics=list(metrics)) if metrics else scope.memo.results(config, ledger)
     chosen = results.select(names) if names else list(results)
     return show_to_dict(results, chosen)
 
 
 def compare(scope: Scope, candidate: str, baseline: str | None = None, metrics: Sequence[str] = ()) -> dict[str, Any]:
     """``candidate`` against ``baseline`` (default: its compare_to), each metric both have."""
-    from benchdoc.results import build_results, environment_differences
+    from benchdoc.results import environment_differences
     from benchdoc.serialize import pairs_to_dict
 
     with reading(scope) as (config, ledger):
-        results = build_results(config, ledger)
+        results = scope.memo.results(config, ledger)
     a = results[candidate]
     if not baseline and not a.compare_to:
         raise UsageError(f"{a.name} has no compare_to; name the baseline: benchdoc compare {a.name} BASELINE")
@@ -75,10 +75,10 @@ def finding_json(finding: Finding, fix: Fix | None) -> dict[str, Any]:
     }
 
 
-def findings_json(config: Config, ledger: Ledger, linted: Sequence[DocumentLint]) -> list[dict[str, Any]]:
+def findings_json(scope: Scope, config: Config, ledger: Ledger, linted: Sequence[DocumentLint]) -> list[dict[str, Any]]:
     from benchdoc.mcp.plans import make_fixes
 
-    fixes = {id(fix.edit.finding): fix for fix in make_fixes(config, ledger, linted)}
+    fixes = {id(fix.edit.finding): fix for fix in make_fixes(config, ledger, linted, scope.memo.lazy(config, ledger))}
     return [finding_json(f, fixes.get(id(f))) for document in linted for f in document.findings]
 
 
@@ -90,8 +90,9 @@ def lint(scope: Scope, documents: Sequence[str] = ()) -> dict[str, Any]:
 
     with reading(scope, create=False) as (config, ledger):
         paths = scope.documents(config, documents)
-        linted = lint_paths(project_facts(config, ledger, DerivedCache.for_project(config, ledger)), paths)
-        findings = findings_json(config, ledger, linted)
+        lazy = scope.memo.lazy(config, ledger)
+        linted = lint_paths(project_facts(config, ledger, DerivedCache.for_project(config, ledger), lazy), paths)
+        findings = findings_json(scope, config, ledger, linted)
     errors = [str(e) for document in linted for e in document.errors]
     return {"findings": findings, "errors": errors, "documents": [str(p) for p in paths]}
 
@@ -102,8 +103,8 @@ def check(scope: Scope, documents: Sequence[str] = ()) -> dict[str, Any]:
 
     with reading(scope, create=False) as (config, ledger):
         paths = scope.documents(config, documents)
-        result = check_project(config, ledger, paths)
-        findings = findings_json(config, ledger, result.lint or ())
+        result = check_project(config, ledger, paths, results=scope.memo.lazy(config, ledger))
+        findings = findings_json(scope, config, ledger, result.lint or ())
     stale = [str(s.plan.path) for s in result.stale]
     regions = [r.summary() for s in result.syncs for r in s.plan.stale]
     return {

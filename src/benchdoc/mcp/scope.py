@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError
+from benchdoc.mcp.memo import Memo
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -16,24 +17,22 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Scope:
-    """The project (its benchdoc.toml) and the permissions the server was started with.
-
-    The config is read again for every call, so an edit of benchdoc.toml is seen at once
-    (and changes every plan id, which covers its bytes).
+    """The project (its benchdoc.toml), the permissions the server was started with, and what it
+    keeps between calls (:class:`Memo`). The config is checked on every call, so an edit of
+    benchdoc.toml is seen at once (and changes every plan id, which covers its bytes).
     """
 
     config_path: Path  # absolute, inside ``root``
     allow_write: bool = False
     allow_run: bool = False
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False)
 
     @property
     def root(self) -> Path:
         return Path(os.path.realpath(self.config_path.parent))
 
     def config(self) -> Config:
-        from benchdoc.config import load_config
-
-        return load_config(self.config_path)
+        return self.memo.config(self.config_path)
 
     def require_write(self, tool: str) -> None:
         if not self.allow_write:

@@ -211,6 +211,20 @@ def _resources(server: MCPServer, scope: Scope) -> None:
 
 
 def serve(scope: Scope) -> None:
-    """Serve over stdio until the client closes the connection."""
+    """Serve over stdio until the client closes the connection; the results are computed meanwhile."""
+    import threading
+
     os.chdir(scope.root)  # paths in every answer read as in the CLI run from the project folder
-    build_server(scope).run("stdio")
+    server = build_server(scope)
+    threading.Thread(target=warm, args=(scope,), name="benchdoc-mcp-warm", daemon=True).start()
+    server.run("stdio")
+
+
+def warm(scope: Scope) -> None:
+    """Compute the results for the ledger as it is, so the first read finds them ready (or waits
+    for this computation rather than starting its own). A failure here is left for a call to report."""
+    try:
+        with reading.reading(scope, create=False) as (config, ledger):
+            scope.memo.results(config, ledger)
+    except Exception:  # noqa: BLE001 - an optimisation only; the tool that needs the results says what is wrong
+        pass

@@ -53,7 +53,7 @@ def sync_plan(scope: Scope, documents: Sequence[str] = ()) -> dict[str, Any]:
     from benchdoc.mcp.plans import make_sync_plan
 
     with reading(scope) as (config, ledger):
-        plan = make_sync_plan(config, ledger, scope.documents(config, documents))
+        plan = make_sync_plan(config, ledger, scope.documents(config, documents), scope.memo.lazy(config, ledger))
     return {
         "plan_id": plan.id,
         "changed": [str(s.plan.path) for s in plan.changed],
@@ -72,7 +72,7 @@ def sync_write(scope: Scope, plan_id: str, documents: Sequence[str] = ()) -> dic
 
     scope.require_write("sync_write")
     with reading(scope) as (config, ledger):
-        plan = make_sync_plan(config, ledger, scope.documents(config, documents))
+        plan = make_sync_plan(config, ledger, scope.documents(config, documents), scope.memo.lazy(config, ledger))
     if plan.id != plan_id:
         raise stale_id("sync plan", plan_id, plan.id)
     if plan.errors:
@@ -101,8 +101,9 @@ def apply_fix(scope: Scope, fix_id: str) -> dict[str, Any]:
     scope.require_write("apply_fix")
     with reading(scope, create=False) as (config, ledger):
         paths = scope.documents(config, ())
-        linted = lint_paths(project_facts(config, ledger, DerivedCache.for_project(config, ledger)), paths)
-        fixes = make_fixes(config, ledger, linted)
+        lazy = scope.memo.lazy(config, ledger)
+        linted = lint_paths(project_facts(config, ledger, DerivedCache.for_project(config, ledger), lazy), paths)
+        fixes = make_fixes(config, ledger, linted, lazy)
     fix = next((f for f in fixes if f.id == fix_id), None)
     if fix is None:
         raise stale_id("fix", fix_id, None)
