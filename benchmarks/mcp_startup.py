@@ -7,7 +7,8 @@ in a SQLite ledger, a 10,000-line log with 200 managed regions) and, in the same
 - the server's start: spawning ``benchdoc mcp`` until it has answered the MCP handshake, through
   the SDK's own client over stdio;
 - the first read tool call (``experiments`` of one experiment: every result is computed, cold)
-  and the same call again; ``experiments`` of all 2,000; ``check``.
+  and the same call again; ``experiments`` of all 2,000, twice; ``check``;
+- for comparison, the CLI's ``benchdoc show --json exp-0001`` and ``benchdoc check``.
 
 Machines here are noisy: each figure is the median of --repeat tries (each try a fresh server),
 reported as a ratio to the unit.
@@ -32,9 +33,11 @@ from typing import Any
 from sync_large import EXPERIMENTS, RUNS_PER_EXPERIMENT, build_project
 
 
-def version_s(root: Path) -> float:
+def command_s(root: Path, *argv: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "benchdoc", "--version"], cwd=root, capture_output=True, check=True)
+    done = subprocess.run([sys.executable, "-m", "benchdoc", *argv], cwd=root, capture_output=True)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"benchdoc {' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
     return time.perf_counter() - start
 
 
@@ -51,6 +54,7 @@ async def one_server(root: Path) -> dict[str, float]:
             ("read_first", "experiments", {"names": ["exp-0001"]}),
             ("read_again", "experiments", {"names": ["exp-0001"]}),
             ("read_all", "experiments", {}),
+            ("read_all_again", "experiments", {}),
             ("check", "check", {}),
         ):
             start = time.perf_counter()
@@ -66,9 +70,10 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
 
     units: list[float] = []
     tries: list[dict[str, float]] = []
-    for _ in range(repeat):  # interleaved, so load on the machine hits both alike
-        units.append(version_s(root))
-        tries.append(anyio.run(one_server, root))
+    for _ in range(repeat):  # interleaved, so load on the machine hits all alike
+        units.append(command_s(root, "--version"))
+        cli = {"cli_show_one": command_s(root, "show", "--json", "exp-0001"), "cli_check": command_s(root, "check")}
+        tries.append(anyio.run(one_server, root) | cli)
     unit = statistics.median(units)
     figures: dict[str, Any] = {"experiments": EXPERIMENTS, "runs": EXPERIMENTS * RUNS_PER_EXPERIMENT,
                                "version_s": round(unit, 4)}
@@ -98,10 +103,13 @@ def main() -> int:
           f"unit: `benchdoc --version` {figures['version_s']:.3f} s (median of {args.repeat})")
     print(f"{'what':<46} ratio to the unit")
     for name, what in (("start", "server started, MCP handshake answered"),
-                       ("read_first", "experiments (one), first call"),
+                       ("read_first", "experiments (one), first call (results cold)"),
                        ("read_again", "experiments (one), again"),
-                       ("read_all", "experiments (all 2,000)"),
-                       ("check", "check")):
+                       ("read_all", "experiments (all 2,000), first time"),
+                       ("read_all_again", "experiments (all 2,000), again"),
+                       ("check", "check (tool)"),
+                       ("cli_show_one", "CLI: benchdoc show --json exp-0001"),
+                       ("cli_check", "CLI: benchdoc check")):
         print(f"{what:<46} {figures[f'mcp_{name}_ratio']:>6}x   ({figures[f'mcp_{name}_s']:.3f} s)")
     return 0
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.results.words import Wording, verdict_text
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from benchdoc.config import Config
     from benchdoc.envdiff import EnvDifference
@@ -89,12 +89,16 @@ def result_to_dict(result: ExperimentResult, config: Config) -> dict[str, Any]:
     }
 
 
-def show_to_dict(results: ResultSet, chosen: Sequence[ExperimentResult]) -> dict[str, Any]:
-    """What `show --json` prints: the pooling, the correction and each chosen experiment's result."""
+def show_to_dict(
+    results: ResultSet, chosen: Sequence[ExperimentResult],
+    convert: Callable[[ExperimentResult], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """What `show --json` prints: the pooling, the correction and each chosen experiment's result
+    (``convert``: :func:`result_to_dict` by default; a caller may remember its answers)."""
     return {
         "pooling": results.pooling.describe(),
         "correction": results.correction,
-        "experiments": [result_to_dict(r, results.config) for r in chosen],
+        "experiments": [(convert or (lambda r: result_to_dict(r, results.config)))(r) for r in chosen],
     }
 
 

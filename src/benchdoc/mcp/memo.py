@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -30,6 +31,8 @@ class Memo:
         self._results_lock = threading.Lock()
         self._config: tuple[bytes, Config] | None = None
         self._results: tuple[str, ResultSet] | None = None
+        self._derived_lock = threading.Lock()
+        self._derived: tuple[str, dict[Hashable, Any]] = ("", {})
 
     def config(self, path: Path) -> Config:
         from benchdoc.config import load_config, parse_config
@@ -52,6 +55,10 @@ class Memo:
 
     def results(self, config: Config, ledger: Ledger) -> ResultSet:
         """Every experiment's result, pooled and compared as the project says, for the ledger as it is now."""
+        return self.current(config, ledger)[1]
+
+    def current(self, config: Config, ledger: Ledger) -> tuple[str, ResultSet]:
+        """The ledger's state and :meth:`results` for it (one reading of the state, so the two agree)."""
         from benchdoc.cache import fingerprint
         from benchdoc.results import build_results
 
@@ -61,7 +68,17 @@ class Memo:
                 self._results = (state, build_results(config, ledger))
             results = self._results[1]
         # Requests are read from the ledger of this call, open now.
-        return dataclasses.replace(results, read_requests=ledger.request_timings)
+        return state, dataclasses.replace(results, read_requests=ledger.request_timings)
+
+    def derived(self, state: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """``compute()``, remembered while the ledger's state is ``state`` (what :meth:`results` was made for)."""
+        with self._derived_lock:
+            if self._derived[0] != state:
+                self._derived = (state, {})
+            known = self._derived[1]
+        if key not in known:
+            known[key] = compute()
+        return known[key]
 
     def lazy(self, config: Config, ledger: Ledger) -> LazyResults:
         """:meth:`results` computed only if asked for (a warm derived cache may not need them)."""

@@ -31,12 +31,15 @@ def reading(scope: Scope, *, create: bool = True) -> Iterator[tuple[Config, Ledg
 def experiments(scope: Scope, names: Sequence[str] = (), metrics: Sequence[str] = ()) -> dict[str, Any]:
     """Each experiment's current result: status, values with their intervals, comparison and verdict, reason."""
     from benchdoc.results import build_results
-    from benchdoc.serialize import show_to_dict
+    from benchdoc.serialize import result_to_dict, show_to_dict
 
     with reading(scope) as (config, ledger):
-        results = build_results(config, ledger, metrics=list(metrics)) if metrics else scope.memo.results(config, ledger)
+        if metrics:
+            results = build_results(config, ledger, metrics=list(metrics))
+            return show_to_dict(results, results.select(names) if names else list(results))
+        state, results = scope.memo.current(config, ledger)
     chosen = results.select(names) if names else list(results)
-    return show_to_dict(results, chosen)
+    return show_to_dict(results, chosen, lambda r: scope.memo.derived(state, ("show", r.name), lambda: result_to_dict(r, config)))
 
 
 def compare(scope: Scope, candidate: str, baseline: str | None = None, metrics: Sequence[str] = ()) -> dict[str, Any]:
