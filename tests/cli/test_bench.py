@@ -30,6 +30,8 @@ def test_prints_a_summary_labelled_with_the_server(project: Project, sim_url: st
     for label in ("TTFT", "TPOT", "ITL", "E2E latency", "Client queue", "Chunk gap", "p95", "accept length"):
         assert label in out
     assert "output tokens counted from: usage (12)" in out
+    for label in ("std", "output, peak second", "concurrency achieved, mean", "concurrency achieved, peak"):
+        assert label in out
 
 
 @pytest.mark.timeout(60)

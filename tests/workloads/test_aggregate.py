@@ -41,8 +41,10 @@ def test_percentile_interpolates_between_ranks() -> None:
 
 def test_summarise_includes_default_and_extra_percentiles() -> None:
     summary = summarise(range(1, 101), [99.9, 95])
-    assert set(summary) == {"mean", "p50", "p90", "p95", "p99", "p99_9"}
+    assert set(summary) == {"mean", "std", "p50", "p90", "p95", "p99", "p99_9"}
     assert summary["mean"] == 50.5
+    # The population standard deviation, as numpy's np.std (vLLM's std_ttft_ms): of 1..100.
+    assert summary["std"] == pytest.approx(28.86607004772212)
     assert summarise([]) == {}
 
 
@@ -101,3 +103,25 @@ def test_accept_length_weighs_requests_by_verify_steps() -> None:
     failed = record(2, [1.0], [99], 2.0, spec_verify_ct=1, ok=False)
     assert accept_length_from_meta_info([a, b, failed]) == pytest.approx(110 / 60)
     assert accept_length_from_meta_info([record(3, [1.0], [5], 2.0)]) is None
+
+
+def test_achieved_concurrency_and_the_peak_output_rate() -> None:
+    from array import array
+
+    from benchdoc.workloads.aggregate import flight_metrics
+    from benchdoc.workloads.records import RequestRecord
+
+    def record(sent: float, end_ms: float, chunks: list[tuple[float, int]]) -> RequestRecord:
+        return RequestRecord(index=0, due_s=sent, requested_input_tokens=1, requested_output_tokens=1, sent_s=sent,
+                             ok=True, end_ms=end_ms, chunk_ms=array("d", [c for c, _ in chunks]),
+                             chunk_tokens=array("q", [t for _, t in chunks]))
+
+    # In flight: [0, 1.5], [0.5, 1.0], [2.0, 3.0]: 3 s of flight over 4 s; at most two at once.
+    ok = [record(0.0, 1500.0, [(100.0, 4), (1200.0, 4)]), record(0.5, 500.0, [(100.0, 10)]),
+          record(2.0, 1000.0, [(500.0, 3)])]
+    figures = flight_metrics(ok, 4.0)
+    assert figures["concurrency_mean"] == pytest.approx(3.0 / 4.0)
+    assert figures["concurrency_max"] == 2.0
+    # Second 0 holds 4 + 10 tokens, second 1 holds 4, second 2 holds 3.
+    assert figures["output_tok_s_peak"] == 14.0
+    assert flight_metrics([], 1.0) == {}

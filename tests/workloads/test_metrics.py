@@ -37,7 +37,9 @@ def test_percentile_suffixes_round_trip() -> None:
     assert percentile_suffix(99) == "p99"
     assert percentile_suffix(99.9) == "p99_9"
     assert parse_percentile_suffix("p99_9") == 99.9
-    assert latency_aggregate_names("itl_ms", [95]) == ["itl_ms_mean", "itl_ms_p50", "itl_ms_p90", "itl_ms_p95", "itl_ms_p99"]
+    assert latency_aggregate_names("itl_ms", [95]) == ["itl_ms_mean", "itl_ms_std", "itl_ms_p50", "itl_ms_p90",
+                                                       "itl_ms_p95", "itl_ms_p99"]
+    assert describe("ttft_ms_std").label == "TTFT std"
     with pytest.raises(ValueError):
         percentile_suffix(100)
 

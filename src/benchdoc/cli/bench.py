@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
 from benchdoc.ledger.models import Outcome
 
@@ -98,6 +99,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "(stream_options.continuous_usage_stats), for servers that refuse it")
 
     _add_prompt_and_search_arguments(parser)
+    _bench_extra.register(parser)
 
     limits = parser.add_argument_group("timeouts (seconds)")
     limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
@@ -222,6 +224,7 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
         percentiles=tuple(args.percentile),
         metrics_url="" if args.no_metrics_scrape else args.metrics_url,
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY") or None,
+        **_bench_extra.spec_fields(args),
     )
     return spec.resolved()  # every problem reported before anything is sent
 
@@ -478,6 +481,7 @@ def _print_summary(result: WorkloadResult) -> None:
     table = Table(show_edge=False, header_style="bold")
     table.add_column("latency (ms)")
     table.add_column("mean", justify="right")
+    table.add_column("std", justify="right")
     for suffix in suffixes:
         table.add_column(suffix, justify="right")
     for name, definition in LATENCY_METRICS.items():
@@ -486,7 +490,7 @@ def _print_summary(result: WorkloadResult) -> None:
         label = definition.label
         if name == "itl_ms" and result.itl_assumed:
             label += " (spread*)"
-        row = [label, format_number(metrics[f"{name}_mean"], 2)]
+        row = [label, format_number(metrics[f"{name}_mean"], 2), format_number(metrics.get(f"{name}_std"), 2)]
         row += [format_number(metrics.get(f"{name}_{suffix}"), 2) for suffix in suffixes]
         table.add_row(*row)
     if table.row_count:
@@ -504,6 +508,9 @@ def _print_summary(result: WorkloadResult) -> None:
         ("output_tok_s", "output", "tok/s", 1),
         ("input_tok_s", "input", "tok/s", 1),
         ("request_s", "requests", "req/s", 2),
+        ("output_tok_s_peak", "output, peak second", "tok/s", 0),
+        ("concurrency_mean", "concurrency achieved, mean", "requests", 2),
+        ("concurrency_max", "concurrency achieved, peak", "requests", 0),
     ):
         if name in metrics:
             rates.add_row(label, format_number(metrics[name], digits), unit)

@@ -29,12 +29,15 @@ def percentile(sorted_values: Sequence[float], pct: float) -> float:
 
 
 def summarise(values: Iterable[float], percentiles: Iterable[float] = ()) -> dict[str, float]:
-    """``{"mean": .., "p50": .., "p90": .., "p99": .., extras}``; empty when there are no values."""
+    """``{"mean": .., "std": .., "p50": .., "p90": .., "p99": .., extras}``; empty when there
+    are no values. The standard deviation is the population one (numpy's default, as vLLM
+    and SGLang report it)."""
     ordered = sorted(values)
     if not ordered:
         return {}
     wanted = sorted(set(DEFAULT_PERCENTILES) | {float(p) for p in percentiles})
-    result = {"mean": math.fsum(ordered) / len(ordered)}
+    mean = math.fsum(ordered) / len(ordered)
+    result = {"mean": mean, "std": math.sqrt(math.fsum((v - mean) ** 2 for v in ordered) / len(ordered))}
     for pct in wanted:
         result[percentile_suffix(pct)] = percentile(ordered, pct)
     return result
@@ -91,6 +94,7 @@ def run_metrics(
         metrics["output_tok_s"] = sum(r.output_tokens or 0 for r in ok) / duration_s
         metrics["input_tok_s"] = sum(r.input_tokens or 0 for r in ok) / duration_s
         metrics["request_s"] = len(ok) / duration_s
+        metrics.update(flight_metrics(ok, duration_s))
     if accept_length is not None:
         metrics["accept_length"] = accept_length
     if slo:
@@ -104,6 +108,32 @@ def run_metrics(
         if name == "send_delay_ms" and values:
             metrics["send_delay_ms_max"] = max(values)
     return metrics
+
+
+def flight_metrics(ok: Sequence[RequestRecord], duration_s: float) -> dict[str, float]:
+    """Achieved concurrency (the mean and the peak of the successful requests in flight,
+    each from its send to the end of its stream) and the peak output rate (the most output
+    tokens arriving within one second of the phase, its seconds counted from its start)."""
+    spans = [(r.sent_s, r.sent_s + r.end_ms / 1000.0) for r in ok if r.sent_s is not None and r.end_ms is not None]
+    if not spans:
+        return {}
+    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
+    peak = running = 0
+    for _, step in events:
+        running += step
+        peak = max(peak, running)
+    buckets: dict[int, int] = {}
+    for record in ok:
+        if record.sent_s is None:
+            continue
+        for at_ms, tokens in zip(record.chunk_ms, record.chunk_tokens):
+            second = int(record.sent_s + at_ms / 1000.0)
+            buckets[second] = buckets.get(second, 0) + tokens
+    result = {"concurrency_mean": math.fsum(end - start for start, end in spans) / duration_s,
+              "concurrency_max": float(peak)}
+    if buckets:
+        result["output_tok_s_peak"] = float(max(buckets.values()))
+    return result
 
 
 def meets_slo(record: RequestRecord, slo: Iterable[tuple[str, float]]) -> bool:

@@ -61,6 +61,7 @@ async def run_workload_async(
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if spec.api_key:
         headers["Authorization"] = f"Bearer {spec.api_key}"
+    headers.update(dict(spec.headers))  # --header: the user's own, last
     http = AiohttpReader(spec, headers)
     reader, reader_note = _stream_reader(spec, headers, http)
     try:

@@ -8,10 +8,12 @@ HTTP readers (which carry one request over the wire and stamp what comes back).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
 
+from benchdoc.workloads.extras import merge_body, parse_extra_body
 from benchdoc.workloads.prompt_source import PromptSource
 from benchdoc.workloads.protocols import GenerationRequest, request_body
 from benchdoc.workloads.records import RequestRecord
@@ -96,7 +98,16 @@ def build_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, 
         ignore_eos=spec.ignore_eos,
         continuous_usage=spec.continuous_usage,
     )
-    return Built(json.dumps(request_body(spec.api, generation)).encode(), prompt.input_tokens, prompt.output_tokens)
+    body = request_body(spec.api, generation)
+    if spec.extra_body:
+        body = merge_body(body, _extra_body(spec.extra_body))
+    return Built(json.dumps(body).encode(), prompt.input_tokens, prompt.output_tokens)
+
+
+@functools.lru_cache(maxsize=4)
+def _extra_body(text: str) -> dict[str, Any]:
+    """The --extra-body object, parsed once (the spec was checked: it is an object)."""
+    return parse_extra_body(text)
 
 
 def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, index: int, due_s: float,

@@ -127,6 +127,32 @@ RUN_METRICS: dict[str, MetricDefinition] = {
             "Successful requests completed per second of the measured phase's wall duration.",
         ),
         MetricDefinition(
+            "concurrency_mean",
+            "Concurrency",
+            "requests",
+            "higher",
+            "Achieved concurrency: the time-average number of successful requests in flight "
+            "(each from its send to the end of its stream) over the measured phase's wall "
+            "duration, i.e. the sum of their e2e latencies divided by the duration.",
+        ),
+        MetricDefinition(
+            "concurrency_max",
+            "Peak concurrency",
+            "requests",
+            "higher",
+            "The most successful requests in flight at once during the measured phase (vLLM's "
+            "max_concurrent_requests counts the same way).",
+        ),
+        MetricDefinition(
+            "output_tok_s_peak",
+            "Peak output tok/s",
+            "tok/s",
+            "higher",
+            "The most output tokens of the successful requests that arrived within one second "
+            "of the measured phase, its seconds counted from its start (vLLM's "
+            "max_output_tokens_per_s).",
+        ),
+        MetricDefinition(
             "error_rate",
             "Error rate",
             "fraction",
@@ -193,7 +219,7 @@ RUN_METRICS: dict[str, MetricDefinition] = {
 
 DEFAULT_PERCENTILES: tuple[float, ...] = (50.0, 90.0, 99.0)
 
-_AGGREGATE = re.compile(r"^(?P<base>[a-z0-9_]+?_ms)_(?P<agg>mean|p\d+(?:_\d+)?)$")
+_AGGREGATE = re.compile(r"^(?P<base>[a-z0-9_]+?_ms)_(?P<agg>mean|std|p\d+(?:_\d+)?)$")
 
 
 def percentile_suffix(percentile: float) -> str:
@@ -212,11 +238,11 @@ def parse_percentile_suffix(suffix: str) -> float:
 
 
 def latency_aggregate_names(metric: str, percentiles: Iterable[float] = ()) -> list[str]:
-    """The run-level names recorded for one latency metric: mean, p50, p90, p99 and extras."""
+    """The run-level names recorded for one latency metric: mean, std, p50, p90, p99 and extras."""
     if metric not in LATENCY_METRICS:
         raise KeyError(f"not a latency metric: {metric!r}")
     wanted = sorted(set(DEFAULT_PERCENTILES) | {float(p) for p in percentiles})
-    return [f"{metric}_mean"] + [f"{metric}_{percentile_suffix(p)}" for p in wanted]
+    return [f"{metric}_mean", f"{metric}_std"] + [f"{metric}_{percentile_suffix(p)}" for p in wanted]
 
 
 def run_metric_names(percentiles: Iterable[float] = ()) -> list[str]:
@@ -240,6 +266,8 @@ def describe(name: str) -> MetricDefinition:
         agg = match["agg"]
         if agg == "mean":
             label, what = f"{base.label} mean", "Mean"
+        elif agg == "std":
+            label, what = f"{base.label} std", "Standard deviation (population, as numpy's default)"
         else:
             pct = parse_percentile_suffix(agg)
             pct_text = f"{pct:g}"

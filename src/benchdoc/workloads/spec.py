@@ -113,6 +113,13 @@ class WorkloadSpec:
     event_loop: str = "asyncio"
     # The HTTP client that reads the streams (see HTTP_CLIENTS).
     http_client: str = "lean"
+    # Added to every request: HTTP headers, and fields of the JSON body (a JSON object's text).
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    extra_body: str | None = None
+    # Open loop: the rate climbs linearly from 0 to ``rate`` over this many seconds.
+    ramp_up_s: float | None = None
+    # A JSONL trace of arrivals (timestamp, input and output lengths) replayed instead of a rate.
+    trace: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -200,6 +207,7 @@ class WorkloadSpec:
             found.append(f"abort_after_connect_errors must be >= 1 (got {self.abort_after_connect_errors})")
         found.extend(self.timeouts.problems())
         found.extend(self._prompt_problems())
+        found.extend(self._extra_problems())
         if self.event_loop not in EVENT_LOOPS:
             found.append(f"event_loop must be one of {', '.join(EVENT_LOOPS)} (got {self.event_loop!r})")
         if self.http_client not in HTTP_CLIENTS:
@@ -207,6 +215,29 @@ class WorkloadSpec:
         if self.workers is not None and self.workers < 1:
             found.append(f"workers must be >= 1 (got {self.workers})")
         found.extend(slo_problems(self.slo))
+        return found
+
+    def _extra_problems(self) -> list[str]:
+        from benchdoc.workloads.extras import parse_extra_body, parse_header
+
+        found: list[str] = []
+        for name, value in self.headers:
+            try:
+                parse_header(f"{name}:{value}")
+            except ValueError as err:
+                found.append(f"header: {err}")
+        if self.extra_body is not None:
+            try:
+                parse_extra_body(self.extra_body)
+            except ValueError as err:
+                found.append(f"extra_body: {err}")
+        if self.ramp_up_s is not None:
+            if self.rate is None and self.trace is None:
+                found.append("ramp_up_s applies to an open loop (rate)")
+            if not (math.isfinite(self.ramp_up_s) and self.ramp_up_s > 0):
+                found.append(f"ramp_up_s must be > 0 seconds (got {self.ramp_up_s})")
+        if self.trace is not None and (self.concurrency is not None or self.rate is not None):
+            found.append("a trace sets the arrivals itself: give no rate or concurrency")
         return found
 
     def _prompt_problems(self) -> list[str]:
@@ -245,8 +276,12 @@ class WorkloadSpec:
     def settings(self) -> dict[str, Any]:
         """Every setting of the workload, JSON-ready, for the record of the run. The API
         key is left out, and so are any credentials written into the URLs."""
+        from benchdoc.workloads.extras import parse_extra_body, recorded_body, recorded_headers
+
         data = asdict(self)
         data.pop("api_key", None)
+        data["headers"] = recorded_headers(self.headers)
+        data["extra_body"] = recorded_body(parse_extra_body(self.extra_body)) if self.extra_body else None
         data["url"] = redact_url(self.url)
         data["endpoint"] = redact_url(self.endpoint_url) if self.api in APIS else None
         if self.metrics_url:

@@ -1,0 +1,38 @@
+"""`benchdoc bench`'s request extras and arrival options: --header, --extra-body,
+--ramp-up, --trace, the dataset's length filters, and --result-dir."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from benchdoc.errors import UsageError
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    extra = parser.add_argument_group("request extras")
+    extra.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                       help="an HTTP header sent with every request (repeatable); a value that looks like a "
+                       "secret is recorded as *** (vLLM bench serve --header, AIPerf --header)")
+    extra.add_argument("--extra-body", metavar="JSON",
+                       help="a JSON object merged into every request body, e.g. '{\"top_p\": 0.9, "
+                       "\"chat_template_kwargs\": {\"enable_thinking\": false}}' (vLLM --extra-body, "
+                       "sglang --extra-request-body, AIPerf --extra-inputs)")
+
+
+def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The WorkloadSpec fields these options set (each checked, one clear line when wrong)."""
+    from benchdoc.workloads.extras import parse_extra_body, parse_header
+
+    headers = []
+    for text in args.header:
+        try:
+            headers.append(parse_header(text))
+        except ValueError as err:
+            raise UsageError(f"--header: {err}") from None
+    if args.extra_body is not None:
+        try:
+            parse_extra_body(args.extra_body)
+        except ValueError as err:
+            raise UsageError(f"--extra-body: {err}") from None
+    return {"headers": tuple(headers), "extra_body": args.extra_body}
