@@ -30,8 +30,9 @@ MAX_PENDING_ARRIVALS = 10_000
 # ... or once it sends this far behind the arrivals' schedule: the rate it measures would
 # not be the rate it was asked for.
 MAX_BEHIND_S = 5.0
-# The measured requests' bodies are built before timing starts, up to this many bytes of
-# them (the rest, of a very long run, as they are due).
+# The measured requests' bodies are built before timing starts, up to this many of them and
+# this many bytes (the rest, of a very long run, as they are due).
+PREBUILT_REQUESTS = 10_000
 PREBUILT_BYTES = 256 * 1024 * 1024
 
 
@@ -97,7 +98,7 @@ class Engine:
         # A worker process builds only until the instant all workers start together.
         deadline = self.part.start_at - 0.05 if self.part else float("inf")
         size = 0
-        for index in range(first, count, stride):
+        for index in range(first, min(count, first + PREBUILT_REQUESTS * stride), stride):
             built = build_request(spec, self.prompts, self.model, index)
             self.prepared[index] = built
             size += len(built.body)
