@@ -160,7 +160,9 @@ class ClaimReader:
     def metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
         """The metric of a claim from the words of its clause (see the module's docstring)."""
         clause_start, clause_end = context.clause(claim.start)
-        earlier = [c.text_end for c in neighbours if c.start < claim.start and c.text_end > clause_start]
+        # An earlier claim's own words run to the next comma ("1.5x eager tok/s, 1.4x eager TTFT").
+        earlier = [_tail_end(context.unit.text, c.text_end, claim.start) for c in neighbours
+                   if c.start < claim.start and c.text_end > clause_start]
         later = [c.start for c in neighbours if c.start > claim.start and c.start < clause_end]
         lo = max([clause_start, *earlier])
         hi = min([clause_end, *later])
@@ -231,6 +233,12 @@ class ClaimReader:
             if _VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
                 return mention.experiment
         return None
+
+
+def _tail_end(text: str, end: int, limit: int) -> int:
+    """Where the words after a claim stop being its own: past the next comma, if before ``limit``."""
+    comma = text.find(",", end, limit)
+    return comma + 1 if comma >= 0 else end
 
 
 def _unit_owners(metrics: Iterable[MetricInfo]) -> dict[str, str]:

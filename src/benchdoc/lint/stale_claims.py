@@ -145,7 +145,7 @@ class ClaimRule:
         if claim.object_at is not None and target is None:
             return None  # compared with something the ledger does not name
         target = target or self.reader.prefix_target(context, claim)
-        subject = self._claim_subject(context, claim, target)
+        subject = self._claim_subject(context, claim, target, neighbours)
         if target is None and claim.object_at is None:
             # "25% faster than graphs on throughput, 33% slower on TTFT": the target carries over.
             for earlier in reversed([c for c in neighbours if c.start < claim.start and c.object_at is not None]):
@@ -220,12 +220,21 @@ class ClaimRule:
                 return None
         return self.reader.metric(context, claim, neighbours)
 
-    def _claim_subject(self, context: Context, claim: Claim, target: str | None) -> str | None:
+    def _claim_subject(
+        self, context: Context, claim: Claim, target: str | None, neighbours: Sequence[Claim] = ()
+    ) -> str | None:
         named_target = mention_at(context.mentions, claim.object_at) if claim.object_at is not None else None
+        # The targets of the sentence's other claims are not this one's subject ("1.5x eager tok/s, 1.4x eager TTFT").
+        objects = {c.object_at for c in neighbours if c is not claim and c.object_at is not None}
         before = [
             m for m in context.mentions
             if m.end <= claim.start and m is not named_target and (named_target is not None or m.experiment != target)
+            and not any(o <= m.start <= o + 1 for o in objects)
         ]
+        # A name inside a parenthesis closed before the claim is an aside, not its subject:
+        # "compile is faster (1.25x CUDA graphs) but its TTFT is 20% above eager's".
+        outside = [m for m in before if not _closed_aside(context.unit.text, m.start, claim.start)]
+        before = outside or before
         if not before:
             # "47% lower with 2P1D than with TP8": the subject between the claim word and its link.
             end = claim.object_at if claim.object_at is not None else claim.text_end
@@ -522,6 +531,15 @@ def _verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
 
 _FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
                      "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also"))
+
+
+def _closed_aside(text: str, position: int, until: int) -> bool:
+    """Whether ``position`` sits inside a parenthesis that closes before ``until``."""
+    opened = text.rfind("(", 0, position)
+    if opened < 0 or text.rfind(")", opened, position) >= 0:
+        return False
+    closed = text.find(")", position)
+    return 0 <= closed < until
 
 
 def _only_filler(noun: str) -> bool:
