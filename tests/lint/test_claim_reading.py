@@ -290,6 +290,9 @@ def test_k_suffixed_numbers_are_values(facts: LintFacts) -> None:
     (stale,) = lint_text(facts, "CUDA graphs reach ~1.6k tok/s.\n", "log.md")
     assert (stale.kind, stale.text) == (STALE_VALUE, "1.6k tok/s")
     assert "graphs.output_tok_s" in stale.fix and "1200.0" in stale.fix
+    table = "| config | tok/s |\n|---|---|\n| CUDA graphs | 1.2k |\n| torch.compile | ~1.5k |\n| eager | 1.3k |\n"
+    (cell,) = lint_text(facts, table, "log.md")
+    assert (cell.line, cell.kind, cell.text) == (5, STALE_VALUE, "1.3k") and "1000.0" in cell.fix
 
 
 def test_the_sentence_names_its_own_metric(facts: LintFacts) -> None:

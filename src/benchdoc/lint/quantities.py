@@ -112,11 +112,17 @@ def bare_numbers(text: str) -> list[Quantity]:
         number = match.group("num")
         sign = -1.0 if match.group("sign") in ("-", "−") else 1.0
         bound = hedge(text[max(0, match.start() - _LOOKBACK) : match.start()])
+        kilo = _KILO.match(text, match.end("num"))  # "9.8k": 9800, to the hundred
+        end = kilo.end() if kilo else match.end("num")
+        scale, shift = (1000.0, 3) if kilo else (1.0, 0)
         result.append(
-            Quantity(match.start("num"), match.end("num"), sign * _parse(number), _decimals(number), frozenset(),
-                     bound, False, match.end("num"))
+            Quantity(match.start("num"), end, sign * _parse(number) * scale, _decimals(number) - shift, frozenset(),
+                     bound, False, end)
         )
     return result
+
+
+_KILO = re.compile(r"[kK](?![A-Za-z])")
 
 
 _HEDGE = re.compile(
