@@ -84,6 +84,11 @@ label = "Preemptive batching"
 compare_to = "eager"
 workload = "open-4"
 
+[experiments.spec-decode]
+label = "Speculative decoding"
+compare_to = "eager"
+workload = "open-4"
+
 [experiments.piecewise]
 label = "Piecewise graphs"
 compare_to = "eager"
@@ -130,6 +135,11 @@ def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
             ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
                                      finished_at=at + timedelta(minutes=5), host="gpu-a",
                                      **({"metadata": metadata} if metadata else {})))
+        at = T0 + timedelta(days=8)
+        (retracted,) = ledger.record_runs([NewRun(
+            experiment="spec-decode", samples=[Sample("output_tok_s", v, i) for i, v in enumerate(spread(1800.0, 1.0))],
+            started_at=at, finished_at=at + timedelta(minutes=5), host="gpu-a")])
+        ledger.retract(retracted, "the draft model leaked the answers")
         at = T0 + timedelta(days=9)
         ledger.record_run(NewRun(experiment="piecewise", outcome="failed", started_at=at,
                                  finished_at=at + timedelta(minutes=1), failure_reason="graph capture: dynamic shape"))
@@ -338,13 +348,15 @@ def test_workload_settings_are_not_results(facts: LintFacts) -> None:
         ("max-autotune is faster than eager.", STALE_VERDICT),
         ("Piecewise graphs: 1,450.0 tok/s.", STALE_VALUE),
         ("max-autotune reaches 1.9k tok/s.", STALE_VALUE),
+        ("Speculative decoding is 80% faster than eager.", STALE_CLAIM),  # its only run was retracted
     ],
 )
 def test_claims_about_experiments_without_a_result_are_flagged(facts: LintFacts, sentence: str, kind: str) -> None:
     (finding,) = lint_text(facts, sentence + "\n", "log.md")
     assert finding.kind == kind
-    assert "Piecewise graphs now fails: graph capture: dynamic shape" in finding.ledger or (
-        finding.ledger == "Inductor max-autotune has never run"
+    assert "Piecewise graphs now fails: graph capture: dynamic shape" in finding.ledger or finding.ledger in (
+        "Inductor max-autotune has no counted run (never run, or every run retracted)",
+        "Speculative decoding has no counted run (never run, or every run retracted)",
     )
     assert finding.fix.startswith("no fix proposed")
 

@@ -128,7 +128,7 @@ def no_result_state(experiment: ExperimentFacts) -> str:
     latest = cite_latest(experiment)
     where = f" ({latest}{ok_before})" if latest else ""
     if experiment.status is Status.UNTESTED:
-        return f"{experiment.label} has never run"
+        return f"{experiment.label} has no counted run (never run, or every run retracted)"
     if experiment.unreliable is not None and experiment.status not in (Status.FAILED,):
         return f"{experiment.label}'s result is unreliable: {experiment.unreliable} ({cite_current(experiment)})"
     return f"{experiment.label} {status_phrase(experiment.status)}{reason}{where}"
