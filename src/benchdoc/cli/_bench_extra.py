@@ -18,6 +18,14 @@ def register(parser: argparse.ArgumentParser) -> None:
                        help="a JSON object merged into every request body, e.g. '{\"top_p\": 0.9, "
                        "\"chat_template_kwargs\": {\"enable_thinking\": false}}' (vLLM --extra-body, "
                        "sglang --extra-request-body, AIPerf --extra-inputs)")
+    arrivals = parser.add_argument_group("arrivals")
+    arrivals.add_argument("--ramp-up", type=float, metavar="S",
+                          help="open loop: the rate climbs linearly from 0 to --rate over the first S seconds "
+                          "(vLLM --ramp-up-strategy linear)")
+    arrivals.add_argument("--trace", metavar="FILE",
+                          help="replay a JSONL trace: each line's timestamp (ms) and input_length and "
+                          "output_length (Mooncake's layout, as sglang --dataset-name mooncake); instead of "
+                          "--rate/--concurrency/--requests/--duration")
 
 
 def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
@@ -35,4 +43,11 @@ def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
             parse_extra_body(args.extra_body)
         except ValueError as err:
             raise UsageError(f"--extra-body: {err}") from None
-    return {"headers": tuple(headers), "extra_body": args.extra_body}
+    if args.trace is not None:
+        given = [flag for flag, value in (("--rate", args.rate), ("--concurrency", args.concurrency),
+                                          ("--requests", args.requests), ("--duration", args.duration),
+                                          ("--ramp-up", args.ramp_up)) if value is not None]
+        if given or args.find_capacity:
+            raise UsageError(f"--trace sets the arrivals itself: give no {(given or ['--find-capacity'])[0]}")
+    return {"headers": tuple(headers), "extra_body": args.extra_body, "ramp_up_s": args.ramp_up,
+            "trace": args.trace}

@@ -209,7 +209,9 @@ class Engine:
     async def open_loop(self, phase: Phase, done: Callable[[RequestRecord], None]) -> list[RequestRecord]:
         spec = self.spec
         assert spec.rate is not None
-        schedule = iter_arrival_times(spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed)
+        trace = self.prompts.trace
+        schedule = iter(trace.times_s) if trace is not None else iter_arrival_times(
+            spec.rate, spec.requests, spec.duration_s, spec.burstiness, spec.seed, spec.ramp_up_s)
         cap = spec.max_concurrency
         if cap and self.part is not None:
             cap = max(1, self.part.share(cap))

@@ -19,6 +19,7 @@ from benchdoc.workloads.protocols import API_CHAT, PREFIX_SEPARATOR
 if TYPE_CHECKING:
     from benchdoc.workloads.spec import WorkloadSpec
     from benchdoc.workloads.tokenizer import Tokenizer
+    from benchdoc.workloads.trace import Trace
 
 # How a request's input length was known before the server said anything.
 LENGTH_FROM_WORDS = "prompt-words"  # counted in words: about one token each, not exact
@@ -46,6 +47,11 @@ class PromptSource:
         self._corpus_words: list[str] = []
         self._corpus_ids: list[int] = []
         self._prefixes: list[tuple[str, int]] = []
+        self.trace: Trace | None = None
+        if spec.trace is not None:
+            from benchdoc.workloads.trace import load_trace
+
+            self.trace = load_trace(spec.trace)
         if dataset is not None and dataset.format == "text":
             self._load_corpus(dataset)
         elif dataset is not None:
@@ -81,6 +87,9 @@ class PromptSource:
         rng = random.Random(spec.seed * 1_000_003 + number)
         input_len = pick_length(spec.input_tokens, spec.input_tokens_max, rng)
         output_len = pick_length(spec.output_tokens, spec.output_tokens_max, rng)
+        if self.trace is not None:  # the trace's own lengths, request by request
+            at = number % len(self.trace.inputs)
+            input_len, output_len = self.trace.inputs[at], self.trace.outputs[at]
         if self._entries:
             text, length, dataset_output = self._from_entry(number, input_len)
             if dataset_output is not None and spec.dataset_output_len:

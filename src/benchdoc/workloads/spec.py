@@ -145,6 +145,11 @@ class WorkloadSpec:
         problems = self.problems()
         if problems:
             raise UsageError("invalid workload: " + "; ".join(problems))
+        if self.trace is not None:  # its requests, at its own times (rate: its mean, for the record)
+            from benchdoc.workloads.trace import load_trace
+
+            trace = load_trace(self.trace)
+            return replace(self, rate=self.rate or trace.mean_rate(), requests=len(trace.times_s))
         concurrency = self.concurrency
         if not self.open_loop and concurrency is None:
             concurrency = 1
@@ -232,12 +237,12 @@ class WorkloadSpec:
             except ValueError as err:
                 found.append(f"extra_body: {err}")
         if self.ramp_up_s is not None:
-            if self.rate is None and self.trace is None:
-                found.append("ramp_up_s applies to an open loop (rate)")
+            if self.rate is None or self.trace is not None:
+                found.append("ramp_up_s applies to an open loop at a rate, not to a closed loop or a trace")
             if not (math.isfinite(self.ramp_up_s) and self.ramp_up_s > 0):
                 found.append(f"ramp_up_s must be > 0 seconds (got {self.ramp_up_s})")
-        if self.trace is not None and (self.concurrency is not None or self.rate is not None):
-            found.append("a trace sets the arrivals itself: give no rate or concurrency")
+        if self.trace is not None and (self.concurrency is not None or self.duration_s is not None):
+            found.append("a trace sets the arrivals and their number itself: give no concurrency or duration")
         return found
 
     def _prompt_problems(self) -> list[str]:
@@ -291,6 +296,10 @@ class WorkloadSpec:
         data["arrivals"] = (
             ("poisson" if self.burstiness == 1.0 else f"gamma(shape={self.burstiness:g})") if self.open_loop else None
         )
+        if self.trace is not None:
+            data["arrivals"] = "trace"
+        elif self.ramp_up_s and self.open_loop:
+            data["arrivals"] += f", linear ramp-up over {self.ramp_up_s:g} s"
         data["prompt"] = self.prompt_description()
         data["slo"] = {name: value for name, value in self.slo}
         data["streaming"] = True
