@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 
@@ -86,6 +87,8 @@ def test_unknown_experiment_is_refused_before_measuring(project: Project) -> Non
     res = project.run("bench", "--url", "http://127.0.0.1:9", "--record", "basline")
     assert res.returncode == 2  # a usage error, as in every command
     assert "unknown experiment 'basline' (did you mean 'baseline'?)" in res.stderr
+    # The fix is offered: declare it, or record it under a new name.
+    assert "declare it there ([experiments.basline]), or pass --allow-new" in res.stderr
 
 
 @pytest.mark.timeout(60)
@@ -197,6 +200,12 @@ def _sweep_verdicts(project: Project, url: str) -> None:
     table = [line for line in text.stdout.splitlines() if line.strip().startswith(("1 ", "64 "))]
     assert len(table) == 2 and all(line.rstrip().endswith(("kept up", "CLIENT-BOUND")) for line in table), table
     assert "concurrency=64: CLIENT-BOUND: " in text.stdout
+    assert "concurrency=1: client kept up" not in text.stdout  # the table's column said it
+    # Recorded, each level says where it went.
+    recorded = project.run(*common, "--record", "baseline", process=True)
+    assert recorded.returncode == 0, recorded.stderr
+    line = next(line for line in recorded.stdout.splitlines() if line.startswith("recorded 2 levels: "))
+    assert "baseline@concurrency=1 (run " in line and "baseline@concurrency=64 (run " in line
 
 
 @pytest.mark.timeout(90)
@@ -237,9 +246,14 @@ def test_the_clients_own_load_is_in_the_summary_json_and_ledger(project: Project
     args = ("bench", "--url", sim_url, "--concurrency", "2", "--requests", "4", "--output-tokens", "4")
     text = project.run(*args, "--record", "baseline")
     assert text.returncode == 0, text.stderr
-    assert "client kept up: " in text.stdout or "CLIENT-BOUND: " in text.stdout
-    assert "event-loop lag p99" in text.stdout and "beside the server's own stamps" in text.stdout
-    assert "Send delay" in text.stdout and "send delay p99 " in " ".join(text.stdout.split())
+    # The verdict in one short line; its figures with -v (and always in --json).
+    verdict = next(line for line in text.stdout.splitlines() if line.startswith(("client kept up", "CLIENT-BOUND")))
+    assert len(verdict) < 200 and "event-loop lag" not in text.stdout, verdict
+    verbose = project.run(*args, "-v")
+    assert verbose.returncode == 0, verbose.stderr
+    assert "client kept up: " in verbose.stdout or "CLIENT-BOUND: " in verbose.stdout
+    assert "event-loop lag p99" in verbose.stdout and "beside the server's own stamps" in verbose.stdout
+    assert "Send delay" in verbose.stdout and "send delay p99 " in " ".join(verbose.stdout.split())
     data = json.loads(project.run(*args, "--json", "--workers", "1").stdout)
     assert set(data["client"]) >= {"bound", "cpu_share", "lag_ms_p99", "ttft_error_ms_mean", "reasons",
                                    "send_delay_ms_p50", "send_delay_ms_p99", "send_delay_ms_max", "smallest_ttft_ms"}
@@ -308,3 +322,13 @@ def test_progress_lines_are_paced_by_tenths_and_by_time() -> None:
         now[0] = at
         open_ended(done, None)
     assert out == ["bench: 2 requests done, 11 s elapsed\n", "bench: 4 requests done, 25 s elapsed\n"]
+
+
+@pytest.mark.timeout(60)
+def test_allow_new_records_under_an_undeclared_name(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--requests", "3", "--output-tokens", "4", "--record", "trial-7",
+                      "--allow-new")
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"recorded run \d+: trial-7 \(ok, \d+ metrics\)", res.stdout), res.stdout
+    (run,) = json.loads(project.run("history", "trial-7", "--json").stdout)
+    assert run["outcome"] == "ok"

@@ -48,8 +48,11 @@ def test_show_has_status_and_comparison_columns(project: Project) -> None:
     assert project.run("record", "nccl-tree", "--failed", "CUDA graph incompatible").returncode == 0
     res = project.run("show")
     assert res.returncode == 0, res.stderr
-    for text in ("Reference", "Works", "Failed (CUDA graph incompatible)", "Untested", "+3.8% vs baseline: 3.8% faster"):
+    for text in ("Reference", "Works", "Failed (CUDA graph incompatible)", "Untested", "vs baseline: 3.8% faster"):
         assert text in res.stdout
+    assert "+3.8% vs baseline" not in res.stdout  # the size once, in the verdict's words
+    # The name to type beside each label.
+    assert "eagle3-cuda13" in res.stdout and "nccl-fewer-channels" in res.stdout
     data = json.loads(project.run("show", "--json").stdout)
     statuses = {e["name"]: e["status"] for e in data["experiments"]}
     assert statuses == {

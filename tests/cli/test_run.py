@@ -392,11 +392,16 @@ output_tokens = 16
 [experiments.busy]
 server = "sim"
 workload = "medium"
+
+[experiments.busy-too]
+server = "sim"
+workload = "medium"
 """)
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
     try:
         time.sleep(0.2)
         result = project.run("run", "busy", "-n", "2", "--quiet")
+        both = project.run("run", "busy", "busy-too", "-n", "2", "--quiet")
     finally:
         burner.kill()
         burner.wait()
@@ -404,6 +409,11 @@ workload = "medium"
     # Busy throughout, both repetitions alike: a plain note, no per-repetition warning.
     assert "busy: the machine was busy in 2 of 2 repetitions" in result.stdout
     assert "starved" not in result.stdout and "busy: warning:" not in result.stdout
+    # Two experiments on the busy machine: said once for the command, not once per experiment.
+    assert both.returncode == 0, both.stderr
+    said = [line for line in both.stdout.splitlines() if "the machine was busy" in line]
+    assert not [line for line in both.stdout.splitlines() if "starved of CPU by other processes" in line]
+    assert len(said) == 1 and said[0].startswith("the machine was busy while 2 experiments ran (busy, busy-too)"), said
     load = runs_in(project)["busy"].environment["load"]  # type: ignore[attr-defined]
     assert load["state"] == "busy" and load["figures"]["measurements"] == 2
     for each in load["figures"]["each"]:

@@ -28,6 +28,9 @@ def story(project: Project) -> None:
     record(project, "nccl-tree", output_tok_s=[92.1, 92.8, 93.0, 92.2, 92.6, 92.4])
 
 
+WIDE = {"COLUMNS": "260"}  # every column at natural width: a row's label on one line
+
+
 def row_cells(stdout: str, label: str) -> list[str]:
     """The cells of the terminal table row that starts with ``label``."""
     line = next(line for line in stdout.splitlines() if line.startswith(f"│ {label} "))
@@ -47,7 +50,7 @@ def markdown_rows(stdout: str) -> list[list[str]]:
 
 def test_show_marks_outliers_says_what_the_interval_is_and_gives_the_p_compare_gives(project: Project) -> None:
     story(project)
-    shown = project.run("show")
+    shown = project.run("show", env=WIDE)
     assert shown.returncode == 0, shown.stderr
     headers = header_cells(shown.stdout)
     base = dict(zip(headers, row_cells(shown.stdout, "Baseline (no spec)")))
@@ -74,12 +77,13 @@ def test_markdown_of_show_and_compare_pastes_the_same_numbers_and_words(project:
     project.write_config(project.root.joinpath("benchdoc.toml").read_text().replace(
         'label = "EAGLE-3 2-step (CUDA 13 + fusion)"', f'label = "{ODD_LABEL}"'))
     story(project)
-    terminal = project.run("show")
+    terminal = project.run("show", env=WIDE)
     pasted = project.run("show", "--markdown")
     assert pasted.returncode == 0, pasted.stderr
     rows = markdown_rows(pasted.stdout)
-    assert rows[0][:3] == ["experiment", "status", "runs"] and rows[0][-2:] == ["p", "measured (UTC)"]
-    assert pasted.stdout.splitlines()[1].startswith("|:---|:---|---:|")
+    # The name to type beside each label (run, history and compare take names).
+    assert rows[0][:4] == ["experiment", "name", "status", "runs"] and rows[0][-2:] == ["p", "measured (UTC)"]
+    assert pasted.stdout.splitlines()[1].startswith("|:---|:---|:---|---:|")
     assert len(rows) == 1 + 5  # the header, then one row per experiment
     eagle = next(row for row in rows if row[0].startswith("EAGLE-3 \\[fused\\] \\| v2"))
     assert eagle[0] == "EAGLE-3 \\[fused\\] \\| v2"  # escaped: neither a link nor a column split
@@ -155,8 +159,8 @@ def test_the_status_is_the_same_whichever_metric_is_shown(project: Project) -> N
     statuses = {e["name"]: e["status"] for e in json.loads(project.run("show", "--json").stdout)["experiments"]}
     assert statuses["eagle3-cuda13"] == "Works"
     for metric in ("ttft_ms_p50", "TTFT p50"):
-        shown = project.run("show", "--metric", metric)
+        shown = project.run("show", "--metric", metric, env=WIDE)
         assert shown.returncode == 0, shown.stderr
-        assert row_cells(shown.stdout, "EAGLE-3 2-step (CUDA 13 + fusion)")[1] == "Works", shown.stdout
+        assert row_cells(shown.stdout, "EAGLE-3 2-step (CUDA 13 + fusion)")[1:3] == ["eagle3-cuda13", "Works"], shown.stdout
         only = json.loads(project.run("show", "--metric", metric, "--json").stdout)["experiments"]
         assert {e["name"]: e["status"] for e in only} == statuses

@@ -50,3 +50,17 @@ def test_places_list_every_sentence_and_row_naming_them(story_facts: LintFacts) 
     ]
     assert places[1].text == "EAGLE-3 2-step | 54.1"
     assert places[0].section == "Log" and places[0].to_json()["experiments"] == ["eagle3", "baseline"]
+
+
+def test_the_project_order_survives_the_cache_levels_by_load(story_facts: LintFacts) -> None:
+    """The cache writes its JSON keys sorted; the facts read back keep the project's order, so
+    `lint --changed` lists a sweep's levels by load (128 before 1024), not as text."""
+    import dataclasses
+    import json
+
+    base = story_facts.experiments["baseline"]
+    names = ["baseline", *(f"baseline@concurrency={n}" for n in (1, 128, 1024, 131072))]
+    facts = dataclasses.replace(story_facts, experiments={n: dataclasses.replace(base, name=n) for n in names})
+    back = LintFacts.from_json(json.loads(json.dumps(facts.to_json(), sort_keys=True)))
+    assert list(back.experiments) == names
+    assert list(changed_experiments(back, parse_since("2026-11-04"))) == names

@@ -22,6 +22,9 @@ def test_the_verdict_names_each_reason() -> None:
     assert ("requests' bytes left 3.00 ms (p99; max 3.00 ms) after their send stamp, more than 10% of the "
             "smallest TTFTs measured (20.00 ms, p10)") in busy.reasons[2]
     assert busy.sentence().startswith("CLIENT-BOUND: ")
+    assert calm.headline() == "client kept up (CPU 20% of a core)"
+    assert busy.headline() == ("CLIENT-BOUND: the client used 97% of a core (and 2 more); "
+                               "latencies include the client's own delay")
     # Lateness while the client idled is the machine's: noted, not the client's saturation.
     starved = assess([0.05], [4.0] * 100, [1.0] * 100, [3.0] * 10, busy_shares=[0.1], ttfts_ms=[20.0] * 10)
     assert not starved.bound and len(starved.notes) == 2

@@ -31,7 +31,7 @@ def sweep(
             row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, point.level, point.result)}
         rows.append(row)
         if not args.json:
-            print(f"{point.level.label}: {_progress_text(point.result)}", file=sys.stderr)
+            print(f"{point.level.label}: {_progress_text(point.result, args.verbose)}", file=sys.stderr)
 
     points = run_sweep(spec, levels, on_level=on_level)
     if args.json:
@@ -39,7 +39,7 @@ def sweep(
 
         print_json({"sweep": rows})
     else:
-        _print_rows(f"{levels[0].kind} sweep", rows, [p.result for p in points])
+        _print_rows(f"{levels[0].kind} sweep", rows, [p.result for p in points], args.verbose)
     return EXIT_FAILED if all(p.result.failed for p in points) else EXIT_OK
 
 
@@ -63,7 +63,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
             if not step.passed and step.client_bound:
                 verdict = f"says nothing (the client was the bottleneck): {step.why}"
             print(f"{level.label}: SLO attainment {step.attainment:.3f}, {verdict}; "
-                  f"{_progress_text(step.result)}", file=sys.stderr)
+                  f"{_progress_text(step.result, args.verbose)}", file=sys.stderr)
 
     found = find_capacity(
         spec, target=args.target, start_rate=args.start_rate, precision=args.precision,
@@ -81,7 +81,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
             data["recorded"] = {"experiment": experiment, "run_id": run_id}
         print_json(data)
     else:
-        _print_rows("capacity search: rate", rows, [s.result for s in found.steps])
+        _print_rows("capacity search: rate", rows, [s.result for s in found.steps], args.verbose)
         print(found.sentence())
         if run_id is not None:
             print(f"recorded run {run_id}: {experiment}")
@@ -101,16 +101,18 @@ def _row(label: str, result: WorkloadResult, per_request: bool = False) -> dict[
     return row
 
 
-def _progress_text(result: WorkloadResult) -> str:
+def _progress_text(result: WorkloadResult, verbose: bool = False) -> str:
+    from benchdoc.cli.bench import client_line
+
     m = result.metrics
     ok = f"{result.succeeded}/{len(result.records)} ok"
     rate = f"{m['request_s']:.2f} req/s" if "request_s" in m else "no throughput"
     ttft = f", TTFT p50 {m['ttft_ms_p50']:.1f} ms" if "ttft_ms_p50" in m else ""
-    client = f"; {result.client.sentence()}" if result.client is not None else ""
+    client = f"; {client_line(result, verbose)}" if result.client is not None else ""
     return f"{ok}, {rate}{ttft}{client}"
 
 
-def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadResult]) -> None:
+def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadResult], verbose: bool = False) -> None:
     from rich.table import Table
 
     from benchdoc.cli._common import console, format_number
@@ -135,9 +137,16 @@ def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadRe
         cells = [f"{row['value']:g}"] + [format_number(row.get(key), digits) for _, (key, digits) in columns[1:]]  # type: ignore[misc]
         table.add_row(*cells, _verdict(result))
     out.print(table)
+    from benchdoc.cli.bench import client_line
+
+    # The table's client column gives each level's verdict; a bound level says why; -v every figure.
     for row, result in zip(rows, results):
-        if result.client is not None and result.client.bound:
-            out.print(f"{row['level']}: {result.client.sentence()}", markup=False, soft_wrap=True)
+        if result.client is not None and (verbose or result.client.bound):
+            out.print(f"{row['level']}: {client_line(result, verbose)}", markup=False, soft_wrap=True)
+    recorded = [row["recorded"] for row in rows if row.get("recorded")]
+    if recorded:
+        runs = ", ".join(f"{r['experiment']} (run {r['run_id']})" for r in recorded)
+        out.print(f"recorded {len(recorded)} level{'s' if len(recorded) != 1 else ''}: {runs}", markup=False, soft_wrap=True)
 
 
 def _verdict(result: WorkloadResult) -> str:

@@ -21,6 +21,26 @@ def load_project(args: argparse.Namespace) -> Config:
     return load_config(getattr(args, "config", None))
 
 
+def recording_experiment(config: Config, name: str, allow_new: bool) -> str:
+    """The experiment a recording command records under: a declared name or alias (or a level
+    of one, EXP@rate=4); an undeclared name only with ``allow_new``, else the fix, as a usage error."""
+    from benchdoc.errors import UsageError
+
+    try:
+        return config.experiment(name).name
+    except UsageError as err:
+        if not allow_new:
+            raise UsageError(
+                f"{err.message} in {config.path.name}; declare it there ([experiments.{name}]), "
+                "or pass --allow-new to record under a new name"
+            ) from None
+    from benchdoc.config import EXPERIMENT_NAME, EXPERIMENT_NAME_RULE
+
+    if not EXPERIMENT_NAME.fullmatch(name):
+        raise UsageError(f"'{name}' cannot be an experiment name: {EXPERIMENT_NAME_RULE}")
+    return name
+
+
 def open_ledger(config: Config, *, create: bool = True, write: bool = False) -> Ledger:
     """The project's ledger; read-only unless ``write`` (so that reading commands work on a
     read-only folder and never create or migrate anything). A ledger in memory is refused

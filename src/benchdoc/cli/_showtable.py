@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from benchdoc.cli._tables import Column, TextTable
 
 if TYPE_CHECKING:
-    from benchdoc.results import ExperimentResult, ResultSet, Summary
+    from benchdoc.config import MetricConfig
+    from benchdoc.results import Comparison, ExperimentResult, ResultSet, Summary
 
 MAX_OUTLIERS_LISTED = 3  # per cell, in the footnote
 
@@ -20,15 +21,19 @@ MAX_OUTLIERS_LISTED = 3  # per cell, in the footnote
 def show_table(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str]) -> TextTable:
     """The table of ``chosen`` experiments over ``metrics`` (the first one the comparison's, when primary)."""
     from benchdoc.cli._common import format_when
-    from benchdoc.results.words import OUTLIER_MARK, format_p, summary_text, vs_line
+    from benchdoc.results.words import OUTLIER_MARK, format_p, summary_text
 
     config = results.config
     primary = config.primary_metric if config.primary_metric in metrics else (metrics[0] if metrics else None)
-    columns = [Column("experiment", role="key"), Column("status"), Column("runs", right=True)]
+    # The name to type (run, history, compare take names) beside the label, when they differ.
+    named = any(result.name != result.label for result in chosen)
+    columns = [Column("experiment", role="key"), *([Column("name", role="key")] if named else []),
+               Column("status"), Column("runs", right=True)]
     columns += [Column(_metric_header(results, m), right=True, role="metric") for m in metrics]
     columns += [Column("vs compare_to" + (f" ({config.metric_or_default(primary).label})" if primary else "")),
                 Column("p", right=True), Column("measured (UTC)")]
     rows = []
+    shown = {result.name for result in chosen}
     for result in chosen:
         cells = []
         for metric in metrics:
@@ -38,14 +43,33 @@ def show_table(results: ResultSet, chosen: list[ExperimentResult], metrics: list
         comparison = result.comparisons.get(primary) if primary else None
         vs, p = "—", "—"
         if primary and comparison is not None:
-            vs = vs_line(comparison, config.metric_or_default(primary), result.compare_to or "")
+            vs = vs_text(comparison, config.metric_or_default(primary), result.compare_to or "")
             p = format_p(comparison.p_used)
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
         n = f"{len(result.pooled)}/{len(result.runs)}" if result.runs else "0"
-        rows.append((result.label, _status(result), n, *cells, vs, p, format_when(result.measured_at)))
+        name = (result.name,) if named else ()
+        rows.append((_label(result, shown), *name, _status(result), n, *cells, vs, p, format_when(result.measured_at)))
     title = f"{len(chosen)} experiment(s) — {results.pooling.describe()}"
     return TextTable(title, tuple(columns), tuple(rows), notes=tuple(_notes(results, chosen, metrics, primary)))
+
+
+def _label(result: ExperimentResult, shown: set[str]) -> str:
+    """The label; a sweep's load level listed under its sweep reads '  └ @ 4 req/s'."""
+    if result.level_of in shown and " @ " in result.label:
+        return "  └ @ " + result.label.rsplit(" @ ", 1)[1]
+    return result.label
+
+
+def vs_text(comparison: Comparison, metric: MetricConfig, target: str) -> str:
+    """A comparison said once: 'vs baseline: 3.8% faster'; where the verdict gives no size,
+    the delta beside it: 'vs baseline: +0.2%, ~ (no significant difference, p=0.41)'."""
+    from benchdoc.results.words import verdict_text
+
+    verdict = verdict_text(comparison, metric, metric.digits)
+    if comparison.verdict in ("better", "worse", "undecided"):
+        return f"vs {target}: {verdict}"
+    return f"vs {target}: {comparison.delta_pct:+.1f}%, {verdict}"
 
 
 def _metric_header(results: ResultSet, metric: str) -> str:

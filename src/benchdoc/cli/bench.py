@@ -113,9 +113,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     out.add_argument("--percentile", type=float, action="append", default=[], metavar="P",
                      help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
     out.add_argument("--json", action="store_true", help="print the result as JSON")
+    out.add_argument("--verbose", "-v", action="store_true",
+                     help="the client's own figures in full (CPU, loop lag, send delay, TTFT error), not its verdict alone")
     out.add_argument("--per-request", action="store_true", help="with --json: include every request's record")
     out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
     out.add_argument("--note", help="with --record: free text kept with the run")
+    out.add_argument("--allow-new", action="store_true",
+                     help="with --record: record under an experiment that benchdoc.toml does not declare (yet)")
     parser.set_defaults(func=run)
 
 
@@ -259,10 +263,10 @@ def run(args: argparse.Namespace) -> int:
     experiment = None
     if args.record:
         # Resolve the experiment before measuring: a typo must not cost a benchmark run.
-        from benchdoc.cli._common import load_project
+        from benchdoc.cli._common import load_project, recording_experiment
 
         config = load_project(args)
-        experiment = config.experiment(args.record).name
+        experiment = recording_experiment(config, args.record, args.allow_new)
         _prove_recordable(config, spec.requests, args.repetitions)
 
     levels = load_levels(args)
@@ -295,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
             data["recorded"] = {"experiment": experiment, "run_id": run_id}
         print_json(data)
     else:
-        _print_summary(result)
+        _print_summary(result, args.verbose)
         warning = unreliable_line(config, len(result.records), len(result.records) - result.succeeded, result.cut_short)
         if warning:
             print(warning)
@@ -449,7 +453,7 @@ def _engine_of(metadata: Any) -> dict[str, Any] | None:
     return endpoint_version(f"{parts.scheme}://{parts.netloc}") if parts.scheme and parts.netloc else None
 
 
-def _print_summary(result: WorkloadResult) -> None:
+def _print_summary(result: WorkloadResult, verbose: bool = False) -> None:
     from rich.table import Table
 
     from benchdoc.cli._common import console, format_number, styled
@@ -525,7 +529,7 @@ def _print_summary(result: WorkloadResult) -> None:
     if result.server_metrics is not None:
         _print_server_metrics(out, result.server_metrics)
 
-    _print_provenance_and_failures(out, result)
+    _print_provenance_and_failures(out, result, verbose)
 
 
 def _print_server_metrics(out: Any, series: Any) -> None:
@@ -548,7 +552,14 @@ def _print_server_metrics(out: Any, series: Any) -> None:
     out.print(table)
 
 
-def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
+def client_line(result: WorkloadResult, verbose: bool) -> str:
+    """The client's verdict: a few words, or with ``verbose`` every figure behind it."""
+    if result.client is None:
+        return ""
+    return result.client.sentence() if verbose else result.client.headline()
+
+
+def _print_provenance_and_failures(out: Any, result: WorkloadResult, verbose: bool = False) -> None:
     """Where the counts came from, the client's own load, and why requests failed."""
     from benchdoc.cli._common import styled
 
@@ -569,7 +580,7 @@ def _print_provenance_and_failures(out: Any, result: WorkloadResult) -> None:
         if warning:
             out.print(styled(("warning:", "bold"), f" {warning}"))
     if result.client is not None:
-        out.print(result.client.sentence(), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
+        out.print(client_line(result, verbose), markup=False, soft_wrap=True, style="bold" if result.client.bound else None)
     if result.over_length:
         out.print(styled(("warning:", "bold"), f" {result.over_length} complete output(s) longer than their "
                          "max_tokens: the server did not hold to the limit"))

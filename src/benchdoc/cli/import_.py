@@ -138,20 +138,9 @@ def _load_config(args: argparse.Namespace) -> Config | None:
 
 
 def _experiment(config: Config | None, name: str, allow_new: bool) -> str:
-    if config is None:
-        return name
-    try:
-        return config.experiment(name).name
-    except UsageError as err:
-        if not allow_new:
-            raise UsageError(
-                f"{err.message} in {config.path.name}; declare it there, or pass --allow-new to record under a new name"
-            ) from None
-    from benchdoc.config import EXPERIMENT_NAME, EXPERIMENT_NAME_RULE
+    from benchdoc.cli._common import recording_experiment
 
-    if not EXPERIMENT_NAME.fullmatch(name):
-        raise UsageError(f"'{name}' cannot be an experiment name: {EXPERIMENT_NAME_RULE}")
-    return name
+    return name if config is None else recording_experiment(config, name, allow_new)
 
 
 def _recorded_fingerprints(config: Config | None, *, create: bool) -> dict[str, int]:

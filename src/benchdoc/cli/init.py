@@ -46,6 +46,28 @@ aliases = ["EAGLE-3", "eagle"]
 compare_to = "baseline"
 notes = "Speculative decoding with 2 draft steps"
 
+# To let `benchdoc run` start a server, measure it and stop it, declare the server and a
+# workload and name them in an experiment (uncomment; the simulator stands in for your
+# server until you put its command here). All keys: docs/running.md in benchdoc's sources.
+# [servers.sim]
+# argv = ["benchdoc", "sim", "--port", "{port}"]   # e.g. ["python", "-m", "sglang.launch_server",
+#                                                 #   "--model-path", "{model}", "--port", "{port}"]
+# ready_url = "http://{host}:{port}/health"       # benchdoc waits for a 200 here (the default)
+#
+# [workloads.chat]
+# concurrency = 4              # requests in flight (closed loop); or rate = 8.0 req/s (open loop)
+# requests = 64                # per repetition
+# input_tokens = 128
+# output_tokens = 64
+#
+# [experiments.sim-baseline]
+# label = "Simulator baseline"
+# server = "sim"
+# workload = "chat"
+# repetitions = 5
+#
+# Then: benchdoc run sim-baseline
+
 [stats]
 alpha = 0.05          # significance level of every comparison
 confidence = 0.95     # level of every interval

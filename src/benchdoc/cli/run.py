@@ -416,8 +416,9 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from benchdoc.cli._showtable import vs_text
+    from benchdoc.machineload import busy_note
     from benchdoc.results import build_results
-    from benchdoc.results.words import vs_line
 
     primary = config.primary_metric
     # Only the primary metric is summarised: comparing every recorded metric (error_rate is
@@ -449,7 +450,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
             cells.append(format_summary(result.summaries.get(primary), spec.digits) if outcome.outcome == Outcome.OK else "—")
             comparison = result.comparisons.get(primary)
             if comparison is not None and outcome.outcome == Outcome.OK:
-                vs = vs_line(comparison, spec, result.compare_to or "", spec.digits)
+                vs = vs_text(comparison, spec, result.compare_to or "")
             elif result.compare_to and outcome.outcome == Outcome.OK:
                 vs = f"vs {result.compare_to}: no result yet"
         elif primary:
@@ -458,6 +459,7 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
         cells.extend([vs, str(outcome.run_id) if outcome.run_id is not None else "—", log])
         table.add_row(*(Text(cell) for cell in cells))  # plain text: reasons and paths may hold brackets
     out.print(table)
+    busy: list[tuple[str, str]] = []
     for outcome in report.outcomes:
         if outcome.failure_log_line:
             print(f"{outcome.experiment}: log line: {outcome.failure_log_line}")
@@ -465,6 +467,19 @@ def print_summary(config: Config, ledger: Any, report: RunReport) -> None:
             run = ledger.run(outcome.run_id)
             for line in [*_unreliable(run, config), *_run_notes(run.metadata, run.environment)]:
                 print(f"{outcome.experiment}: {line}")
+            note = busy_note(run.environment.get("load"))
+            busy.extend([(outcome.experiment, note)] if note else [])
+    _print_busy(busy)
+
+
+def _print_busy(busy: list[tuple[str, str]]) -> None:
+    """A busy machine that starved no repetition, said once for the whole command."""
+    if len(busy) == 1:
+        print(f"{busy[0][0]}: {busy[0][1]}")
+    elif busy:
+        names = ", ".join(name for name, _ in busy)
+        print(f"the machine was busy while {len(busy)} experiments ran ({names}); no repetition's server or load "
+              "generator was starved of CPU, so none is singled out (each run keeps its figures: history --json)")
 
 
 def _unreliable(run: Any, config: Config) -> list[str]:
@@ -478,7 +493,7 @@ def _unreliable(run: Any, config: Config) -> list[str]:
 
 def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     """What the summary table cannot hold: requests cut short, a busy machine."""
-    from benchdoc.machineload import busy_note, busy_warning
+    from benchdoc.machineload import busy_warning
 
     notes = []
     cut = sum(r.cut_short_requests or 0 for r in metadata.per_repetition)
@@ -491,9 +506,6 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     warning = busy_warning(environment.get("load"))
     if warning:
         notes.append(f"warning: {warning}")
-    note = busy_note(environment.get("load"))
-    if note:
-        notes.append(note)
     capacity = metadata.capacity or {}
     for search in capacity.get("searches") or ([capacity] if capacity else []):
         if search.get("sentence"):

@@ -147,6 +147,9 @@ class LintFacts:
     def to_json(self) -> dict[str, Any]:
         return {
             "experiments": {name: asdict(e) for name, e in self.experiments.items()},
+            # The cache writes its keys sorted: the project's order (a sweep's levels by load,
+            # 128 before 1024) is kept as a list.
+            "order": list(self.experiments),
             "metrics": {name: asdict(m) for name, m in self.metrics.items()},
             "primary_metric": self.primary_metric,
             "historical_sections": list(self.historical_sections),
@@ -156,7 +159,8 @@ class LintFacts:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LintFacts:
         return cls(
-            experiments={name: _experiment_from_json(e) for name, e in data["experiments"].items()},
+            experiments={name: _experiment_from_json(data["experiments"][name])
+                         for name in data.get("order") or sorted(data["experiments"])},
             metrics={name: MetricInfo(**m) for name, m in data["metrics"].items()},
             primary_metric=data.get("primary_metric"),
             historical_sections=tuple(data.get("historical_sections", ())),

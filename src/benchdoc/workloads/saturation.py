@@ -74,6 +74,15 @@ class ClientLoad:
         data["notes"] = list(self.notes)
         return data
 
+    def headline(self) -> str:
+        """The verdict in a few words: 'client kept up (CPU 7% of a core)', or 'CLIENT-BOUND: '
+        and its first reason (``sentence`` gives every figure)."""
+        if not self.bound:
+            return f"client kept up (CPU {self.cpu_share * 100:.0f}% of a core)"
+        more = f" (and {len(self.reasons) - 1} more)" if len(self.reasons) > 1 else ""
+        first = self.reasons[0] if self.reasons else "the client was the bottleneck"
+        return f"CLIENT-BOUND: {first}{more}; latencies include the client's own delay"
+
     def sentence(self) -> str:
         """One line for a summary."""
         busy = f", loop busy {self.loop_busy_share * 100:.0f}%" if self.loop_busy_share is not None else ""
