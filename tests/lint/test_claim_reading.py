@@ -188,6 +188,9 @@ def found(facts: LintFacts, text: str) -> list[tuple[str, str]]:
         ("- compile: 1.5x eager tok/s, 1.2x eager TTFT p95", "- compile: 1.5x eager tok/s, 1.4x eager TTFT p95"),
         ("torch.compile is faster still (1,500.0 tok/s, 1.25x CUDA graphs) but its TTFT p95 of 360 ms is 20% above eager's.",
          "torch.compile is faster still (1,500.0 tok/s) but its TTFT p95 of 360 ms is 40% above eager's."),
+        # A range: true when the ledger's figure is inside it.
+        ("CUDA graphs are 15-20% faster than eager.", "CUDA graphs are 25–30% faster than eager."),
+        ("CUDA graphs are 1.1-1.3x faster than eager.", "CUDA graphs are 1.3-1.5x faster than eager."),
         # Possessive subject and target.
         ("torch.compile's throughput is 25% higher than CUDA graphs'.",
          "torch.compile's throughput is 50% higher than CUDA graphs'."),
@@ -368,6 +371,7 @@ def test_claims_about_experiments_without_a_result_are_flagged(facts: LintFacts,
         "Piecewise graphs reached 1,450.0 tok/s before the capture bug.",  # the past
         "Piecewise graphs crash: graph capture fails on dynamic shapes.",  # what the ledger says
         "Inductor max-autotune is untested.",
+        "Piecewise graphs crashed after 300 ms of capture.",  # a time, not its TTFT
     ],
 )
 def test_plans_history_and_true_statements_about_them_stand(facts: LintFacts, sentence: str) -> None:

@@ -7,6 +7,7 @@ about, and whether it is true, is decided by :mod:`benchdoc.lint.stale_claims`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +112,21 @@ class Claim:
     object_search_start: int | None  # for "beats X by 5%": the target sits before the number
     noun: str  # the words between the claim word and its link ("faster output throughput than")
     word: str
+    low: float | None = None  # the range's other end: "20–25% faster" has value 25, low 20
+
+
+_RANGE_BEFORE = re.compile(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)\s*(?:%|[x×])?\s*(?:-|–|—|to)\s*$")
+
+
+def with_range(text: str, claim: Claim) -> Claim:
+    """The claim with the lower end of a range written before its number ("20–25% faster", "1.1-1.3x")."""
+    found = _RANGE_BEFORE.search(text[max(0, claim.start - 16) : claim.start])
+    if found is None or claim.word in ("/", ""):
+        return claim
+    low = float(found.group("low"))
+    if low >= claim.value:
+        return claim
+    return dataclasses.replace(claim, low=low, start=max(0, claim.start - 16) + found.start())
 
 
 def find_claims(text: str) -> list[Claim]:
@@ -138,6 +154,7 @@ def find_claims(text: str) -> list[Claim]:
                 continue
             claim = build(text, match)
             if claim is not None:
+                claim = with_range(text, claim)
                 claims.append(claim)
                 taken.append(match.span())
     claims.sort(key=lambda c: c.start)

@@ -461,7 +461,7 @@ def ledger_line(actual: Delta, metric: MetricInfo) -> str:
 def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, float]] | None:
     """The deltas (candidate/target - 1, in %) the claim allows, one interval per reading of it."""
     half = 0.5 * 10 ** (-claim.decimals)
-    low_n, high_n = claim.value - half, claim.value + half
+    low_n, high_n = (claim.low if claim.low is not None else claim.value) - half, claim.value + half
     higher_is_better = metric.direction == "higher"
 
     def direction(polarity: str) -> float:

@@ -95,8 +95,9 @@ class ValueRule:
         if not without_result(owner):
             return None
         single = len({self.know.standing(e, context).name for e in experiments}) == 1
-        if not (single or where.certain) or self._metrics_read(context, quantity, candidates) is None:
-            return None
+        read = self._metrics_read(context, quantity, candidates)
+        if not (single or where.certain) or read is None or not read[1]:
+            return None  # "crashed after 12 s": a number in a shared unit, no metric named
         quoted = context.unit.text[quantity.start : quantity.unit_end].strip()
         state = no_result_state(owner)
         message = f"says {quoted}, but the ledger has no successful result for it: {state}"
