@@ -332,3 +332,24 @@ def test_allow_new_records_under_an_undeclared_name(project: Project, sim_url: s
     assert re.search(r"recorded run \d+: trial-7 \(ok, \d+ metrics\)", res.stdout), res.stdout
     (run,) = json.loads(project.run("history", "trial-7", "--json").stdout)
     assert run["outcome"] == "ok"
+
+
+@pytest.mark.timeout(60)
+def test_result_dir_keeps_each_runs_summary_and_requests(project: Project, sim_url: str) -> None:
+    res = project.run("bench", "--url", sim_url, "--concurrency", "1,2", "--requests", "4", "--output-tokens", "4",
+                      "--result-dir", "results", "--header", "X-Api-Key:abcdef0123456789ABCDEFxyz", "--json")
+    assert res.returncode == 0, res.stderr
+    folders = sorted((project.root / "results").iterdir())
+    assert [f.name.split("-", 1)[1] for f in folders] == ["bench@concurrency=1", "bench@concurrency=2"]
+    for folder in folders:
+        summary = json.loads((folder / "summary.json").read_text())
+        assert summary["requests"] == 4 and "ttft_ms_mean" in summary["metrics"]
+        assert summary["settings"]["headers"] == {"X-Api-Key": "***"}
+        lines = (folder / "requests.jsonl").read_text().splitlines()
+        assert len(lines) == 4 and all(json.loads(line)["ok"] for line in lines)
+        assert "abcdef0123456789ABCDEFxyz" not in (folder / "summary.json").read_text()
+    (project.root / "a-file").write_text("x")
+    bad = project.run("bench", "--url", sim_url, "--requests", "1", "--result-dir", "a-file")
+    assert bad.returncode == 2 and "a-file: --result-dir: not a folder" in bad.stderr
+    bad = project.run("bench", "--url", sim_url, "--header", "nocolon")
+    assert bad.returncode == 2 and "--header: expected NAME:VALUE" in bad.stderr

@@ -18,6 +18,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                        help="a JSON object merged into every request body, e.g. '{\"top_p\": 0.9, "
                        "\"chat_template_kwargs\": {\"enable_thinking\": false}}' (vLLM --extra-body, "
                        "sglang --extra-request-body, AIPerf --extra-inputs)")
+    extra.add_argument("--result-dir", metavar="DIR",
+                       help="also write each run's summary.json and requests.jsonl in a new folder under DIR "
+                       "(vLLM --save-result --result-dir, AIPerf's artifacts folder)")
     arrivals = parser.add_argument_group("arrivals")
     arrivals.add_argument("--ramp-up", type=float, metavar="S",
                           help="open loop: the rate climbs linearly from 0 to --rate over the first S seconds "
@@ -43,6 +46,10 @@ def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
             parse_extra_body(args.extra_body)
         except ValueError as err:
             raise UsageError(f"--extra-body: {err}") from None
+    if args.result_dir:
+        from benchdoc.workloads.result_files import check_result_dir
+
+        check_result_dir(args.result_dir)
     if args.trace is not None:
         given = [flag for flag, value in (("--rate", args.rate), ("--concurrency", args.concurrency),
                                           ("--requests", args.requests), ("--duration", args.duration),
@@ -51,3 +58,15 @@ def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"--trace sets the arrivals itself: give no {(given or ['--find-capacity'])[0]}")
     return {"headers": tuple(headers), "extra_body": args.extra_body, "ramp_up_s": args.ramp_up,
             "trace": args.trace}
+
+
+def save(args: argparse.Namespace, name: str, result: Any) -> None:
+    """With --result-dir, the run's files in their own folder (said on stderr)."""
+    if not args.result_dir:
+        return
+    import sys
+
+    from benchdoc.workloads.result_files import check_result_dir, write_result_files
+
+    folder = write_result_files(check_result_dir(args.result_dir), name, result)
+    print(f"wrote {folder}/summary.json and requests.jsonl", file=sys.stderr)

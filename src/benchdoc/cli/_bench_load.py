@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
 from benchdoc.naming import swept_experiment
 
@@ -25,6 +26,7 @@ def sweep(
     rows: list[dict[str, Any]] = []
 
     def on_level(point: SweepPoint) -> None:
+        _bench_extra.save(args, f"{experiment or 'bench'}@{point.level.label}", point.result)
         row = _row(point.level.label, point.result, args.per_request)
         if config is not None and experiment is not None:
             name = level_experiment(experiment, point.level)
@@ -53,6 +55,7 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
 
     def on_step(step: CapacityStep) -> None:
         level = LoadLevel("rate", step.rate)
+        _bench_extra.save(args, f"{experiment or 'bench'}@{level.label}", step.result)
         row = _row(level.label, step.result, args.per_request) | {"met_target": step.passed, "why": step.why or None}
         if config is not None and experiment is not None:
             name = level_experiment(experiment, level)

@@ -7,6 +7,7 @@ import statistics
 import sys
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from benchdoc.ledger.models import Outcome
 
@@ -28,6 +29,7 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
     bar = _ProgressBar(count) if at_terminal else None
 
     def on_repetition(index: int, result: WorkloadResult) -> None:
+        _bench_extra.save(args, f"{experiment or 'bench'}-rep{index + 1}", result)
         if not args.json:
             line = f"repetition {index + 1}/{count} (seed {spec.seed + index}): {_headline(result)}"
             (bar.log if bar else _stderr)(line)

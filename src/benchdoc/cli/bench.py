@@ -290,6 +290,7 @@ def run(args: argparse.Namespace) -> int:
     run_id = None
     if config is not None and experiment is not None:
         run_id = _record(config, experiment, result, args.note)
+    _bench_extra.save(args, experiment or "bench", result)
 
     if args.json:
         from benchdoc.cli._common import print_json
