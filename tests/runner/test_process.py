@@ -131,3 +131,15 @@ def test_picked_port_is_free_on_loopback() -> None:
     port = pick_free_port()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", port))
+
+
+def test_a_url_answering_404_stops_the_wait_before_the_timeout(tmp_path: Path) -> None:
+    port = pick_free_port()
+    server = ManagedProcess(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=tmp_path, env=dict(os.environ), stdout_path=tmp_path / "http.log", grace_s=5,
+    )
+    with server:
+        readiness = wait_until_ready(server, f"http://127.0.0.1:{port}/no-such-health", 60, not_found_grace_s=1.0)
+    assert not readiness.ready and not readiness.exited and readiness.last_answer == "HTTP 404"
+    assert 1.0 <= readiness.waited_s < 30

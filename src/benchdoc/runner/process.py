@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 POLL_INTERVAL_S = 0.05
 READY_POLL_INTERVAL_S = 0.1
 READY_REQUEST_TIMEOUT_S = 2.0
+# A readiness URL answering 404 this long is taken as wrong, before the readiness timeout.
+NOT_FOUND_GRACE_S = 30.0
 # After SIGKILL the kernel needs a moment to take the processes down.
 KILL_WAIT_S = 5.0
 GUARD_SCRIPT = Path(__file__).with_name("guard.py")
@@ -385,9 +387,11 @@ def wait_until_ready(
     timeout_s: float,
     *,
     on_poll: Callable[[float], None] | None = None,
+    not_found_grace_s: float = NOT_FOUND_GRACE_S,
 ) -> Readiness:
     """Poll ``url`` until it answers 200 from ``process``, the process exits, or
-    ``timeout_s`` passes.
+    ``timeout_s`` passes; or until it has answered HTTP 404 for ``not_found_grace_s``
+    straight (a server that answers but has no such page will not grow one: a wrong URL).
 
     An answer counts only when the socket listening on the URL's port belongs to the
     process's group (``runner.ports``): another run's server on the same port is not ours.
@@ -400,6 +404,7 @@ def wait_until_ready(
     port = local_port(url)
     last: str | None = None
     foreign: str | None = None
+    not_found_since: float | None = None
     while True:
         code = process.returncode
         if code is not None:
@@ -412,6 +417,9 @@ def wait_until_ready(
         if other is not None:
             ok, foreign = False, other.describe()
             last = f"{last} from {foreign}, not the server benchdoc started"
+        not_found_since = (not_found_since or time.monotonic()) if last == "HTTP 404" else None
+        if not_found_since is not None and time.monotonic() - not_found_since >= not_found_grace_s:
+            return Readiness(False, time.monotonic() - started, last_answer=last)
         if ok:
             # A server that answered and died at once is not ready.
             code = process.returncode

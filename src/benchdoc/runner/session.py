@@ -95,7 +95,7 @@ class ServerSession:
             )
         if readiness.last_answer == "HTTP 404" and not readiness.exited:
             return FailureReason(
-                f"the readiness URL {launch.ready_url} answered HTTP 404 for {timeout:g} s: "
+                f"the readiness URL {launch.ready_url} answered HTTP 404 for {readiness.waited_s:.0f} s: "
                 "the server has no such page (check ready_url)", setup=True,
             )
         if readiness.exited:
