@@ -35,7 +35,7 @@ def test_check_finds_stale_regions_and_stale_prose_and_passes_once_both_are_fixe
         assert "40% slower than baseline" in result.lint[0].findings[0].text
         assert (result.ok, result.exit_code) == (False, EXIT_FAILED)
         assert result.summary() == (
-            "1 stale document(s), 0 problem(s), 1 stale statement(s) in prose; regenerate the regions with "
+            "1 stale document(s), 1 stale statement(s) in prose; regenerate the regions with "
             "`benchdoc sync --write`; reword the prose or bind its numbers with <!-- benchdoc:value --> (see each fix:)"
         )
         assert log.read_text(encoding="utf-8") == LOG  # a check writes nothing

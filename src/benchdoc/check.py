@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.cache import DerivedCache
 from benchdoc.docs.project import DocumentSync, plan_documents
-from benchdoc.errors import EXIT_FAILED, EXIT_OK
+from benchdoc.errors import EXIT_DOCUMENT, EXIT_FAILED, EXIT_OK
 from benchdoc.lint import DocumentLint, LintFacts, lint_parsed, load_facts
 from benchdoc.results import LazyResults
 
@@ -51,17 +51,35 @@ class CheckResult:
         return not (self.problems or self.stale or self.statements)
 
     @property
+    def hand_edited(self) -> int:
+        """Regions edited by hand since benchdoc wrote them (among the problems)."""
+        return sum(len(sync.plan.hand_edited) for sync in self.syncs)
+
+    @property
     def exit_code(self) -> int:
+        """3 when a document is broken or a region was edited by hand (as `sync` exits for
+        them), else 1 when something is stale, else 0."""
+        if self.problems:
+            return EXIT_DOCUMENT
         return EXIT_OK if self.ok else EXIT_FAILED
 
     def summary(self) -> str:
         """One line: all is well, or what is wrong and how to fix it."""
         if self.ok:
             return f"{len(self.syncs)} document(s) up to date"
-        parts = [f"{len(self.stale)} stale document(s)", f"{self.problems} problem(s)"]
+        broken = self.problems - self.hand_edited
+        parts = [f"{len(self.stale)} stale document(s)"]
+        parts += [f"{self.hand_edited} region(s) edited by hand"] if self.hand_edited else []
+        parts += [f"{broken} problem(s) in documents"] if broken else []
         if self.lint is not None:
             parts.append(f"{self.statements} stale statement(s) in prose")
-        fixes = ["regenerate the regions with `benchdoc sync --write`"] if self.stale or self.problems else []
+        # Each fix as it works when run in this order: a broken document stops every sync.
+        fixes = ["fix each problem at the file:line given above"] if broken else []
+        if self.hand_edited:  # a plain sync --write refuses these
+            fixes.append("move hand-written text out of the regions edited by hand, or overwrite them with "
+                         "`benchdoc sync --write --force`")
+        elif self.stale:
+            fixes.append("regenerate the regions with `benchdoc sync --write`")
         if self.statements:
             fixes.append("reword the prose or bind its numbers with <!-- benchdoc:value --> (see each fix:)")
         return f"{', '.join(parts)}; {'; '.join(fixes)}"

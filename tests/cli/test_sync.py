@@ -92,8 +92,14 @@ def test_hand_edit_is_refused_then_forced(project: Project) -> None:
     assert "eagle-fast-verify.md:8: table region was edited by hand" in res.stderr
     assert "+| NCCL Tree | Works |" in res.stdout  # the hand edit is shown
     assert log.read_text() == edited
+    # One exit code for a hand edit whichever command meets it: 3, as for a broken document.
     check = project.run("check")
-    assert check.returncode == 1 and "edited by hand" in check.stderr
+    assert check.returncode == 3 and "edited by hand" in check.stderr
+    assert project.run("sync", "--check").returncode == 3
+    # The advice check gives is the command that works: a plain sync --write would refuse.
+    advice = check.stderr.strip().splitlines()[-1]
+    assert "1 region(s) edited by hand" in advice and "`benchdoc sync --write --force`" in advice, advice
+    assert "regenerate the regions with `benchdoc sync --write`" not in advice
     forced = project.run("sync", "--write", "--force", "--quiet")
     assert forced.returncode == 0, forced.stderr
     assert "| NCCL Tree | Failed |" in log.read_text()

@@ -45,6 +45,9 @@ def test_numpy_scalars_format_as_numbers() -> None:
         ("<!-- benchdoc:value eagle3-cuda13.output_tok_s -->", "96.1"),
         ("<!-- benchdoc:value eagle3-cuda13.output_tok_s digits=2 -->", "96.10"),
         ("<!-- benchdoc:value eagle3-cuda13 show=n -->", "5"),
+        # Five samples give no 95% interval: said, never the bare median where one was asked for.
+        ("<!-- benchdoc:value eagle3-cuda13 show=interval -->",
+         "96.1 (no interval: need &gt;= 6 samples for a 95% interval)"),
         ("<!-- benchdoc:value eagle3-cuda13 show=delta -->", "+3.8%"),
         ("<!-- benchdoc:value eagle3-cuda13 show=verdict -->", "3.8% faster than Baseline (no spec)"),
         ("<!-- benchdoc:value eagle3-cuda13 show=status -->", "Works"),

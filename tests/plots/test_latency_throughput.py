@@ -153,3 +153,18 @@ def test_the_legend_sits_outside_both_panels(results) -> None:  # type: ignore[n
     assert legend.get_title().get_text() == "Latency against throughput"
     one = chart_data("latency-throughput", results, None, ["eagle3"])
     assert one.title == "Latency against throughput: EAGLE-3 2-step"
+
+
+def test_a_missing_sweep_is_recorded_by_the_command_that_fits(tmp_path: Path) -> None:
+    """An experiment with a server and a workload in benchdoc.toml is swept by `run`; one
+    without is measured with `bench --record`."""
+    extra = ('\n[servers.sim]\nargv = ["benchdoc", "sim", "--port", "{port}"]\n\n[workloads.load]\nrate = [1, 2]\n'
+             'requests = 8\n\n[experiments.served]\nserver = "sim"\nworkload = "load"\n')
+    config = story_config(extra, path=tmp_path / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{tmp_path}/l.db") as ledger:
+        record_sweep(ledger, "baseline", BASELINE, 0)
+        results = build_results(config, ledger)
+    with pytest.raises(UsageError, match="run it with benchdoc run served, its workload's rate"):
+        chart_data("latency-throughput", results, None, ["served"])
+    with pytest.raises(UsageError, match="record one with benchdoc bench --url URL --rate 1,2,4 --record nccl-tree"):
+        chart_data("latency-throughput", results, None, ["nccl-tree"])

@@ -459,6 +459,8 @@ class Renderer:
             text = self.number(summary.median, digits)
             if show == "interval" and summary.ci_low is not None and summary.ci_high is not None:
                 text += f" [{self.number(summary.ci_low, digits)}, {self.number(summary.ci_high, digits)}]"
+            elif show == "interval":  # never the bare median where an interval was asked for
+                text += f" (no interval: {summary.ci_reason or 'too few samples'})"
             return text
         if show in ("change", "before"):
             ch = result.changes.get(metric.name)

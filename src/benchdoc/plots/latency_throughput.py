@@ -105,8 +105,7 @@ def latency_throughput_data(
     for wanted_name in wanted:
         base = _base_name(results, wanted_name)
         if base not in levels:
-            raise UsageError(f"'{wanted_name}' has no recorded sweep levels (record one with "
-                             f"benchdoc bench --rate 1,2,4 --record {wanted_name})")
+            raise UsageError(f"'{wanted_name}' has no recorded sweep levels ({_how_to_sweep(results, base)})")
         points = []
         for name, level in levels[base]:
             result = results.experiments[name]
@@ -135,6 +134,15 @@ def latency_throughput_data(
     if simulated:
         caption += " Simulated: measured against the built-in simulator, not real hardware."
     return LatencyThroughputChart(y_metric, x_metric, tuple(series), caption, simulated)
+
+
+def _how_to_sweep(results: ResultSet, name: str) -> str:
+    """The command that records a sweep of ``name``: `run` when benchdoc.toml gives it a server
+    and a workload (whose rate or concurrency list sweeps the load), else `bench --record`."""
+    declared = results.config.experiments.get(name)
+    if declared is not None and declared.server and declared.workload:
+        return f"run it with benchdoc run {name}, its workload's rate = [1, 2, 4] or concurrency list sweeping the load"
+    return f"record one with benchdoc bench --url URL --rate 1,2,4 --record {name}"
 
 
 def _base_name(results: ResultSet, name: str) -> str:
