@@ -218,6 +218,10 @@ def test_a_vs_prefix_and_a_heading_imply_the_comparison(facts: LintFacts) -> Non
     (stale,) = lint_text(facts, "Chunked prefill at 4 req/s.\nvs eager: +5% tok/s, TTFT p95 -31%.\n", "log.md")
     assert (stale.kind, stale.text) == (STALE_CLAIM, "-31%")
     assert "-20.0%" in stale.message and stale.fix.startswith("no fix proposed")  # the subject is inferred
+    under = "## Chunked prefill\n\nrate=4: +5% tok/s, TTFT p95 -20%.\n\nAcceptance is 30% higher here.\n"
+    assert found(facts, under) == []  # the second names no metric: not read as throughput
+    (inferred,) = lint_text(facts, "## Chunked prefill\n\nrate=4: +15% tok/s.\n", "log.md")
+    assert inferred.text == "+15%" and inferred.fix.startswith("no fix proposed: which experiment")
     section = "## torch.compile vs eager\n\nrate=4: +50% tok/s.\n\nrate=4: +20% goodput.\n"
     assert found(facts, section) == []
     (wrong,) = lint_text(facts, "## torch.compile vs eager\n\nrate=4: +70% tok/s.\n", "log.md")

@@ -110,6 +110,7 @@ class MetricReading:
 
     candidates: tuple[MetricInfo, ...]
     certain: bool
+    default: bool = False  # no metric named: the primary one, by default
 
 
 def without_result(experiment: ExperimentFacts) -> bool:
@@ -192,11 +193,14 @@ class ClaimReader:
             outer = self.metrics_in(plain[outer_start : len(opened) - 1])
             if outer:
                 return MetricReading((outer[-1][1],), True)
+            further = self.metrics_in(plain[: len(opened) - 1])
+            if further:  # "ttft worse: 360ms (1.2x eager)": the last metric named before, not certain
+                return MetricReading((further[-1][1],), False)
         header = [m for at, m in self.metrics_in(context.unit.header or "")]
         if len({m.name for m in header}) == 1:
             return MetricReading((header[0],), True)
         primary = self.facts.metrics.get(self.facts.primary_metric or "")
-        return MetricReading((primary,), True) if primary is not None else None
+        return MetricReading((primary,), True, default=True) if primary is not None else None
 
     def noun_metrics(self, noun: str) -> list[MetricInfo]:
         """The metrics the words right after a claim name ("more goodput", "+11% tok/s")."""

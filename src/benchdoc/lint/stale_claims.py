@@ -62,7 +62,7 @@ class ClaimRule:
         resolved = self._resolve(context, claim, list(neighbours))
         if resolved is None:
             return None
-        metrics, subject, target, certain = resolved
+        metrics, subject, target, metric_certain, subject_certain = resolved
         missing = self._without_result(context, claim, subject, target)
         if missing is not None:
             return missing
@@ -92,14 +92,15 @@ class ClaimRule:
             message += f"; it quotes the comparison of {old}"
         if current_subject.name != subject or current_target.name != target:
             message += f" — {actual.described}"
-        if certain and len(verdicts) == 1 and claim.word == "/":
+        certain = metric_certain and subject_certain and len(verdicts) == 1
+        if certain and claim.word == "/":
             # "DP8/TP8 = 1.9": no value region renders a ratio; the number to write instead.
             fix = (f'write the ratio as {1 + actual.value / 100:.2f} ({delta_words(actual.value, metric)} than '
                    f"{current_target.label}), or say it in words and bind it")
-        elif certain and len(verdicts) == 1:
+        elif certain:
             fix = self.claim_fix(current_subject, current_target, metric, actual)
         else:
-            unsure = "which metric" if len(verdicts) > 1 else "which experiment"
+            unsure = "which experiment" if metric_certain and len(verdicts) == 1 else "which metric"
             fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
@@ -131,7 +132,7 @@ class ClaimRule:
 
     def _resolve(
         self, context: Context, claim: Claim, neighbours: list[Claim]
-    ) -> tuple[tuple[MetricInfo, ...], str, str, bool] | None:
+    ) -> tuple[tuple[MetricInfo, ...], str, str, bool, bool] | None:
         """The metrics a claim may be about, its subject, its target, and whether both metric and
         subject were read from its own words; None when any is unclear."""
         text = context.unit.text
@@ -155,9 +156,13 @@ class ClaimRule:
                 break
         if target is None and claim.object_at is None and context.section_target not in (None, subject):
             target = context.section_target  # under "## 2P1D vs TP8": "+18% tok/s"
-        certain = reading.certain
+        subject_certain = True
         if subject is None and target is not None and context.previous not in (None, target):
-            subject, certain = context.previous, False  # "vs TP8: ITL p50 -31%" after a sentence naming 1P1D
+            subject, subject_certain = context.previous, False  # "vs TP8: ITL p50 -31%" after a sentence naming 1P1D
+        if subject is None and target is None and context.previous is not None and not context.mentions and (
+            not reading.default
+        ):
+            subject, subject_certain = context.previous, False  # under "## Chunked prefill": "rate=4: +5% tok/s"
         if subject is None:
             return None
         if target is None:
@@ -166,7 +171,7 @@ class ClaimRule:
                 subject, target = self._subject_for_reference(context, subject)
                 if subject is None or target is None:
                     return None
-        return reading.candidates, subject, target, certain
+        return reading.candidates, subject, target, reading.certain, subject_certain
 
     def parties(self, context: Context, claim: Claim) -> Comparison:
         """Who a claim compares, as far as the ledger names them: None stands for words it does not know."""
