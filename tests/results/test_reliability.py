@@ -111,6 +111,8 @@ def test_every_view_says_unreliable_with_the_rate(measured: Project) -> None:
     assert measured.run("sync", "--write").returncode == 0
     table = (measured.root / "log.md").read_text()
     assert f"unreliable: {rate} of requests failed" in table
+    fused_row = next(line for line in table.splitlines() if line.startswith("| fused "))
+    assert f"compared with baseline, unreliable: {rate} failed" in fused_row
     assert measured.run("report", "-o", "report.html").returncode == 0
     html = (measured.root / "report.html").read_text()
     assert f"unreliable: {rate} failed" in html

@@ -39,7 +39,14 @@ from typing import TYPE_CHECKING
 from benchdoc.errors import DocumentError, UsageError
 from benchdoc.results.pairs import TEST_NAME
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import DASH, delta_text, unreliable_note, verdict_sentence, vs_cell
+from benchdoc.results.words import (
+    DASH,
+    against_unreliable_note,
+    delta_text,
+    unreliable_note,
+    verdict_sentence,
+    vs_cell,
+)
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -258,6 +265,9 @@ class Renderer:
             parts.append(f"setup error: {result.setup_error}")
         if result.unreliable and result.reliability is not None:
             parts.append(unreliable_note(result.reliability))
+        target = self.results.experiments.get(result.compare_to or "")
+        if target is not None and target.unreliable and target.reliability is not None and result.comparisons:
+            parts.append(against_unreliable_note(target.label, target.reliability))
         if result.config.notes and result.config.notes not in parts:
             parts.append(result.config.notes)
         if result.config_changed:

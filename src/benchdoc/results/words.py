@@ -258,6 +258,11 @@ def unreliable_flag(reliability: Reliability) -> str:
     return f"{UNRELIABLE}: {reliability.rate * 100:.1f}% failed"
 
 
+def against_unreliable_note(label: str, reliability: Reliability) -> str:
+    """A table row's note when its comparison is made against an unreliable result."""
+    return f"compared with {label}, {unreliable_flag(reliability)}"
+
+
 def unreliable_warning(name: str, reliability: Reliability) -> str:
     """The warning every view prints beside an unreliable result."""
     return (f"{name} is {unreliable_note(reliability)}; its figures come from the requests that "
