@@ -115,3 +115,5 @@ def test_a_setup_error_shows_with_its_reason_in_list_regions_and_show(tmp_path: 
     assert f"Untested: setup error: {reason}" in text.replace("\\|", "|") and "no reason recorded" not in text
     shown = project.run("show", "typo")
     assert "setup error: the server's command line was refused" in shown.stdout
+    assert project.run("report", "-o", "report.html").returncode == 0
+    assert "(setup error: the server&#x27;s command line was refused" in (tmp_path / "report.html").read_text()
