@@ -43,6 +43,11 @@ _SIGNED = re.compile(
     r"[\w/()'-]+){0,3}?)\s*(?P<link>vs\.?|versus|over|against|relative to|compared (?:to|with)|on top of)\s",
     re.IGNORECASE,
 )
+# "TTFT down 10%", "up 20% on eager", "down by 25% vs X": a change with its direction before it.
+_UP_DOWN = re.compile(r"(?<!\bgive )(?<!\bgives )(?<!\bgave )(?<!\bgiving )(?<!\bspeeds )(?<!\bspeed )(?<!\bslows )"
+                      r"(?<!\bslow )(?<!\bsets )(?<!\bshows )(?<!\bends )(?<!\badds )(?<!\bbreaks )(?<!\bwinds )"
+                      r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<hedge>about\s+|~\s*|roughly\s+|nearly\s+|almost\s+)?" + _NUM
+                      + r"\s*(?:%|percent\b)", re.IGNORECASE)
 # "5% over eager": an unsigned change with "over" and its target.
 _OVER = re.compile(r"(?<![\w.+\-−])" + _NUM + r"\s*%\s+(?P<link>over|on top of)\s", re.IGNORECASE)
 # "+11% tok/s", "TTFT p99 -23%": a signed change with no target named, against the one the
@@ -141,6 +146,7 @@ def find_claims(text: str) -> list[Claim]:
         (_SIGNED, _signed_claim, True),
         (_PERCENT, _percent_claim, True),
         (_OVER, _over_claim, True),
+        (_UP_DOWN, _up_down_claim, True),
         (_FACTOR, _factor_claim, False),
         (_VERB_PERCENT, _verb_percent_claim, True),
         (_BY_VERB, _by_verb_claim, True),
@@ -171,6 +177,22 @@ def _signed_claim(text: str, match: re.Match[str]) -> Claim:
         object_at=_skip_article(text, match.end()), object_search_start=None, noun=(match.group("gap") or "").strip(),
         word=match.group("link"),
     )
+
+
+def _up_down_claim(text: str, match: re.Match[str]) -> Claim:
+    """"TTFT p95 down 10%", "up 20% on eager": the number's own direction, its target after "on/vs/over/from"."""
+    link = _UP_DOWN_LINK.match(text, match.end())
+    return Claim(
+        start=match.start(), end=link.end() if link else match.end(), text_end=link.end() if link else match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=SIGNED, sign=1.0 if match.group("dir").lower() == "up" else -1.0,
+        bound="approx" if match.group("hedge") else "exact", object_at=link.end() if link else None,
+        object_search_start=None, noun="", word=match.group("dir").lower(),
+    )
+
+
+_UP_DOWN_LINK = re.compile(r"\s+(?:on|vs\.?|versus|over|from|against|relative to|compared (?:to|with))\s+"
+                           r"(?:(?:the|a|an|its|their|our)\s+)?", re.IGNORECASE)
 
 
 def _over_claim(text: str, match: re.Match[str]) -> Claim:
