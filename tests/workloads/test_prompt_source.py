@@ -156,3 +156,21 @@ def test_long_tokenized_prompts_are_built_before_timing_starts(sim_subprocess, t
     assert result.metrics["queue_ms_p50"] < 5.0, result.metrics["queue_ms_p50"]
     assert result.client is not None and not result.client.bound, result.client.reasons
     assert {r.requested_input_tokens for r in result.records} == {8192}
+
+
+def test_dataset_length_filters_keep_entries_within_their_bounds(tmp_path: Path) -> None:
+    rows = [{"prompt": "a b", "output_len": 8}, {"prompt": "a b c d e", "output_len": 2},
+            {"prompt": " ".join(["w"] * 12), "output_len": 8}, {"prompt": "a b c d e f", "output_len": 9},
+            {"prompt": "a b c d", "output_len": 5}]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    source = prompt_source(WorkloadSpec(url=URL, dataset=str(path), dataset_min_tokens=4, dataset_max_input=10,
+                                        dataset_max_total=15))
+    # Kept: 6 + 9 words and 4 + 5; dropped: a 2-word prompt, a 2-token answer, a 12-word prompt.
+    kept = {source.plan(n).text for n in range(6)}
+    assert kept == {"a b c d e f", "a b c d"}
+    assert source.provenance()["dataset"]["filtered_out"] == 3
+    with pytest.raises(UsageError, match=r"no entry of the dataset is within the length filters \(5 dropped\)"):
+        prompt_source(WorkloadSpec(url=URL, dataset=str(path), dataset_max_input=1))
+    with pytest.raises(UsageError, match="the dataset length filters apply to a dataset"):
+        WorkloadSpec(url=URL, dataset_max_total=10).resolved()

@@ -1,5 +1,5 @@
-"""`benchdoc bench`'s request extras and arrival options: --header, --extra-body,
---ramp-up, --trace, the dataset's length filters, and --result-dir."""
+"""`benchdoc bench`'s request extras and arrival options (--header, --extra-body,
+--ramp-up, --trace, --result-dir), and the server's own figures in its summary."""
 
 from __future__ import annotations
 
@@ -21,6 +21,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     extra.add_argument("--result-dir", metavar="DIR",
                        help="also write each run's summary.json and requests.jsonl in a new folder under DIR "
                        "(vLLM --save-result --result-dir, AIPerf's artifacts folder)")
+    filters = parser.add_argument_group("dataset length filters (none by default; vLLM's ShareGPT reader drops "
+                                        "entries under 4 tokens, a prompt over 1024 or both over 2048, SGLang's "
+                                        "under 2 and the same bounds)")
+    filters.add_argument("--dataset-min-tokens", type=int, default=0, metavar="N",
+                         help="skip entries whose prompt or answer is shorter than N tokens (words without a tokenizer)")
+    filters.add_argument("--dataset-max-input", type=int, metavar="N", help="skip entries whose prompt is longer than N")
+    filters.add_argument("--dataset-max-total", type=int, metavar="N",
+                         help="skip entries whose prompt and answer together are longer than N")
     arrivals = parser.add_argument_group("arrivals")
     arrivals.add_argument("--ramp-up", type=float, metavar="S",
                           help="open loop: the rate climbs linearly from 0 to --rate over the first S seconds "
@@ -57,7 +65,8 @@ def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
         if given or args.find_capacity:
             raise UsageError(f"--trace sets the arrivals itself: give no {(given or ['--find-capacity'])[0]}")
     return {"headers": tuple(headers), "extra_body": args.extra_body, "ramp_up_s": args.ramp_up,
-            "trace": args.trace}
+            "trace": args.trace, "dataset_min_tokens": args.dataset_min_tokens,
+            "dataset_max_input": args.dataset_max_input, "dataset_max_total": args.dataset_max_total}
 
 
 def save(args: argparse.Namespace, name: str, result: Any) -> None:
@@ -70,3 +79,23 @@ def save(args: argparse.Namespace, name: str, result: Any) -> None:
 
     folder = write_result_files(check_result_dir(args.result_dir), name, result)
     print(f"wrote {folder}/summary.json and requests.jsonl", file=sys.stderr)
+
+
+def print_server_metrics(out: Any, series: Any) -> None:
+    """The server's own figures over the run (its /metrics every second): mean and peak."""
+    from rich.table import Table
+
+    from benchdoc.cli._common import format_number
+    from benchdoc.workloads.server_metrics import LABELS
+
+    summary = series.summary()
+    if not summary:
+        return
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column(f"server ({series.dialect} /metrics, {len(series.times_s)} scrapes)")
+    table.add_column("mean", justify="right")
+    table.add_column("max", justify="right")
+    for name, figures in summary.items():
+        digits = 1 if name in ("running", "waiting") else 3
+        table.add_row(LABELS[name], format_number(figures["mean"], digits), format_number(figures["max"], digits))
+    out.print(table)

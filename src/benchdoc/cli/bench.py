@@ -528,29 +528,9 @@ def _print_summary(result: WorkloadResult, verbose: bool = False) -> None:
         rates.add_row("accept length", format_number(metrics["accept_length"], 3), "tok/step")
     out.print(rates)
     if result.server_metrics is not None:
-        _print_server_metrics(out, result.server_metrics)
+        _bench_extra.print_server_metrics(out, result.server_metrics)
 
     _print_provenance_and_failures(out, result, verbose)
-
-
-def _print_server_metrics(out: Any, series: Any) -> None:
-    """The server's own figures over the run (its /metrics every second): mean and peak."""
-    from rich.table import Table
-
-    from benchdoc.cli._common import format_number
-    from benchdoc.workloads.server_metrics import LABELS
-
-    summary = series.summary()
-    if not summary:
-        return
-    table = Table(show_edge=False, header_style="bold")
-    table.add_column(f"server ({series.dialect} /metrics, {len(series.times_s)} scrapes)")
-    table.add_column("mean", justify="right")
-    table.add_column("max", justify="right")
-    for name, figures in summary.items():
-        digits = 1 if name in ("running", "waiting") else 3
-        table.add_row(LABELS[name], format_number(figures["mean"], digits), format_number(figures["max"], digits))
-    out.print(table)
 
 
 def client_line(result: WorkloadResult, verbose: bool) -> str:

@@ -48,6 +48,7 @@ class PromptSource:
         self._corpus_ids: list[int] = []
         self._prefixes: list[tuple[str, int]] = []
         self.trace: Trace | None = None
+        self.filtered_out = 0  # dataset entries outside the length filters
         if spec.trace is not None:
             from benchdoc.workloads.trace import load_trace
 
@@ -73,6 +74,7 @@ class PromptSource:
             data["dataset"] = self.dataset.provenance()
             if self._entries:
                 data["dataset"]["used_entries"] = len(self._entries)
+                data["dataset"]["filtered_out"] = self.filtered_out
         if self.tokenizer is not None:
             data["tokenizer"] = self.tokenizer.info.provenance()
         else:
@@ -153,7 +155,7 @@ class PromptSource:
         return self.spec.input_tokens_max or self.spec.input_tokens
 
     def _load_entries(self, dataset: Dataset) -> None:
-        entries = list(dataset.entries)
+        entries = self._filtered(list(dataset.entries))
         if self.spec.truncate_prompts:
             need = self._longest_input()
             entries = [e for e in entries if self._count(e.prompt) >= need]
@@ -168,6 +170,29 @@ class PromptSource:
         order = list(range(len(entries)))
         random.Random(self.spec.seed).shuffle(order)
         self._order = order
+
+    def _filtered(self, entries: list[DatasetEntry]) -> list[DatasetEntry]:
+        """The entries within the spec's length filters (as SGLang's and vLLM's ShareGPT
+        readers filter, with bounds of the user's choosing); the count dropped is kept."""
+        spec = self.spec
+        low, max_input, max_total = spec.dataset_min_tokens, spec.dataset_max_input, spec.dataset_max_total
+        if not (low or max_input or max_total):
+            return entries
+        kept = []
+        for entry in entries:
+            prompt = self._count(entry.prompt)
+            output = entry.output_len if entry.output_len is not None else (
+                self._count(entry.answer) if entry.answer is not None else None)
+            if prompt < low or (output is not None and output < low):
+                continue
+            if (max_input and prompt > max_input) or (max_total and prompt + (output or 0) > max_total):
+                continue
+            kept.append(entry)
+        self.filtered_out = len(entries) - len(kept)
+        if not kept:
+            raise UsageError(f"no entry of the dataset is within the length filters ({len(entries)} dropped)",
+                             self.dataset.path if self.dataset else None)
+        return kept
 
     def _load_corpus(self, dataset: Dataset) -> None:
         corpus = dataset.corpus or ""

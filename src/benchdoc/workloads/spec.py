@@ -101,6 +101,11 @@ class WorkloadSpec:
     dataset_format: str | None = None  # None: from the file's extension
     truncate_prompts: bool = False
     dataset_output_len: bool = True
+    # Dataset entries kept only within these lengths (prompt and answer each at least the
+    # minimum; the prompt at most max_input; both together at most max_total). Off by default.
+    dataset_min_tokens: int = 0
+    dataset_max_input: int | None = None
+    dataset_max_total: int | None = None
     tokenizer: str | None = None
     shared_prefix_groups: int = 0
     shared_prefix_tokens: int = 0
@@ -255,6 +260,11 @@ class WorkloadSpec:
             found.append("dataset_format applies to a dataset")
         if self.truncate_prompts and not self.dataset:
             found.append("truncate_prompts applies to a dataset")
+        filters = (self.dataset_min_tokens, self.dataset_max_input, self.dataset_max_total)
+        if any(filters) and not self.dataset:
+            found.append("the dataset length filters apply to a dataset")
+        if self.dataset_min_tokens < 0 or any(v is not None and v < 1 for v in filters[1:]):
+            found.append("dataset length filters must be whole numbers >= 1 (the minimum >= 0)")
         if self.shared_prefix_groups < 0:
             found.append(f"shared_prefix_groups must be >= 0 (got {self.shared_prefix_groups})")
         if self.shared_prefix_groups and self.shared_prefix_tokens < 1:
