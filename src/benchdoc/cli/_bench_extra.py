@@ -21,9 +21,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     extra.add_argument("--result-dir", metavar="DIR",
                        help="also write each run's summary.json and requests.jsonl in a new folder under DIR "
                        "(vLLM --save-result --result-dir, AIPerf's artifacts folder)")
-    filters = parser.add_argument_group("dataset length filters (none by default; vLLM's ShareGPT reader drops "
-                                        "entries under 4 tokens, a prompt over 1024 or both over 2048, SGLang's "
-                                        "under 2 and the same bounds)")
+    filters = parser.add_argument_group(
+        "dataset length filters",
+        "None by default. vLLM's ShareGPT reader drops entries under 4 tokens, a prompt over 1024 or both over "
+        "2048; SGLang's under 2, with the same bounds.")
     filters.add_argument("--dataset-min-tokens", type=int, default=0, metavar="N",
                          help="skip entries whose prompt or answer is shorter than N tokens (words without a tokenizer)")
     filters.add_argument("--dataset-max-input", type=int, metavar="N", help="skip entries whose prompt is longer than N")
