@@ -8,7 +8,8 @@ in a SQLite ledger, a 10,000-line log with 200 managed regions) and, in the same
   the SDK's own client over stdio;
 - the first read tool call (``experiments`` of one experiment: every result is computed, cold)
   and the same call again; ``experiments`` of all 2,000, twice; ``check``;
-- for comparison, the CLI's ``benchdoc show --json exp-0001`` and ``benchdoc check``.
+- for comparison, the CLI's ``benchdoc show --json exp-0001`` and ``benchdoc check``, and
+  ``python -c "import mcp.server.mcpserver"`` (what the SDK's import alone costs).
 
 Machines here are noisy: each figure is the median of --repeat tries (each try a fresh server),
 reported as a ratio to the unit.
@@ -38,6 +39,12 @@ def command_s(root: Path, *argv: str) -> float:
     done = subprocess.run([sys.executable, "-m", "benchdoc", *argv], cwd=root, capture_output=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"benchdoc {' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
+    return time.perf_counter() - start
+
+
+def python_s(root: Path, code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, check=True)
     return time.perf_counter() - start
 
 
@@ -72,7 +79,8 @@ def measure(root: Path, repeat: int) -> dict[str, Any]:
     tries: list[dict[str, float]] = []
     for _ in range(repeat):  # interleaved, so load on the machine hits all alike
         units.append(command_s(root, "--version"))
-        cli = {"cli_show_one": command_s(root, "show", "--json", "exp-0001"), "cli_check": command_s(root, "check")}
+        cli = {"cli_show_one": command_s(root, "show", "--json", "exp-0001"), "cli_check": command_s(root, "check"),
+               "sdk_import": python_s(root, "import mcp.server.mcpserver")}
         tries.append(anyio.run(one_server, root) | cli)
     unit = statistics.median(units)
     figures: dict[str, Any] = {"experiments": EXPERIMENTS, "runs": EXPERIMENTS * RUNS_PER_EXPERIMENT,
@@ -108,6 +116,7 @@ def main() -> int:
                        ("read_all", "experiments (all 2,000), first time"),
                        ("read_all_again", "experiments (all 2,000), again"),
                        ("check", "check (tool)"),
+                       ("sdk_import", "the SDK's import alone (python -c)"),
                        ("cli_show_one", "CLI: benchdoc show --json exp-0001"),
                        ("cli_check", "CLI: benchdoc check")):
         print(f"{what:<46} {figures[f'mcp_{name}_ratio']:>6}x   ({figures[f'mcp_{name}_s']:.3f} s)")

@@ -129,3 +129,21 @@ def test_what_others_record_is_seen_at_once(story: Project) -> None:
             assert relabelled["baseline"]["label"] == "Baseline, CUDA 13"
 
     anyio.run(agent)
+
+
+def test_retract_through_mcp(story: Project) -> None:
+    async def agent() -> None:
+        async with connect(story, "--allow-write") as client:
+            recorded = await call(client, "record", experiment="baseline", metrics={"output_tok_s": [10.0, 10.1, 10.2]},
+                                  note="the debug build")
+            assert (await call(client, "experiments", names=["baseline"]))["experiments"][0]["summaries"][
+                "output_tok_s"]["median"] == 10.1
+            taken = await call(client, "retract", run_id=recorded["run_id"], reason="measured with the debug build")
+            assert taken["message"] == f"retracted run {recorded['run_id']} of baseline: measured with the debug build"
+            shown = (await call(client, "experiments", names=["baseline"]))["experiments"][0]
+            assert shown["summaries"]["output_tok_s"]["median"] == 89.5
+            runs = (await call(client, "history", experiment="baseline"))["runs"]
+            assert runs[0]["run_id"] == recorded["run_id"] and runs[0]["retraction"]["reason"] == "measured with the debug build"
+            assert runs[0]["source"] == "mcp" and runs[0]["note"] == "the debug build"
+
+    anyio.run(agent)
