@@ -37,13 +37,19 @@ RUN_STOP_TIMEOUT_S = 60.0
 
 
 def answer(call: Callable[[], Any]) -> Any:
-    """The call's answer redacted, or its BenchdocError as a tool error with the CLI's line."""
+    """The call's answer redacted, as structured content and as compact JSON text (the SDK's own
+    conversion indents it, doubling what a 2,000-experiment answer sends), or its BenchdocError as
+    a tool error with the CLI's line."""
+    import json
+
     from benchdoc.redact import redact_obj, redact_text
 
     try:
-        return redact_obj(call())
+        data = redact_obj(call())
     except BenchdocError as err:
         return error_result(redact_text(f"benchdoc: error: {err}"))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 def error_result(text: str) -> CallToolResult:
