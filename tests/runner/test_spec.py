@@ -3,6 +3,8 @@ error naming benchdoc.toml, the line and the key."""
 
 from __future__ import annotations
 
+import json
+
 import re
 from pathlib import Path
 
@@ -119,6 +121,9 @@ api_key_env = "OPENAI_API_KEY"
         ('slo = "ttft_ms:200"\nfind_capacity = { target = 1.5 }', "find_capacity", "within (0, 1], got 1.5"),
         ('slo = "ttft_ms:200"\nfind_capacity = true\nrate = [1, 2]', "rate",
          "a capacity search chooses the rates itself: give no rate"),
+        ('headers = { "X-A" = 1 }', "headers", "expected a table of strings"),
+        ('headers = "X-A: 1"', "headers", "expected a table, got 'X-A: 1'"),
+        ("concurrency = 2\nramp_up_s = 5", "[workloads.w]", "ramp_up_s applies to an open loop at a rate"),
     ],
 )
 def test_loadgen_errors(tmp_path: Path, table: str, needle: str, message: str) -> None:
@@ -254,3 +259,25 @@ def test_loadgen_prompt_and_slo_mistakes_name_the_line(tmp_path: Path, table: st
         workload_config(config, "w")
     assert message in str(caught.value)
     assert re.search(r"benchdoc\.toml:[12]: ", str(caught.value))
+
+
+def test_loadgen_extras_arrivals_and_filters_from_the_project(tmp_path: Path) -> None:
+    config = load(tmp_path, """
+[workloads.w]
+rate = 4
+ramp_up_s = 10
+headers = { "X-Tenant" = "team-a" }
+extra_body = { top_p = 0.9, chat_template_kwargs = { enable_thinking = false } }
+dataset = "data/sharegpt.json"
+dataset_min_tokens = 4
+dataset_max_input = 1024
+dataset_max_total = 2048
+
+[workloads.replay]
+trace = "traces/day.jsonl"
+""")
+    settings = workload_config(config, "w").settings
+    assert settings["headers"] == (("X-Tenant", "team-a"),) and settings["ramp_up_s"] == 10
+    assert json.loads(settings["extra_body"]) == {"top_p": 0.9, "chat_template_kwargs": {"enable_thinking": False}}
+    assert (settings["dataset_min_tokens"], settings["dataset_max_input"], settings["dataset_max_total"]) == (4, 1024, 2048)
+    assert workload_config(config, "replay").settings["trace"] == str(tmp_path / "traces/day.jsonl")

@@ -8,6 +8,7 @@ starts a process.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -58,6 +59,13 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "event_loop": (str,),
     "http_client": (str,),
     "dataset": (str,),
+    "dataset_min_tokens": (int,),
+    "dataset_max_input": (int,),
+    "dataset_max_total": (int,),
+    "ramp_up_s": (int, float),
+    "trace": (str,),
+    "headers": (dict,),
+    "extra_body": (dict,),
     "dataset_format": (str,),
     "truncate_prompts": (bool,),
     "dataset_output_len": (bool,),
@@ -66,13 +74,14 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "shared_prefix_tokens": (int,),
 }
 # Settings naming a local file, read relative to the project's folder.
-LOADGEN_PATHS = ("dataset", "tokenizer")
+LOADGEN_PATHS = ("dataset", "tokenizer", "trace")
 _KIND_WORDS: dict[tuple[type, ...], str] = {
     (str,): "a string",
     (int,): "a whole number",
     (int, float): "a number",
     (bool,): "true or false",
     (list,): "a list",
+    (dict,): "a table",
 }
 LOADGEN_KEYS = ("kind", "url", "api_key_env", "timeouts", "slo", "find_capacity", *LOADGEN_SETTINGS)
 # The keys of a `find_capacity = { ... }` table, with their defaults (those of `bench --find-capacity`).
@@ -311,6 +320,12 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
     for key in LOADGEN_PATHS:
         if key in settings:
             settings[key] = str(table.config.root / settings[key])
+    if "headers" in settings:  # headers = { "X-Tenant" = "a" }: name and value strings
+        if not all(isinstance(v, str) for v in settings["headers"].values()):
+            raise table.error("expected a table of strings like { \"X-Tenant\" = \"team-a\" }", "headers")
+        settings["headers"] = tuple((str(k), v) for k, v in settings["headers"].items())
+    if "extra_body" in settings:  # merged into every request body, as bench --extra-body
+        settings["extra_body"] = json.dumps(settings["extra_body"], default=str)
     if "slo" in table.data:
         settings["slo"] = _slo(table)
     timeouts_raw = table.data.get("timeouts", {})
