@@ -4,7 +4,6 @@ error naming benchdoc.toml, the line and the key."""
 from __future__ import annotations
 
 import json
-
 import re
 from pathlib import Path
 
