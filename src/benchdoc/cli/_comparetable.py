@@ -63,8 +63,12 @@ def _notes(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: 
     from benchdoc.results.words import interval_note, outlier_rule
 
     confidence = results.config.stats.confidence
+    from benchdoc.results.runpairs import RUN_NOTE
+
     runs = f"{a.name} {_runs(a.n_runs)}, {b.name} {_runs(b.n_runs)}"
-    notes = [f"pooled: {results.pooling.describe()} ({runs}); n = samples", interval_note(confidence)]
+    pooled = "each side: one run's repetitions" if all(p.note == RUN_NOTE for p in pairs) else (
+        f"pooled: {results.pooling.describe()} ({runs})")
+    notes = [f"{pooled}; n = samples", interval_note(confidence)]
     if any(pair.comparison.candidate.outliers or pair.comparison.baseline.outliers for pair in pairs):
         notes.append(f"† values include outliers ({outlier_rule()})")
     notes.extend(dict.fromkeys(f"p: {pair.metric}: {pair.note}" if len(pairs) > 1 else f"p: {pair.note}" for pair in pairs))

@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "corrected across the project's comparisons (the uncorrected p is shown beside it). Any other pair is "
         "computed with the same settings but is not part of that family, and says so.",
     )
-    parser.add_argument("candidate", help="experiment to judge")
-    parser.add_argument("baseline", nargs="?", help="experiment to judge against (default: its compare_to)")
+    parser.add_argument("candidate", help="experiment to judge, or a run id (41 or #41: that run's repetitions)")
+    parser.add_argument("baseline", nargs="?", help="experiment to judge against (default: its compare_to), or a "
+                        "run id when CANDIDATE is one")
     parser.add_argument("--metric", "-m", action="append", help="metric(s) to compare, by name or label (default: all shared)")
     add_pooling_arguments(parser)
     output = parser.add_mutually_exclusive_group()
@@ -43,11 +44,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.results import build_results
-    from benchdoc.serialize import pairs_to_dict
 
     config = load_project(args)
     with open_ledger(config) as ledger:
         results = build_results(config, ledger, pooling=pooling_from_args(args))
+        runs = _run_ids(results, args.candidate, args.baseline)
+        if runs is not None:
+            from benchdoc.results.runpairs import compare_runs
+
+            a, b, pairs = compare_runs(results, ledger.run(runs[0]), ledger.run(runs[1]), args.metric or ())
+    if runs is not None:
+        return _show(args, results, a, b, pairs)
     a = results[args.candidate]
     if not args.baseline and not a.compare_to:
         raise UsageError(f"{a.name} has no compare_to; name the baseline: benchdoc compare {a.name} BASELINE")
@@ -57,6 +64,31 @@ def run(args: argparse.Namespace) -> int:
     else:
         metrics = results.shared_metrics(a.name, b.name)
     pairs = [results.compare(a.name, b.name, metric) for metric in metrics]
+    return _show(args, results, a, b, pairs)
+
+
+def _run_ids(results: ResultSet, candidate: str, baseline: str | None) -> tuple[int, int] | None:
+    """Two run ids (41, #41) where neither names an experiment; None for experiments."""
+    ids = []
+    for text in (candidate, baseline):
+        if text is None:
+            return None
+        bare = text.removeprefix("#")
+        if not bare.isdigit():
+            return None
+        try:
+            results[text]
+        except UsageError:
+            ids.append(int(bare))
+        else:
+            return None  # an experiment named by digits stays an experiment
+    return ids[0], ids[1]
+
+
+def _show(args: argparse.Namespace, results: ResultSet, a: ExperimentResult, b: ExperimentResult,
+          pairs: list[PairComparison]) -> int:
+    from benchdoc.serialize import pairs_to_dict
+
     env = environment_differences(a.pooled, b.pooled)
     if args.json:
         print_json(pairs_to_dict(results, a, b, pairs, env))

@@ -46,6 +46,8 @@ examples:
   benchdoc run baseline                 a workload with rate = [1, 2, 4]: every level, one server start
   benchdoc run --dry-run                print what would run (and what each sweep expanded into)
   benchdoc run 'eagle3-s*' --missing    only those without a successful run of their current config
+  benchdoc run --command 'llama-server -m m.gguf --port {port} -b {b}' --scan b=256,512 --name llama
+                                        a server from the command line alone, once per value of b
 
 exit codes:
   0    everything ran and was recorded (failed configurations included)
@@ -82,6 +84,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     # Set by the job script of `benchdoc submit --slurm`: tag runs with the task, record Slurm's end.
     parser.add_argument("--slurm-task", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress, only the final summary (for CI)")
+    from benchdoc.cli._adhoc import add_arguments
+
+    add_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -89,7 +94,13 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.runner import RunOptions, plan_runs, run_experiments, select_experiments
 
     config = load_project(args)
-    names = select_experiments(config, args.experiments)
+    if args.command is not None:
+        from benchdoc.cli._adhoc import adhoc_config
+
+        config, names = adhoc_config(config, args)
+    else:
+        _refuse_command_options(args)
+        names = select_experiments(config, args.experiments)
     if args.missing:
         names = missing_only(config, names)
         if not names:
@@ -122,6 +133,15 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         print_summary(config, ledger, report)
     return EXIT_FAILED if report.errors else EXIT_OK
+
+
+def _refuse_command_options(args: argparse.Namespace) -> None:
+    from benchdoc.errors import UsageError
+
+    given = [flag for flag, value in (("--scan", args.scan), ("--name", args.name), ("--ready-url", args.ready_url),
+                                      ("--workload", args.workload)) if value]
+    if given:
+        raise UsageError(f"{given[0]} goes with --command (a server from the command line)")
 
 
 def _stop_survivors(root: Path) -> None:

@@ -38,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "experiments", nargs="*", metavar="EXPERIMENT", help="only these: names, aliases or globs like 'eagle3-*' (default: all)"
     )
     parser.add_argument("--metric", "-m", action="append", help="metric(s) to show, by name or label (default: those declared)")
+    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                        help="only experiments whose variable KEY (a sweep's matrix keys among them; or server, "
+                        "workload, role, sweep, status, rate, concurrency) is VALUE, a glob allowed; repeatable: all must hold")
     parser.add_argument("--all-metrics", action="store_true", help="every recorded metric, not only those declared")
     add_pooling_arguments(parser)
     output = parser.add_mutually_exclusive_group()
@@ -59,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if metrics is not None:
         metrics = list(dict.fromkeys(results.metric(m).name for m in metrics))  # each one known, declared or measured
     chosen = results.select(args.experiments) if args.experiments else list(results)
+    if args.where:
+        chosen = results.where(chosen, args.where)
     from benchdoc.cli._common import warn
 
     for result in chosen:  # one line each, on stderr: the table or the JSON stays clean

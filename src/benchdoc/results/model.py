@@ -178,6 +178,31 @@ class ResultSet:
         """
         return [self.experiments[name] for name in select(patterns, self._known())]
 
+    def where(self, chosen: Iterable[ExperimentResult], conditions: Iterable[str]) -> list[ExperimentResult]:
+        """Those of ``chosen`` matching every ``KEY=VALUE`` (VALUE may be a glob): KEY is one of
+        the experiment's variables (a sweep's matrix keys among them), server, workload, role,
+        sweep or status, or rate/concurrency for a load level."""
+        import fnmatch
+
+        wanted = []
+        for condition in conditions:
+            key, sep, value = condition.partition("=")
+            if not sep or not key.strip():
+                raise UsageError(f"--where {condition!r}: expected NAME=VALUE, e.g. --where tp=2 or --where 'server=sglang*'")
+            wanted.append((key.strip(), value.strip()))
+
+        def facts(result: ExperimentResult) -> dict[str, str]:
+            exp = result.config
+            found = {k: str(v) for k, v in exp.variables.items()}
+            found.update({k: str(v) for k, v in (("server", exp.server), ("workload", exp.workload), ("role", exp.role),
+                                                  ("sweep", exp.sweep), ("status", result.status)) if v is not None})
+            level = result.name.rsplit("@", 1)[1] if result.level_of else ""
+            if "=" in level:
+                found[level.split("=")[0]] = level.split("=")[1]
+            return found
+
+        return [r for r in chosen if all(fnmatch.fnmatchcase(facts(r).get(k, "\0"), v) for k, v in wanted)]
+
     def run_summary(self, run: RunRecord, metric: str) -> Summary | None:
         """One run's own summary of a metric (its repetitions), at the project's confidence."""
         values = run.values(metric)
