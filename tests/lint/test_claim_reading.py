@@ -221,6 +221,8 @@ def test_a_vs_prefix_and_a_heading_imply_the_comparison(facts: LintFacts) -> Non
     (stale,) = lint_text(facts, "Chunked prefill at 4 req/s.\nvs eager: +5% tok/s, TTFT p95 -31%.\n", "log.md")
     assert (stale.kind, stale.text) == (STALE_CLAIM, "-31%")
     assert "-20.0%" in stale.message and stale.fix.startswith("no fix proposed")  # the subject is inferred
+    # A subject the ledger does not name is nobody's to infer: "Paged attention" is no experiment here.
+    assert found(facts, "CUDA graphs ship today.\nPaged attention regresses TTFT p95 by 40% relative to eager.\n") == []
     under = "## Chunked prefill\n\nrate=4: +5% tok/s, TTFT p95 -20%.\n\nAcceptance is 30% higher here.\n"
     assert found(facts, under) == []  # the second names no metric: not read as throughput
     (inferred,) = lint_text(facts, "## Chunked prefill\n\nrate=4: +15% tok/s.\n", "log.md")

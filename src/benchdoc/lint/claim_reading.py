@@ -104,6 +104,14 @@ _JOINED = re.compile(r"^[\w -]{0,20}?\s*(?:and|or|/|&|,)\s+[\w -]{0,20}?\s(?:by|
                      re.IGNORECASE)
 
 
+# Words before a claim that are not a subject of their own ("vs TP8:", "rate=4:", "at 4 req/s").
+_NO_SUBJECT_WORDS = frozenset((
+    "vs", "versus", "against", "over", "relative", "to", "compared", "with", "the", "and", "at", "on", "in",
+    "for", "is", "are", "its", "rate", "concurrency", "qps", "load", "req", "tok", "ms", "s", "x", "p50",
+    "p90", "p95", "p99", "then", "now", "here", "so", "also", "e2e",
+))
+
+
 @dataclass(frozen=True)
 class MetricReading:
     """The metrics a claim may be about; ``certain`` when the words name exactly one."""
@@ -225,6 +233,18 @@ class ClaimReader:
                 object_search_start=None, noun="", word="/",
             ))
         return found
+
+    def names_no_other_subject(self, context: Context, claim: Claim) -> bool:
+        """Whether the words before a claim hold no subject of their own (only names, metrics, "vs X:",
+        a load setting): then its subject may come from the sentence before or the heading. "CUDA graphs
+        regress throughput by 2%" names a subject the ledger does not know: nothing is inferred."""
+        before = context.plain[: claim.start]
+        for metric in self.facts.metrics.values():
+            for pattern in (self.know.keywords.get(metric.name), self.know.unit_words.get(metric.name)):
+                if pattern is not None:
+                    before = pattern.sub(" ", before)
+        words = [w for w in re.findall(r"[A-Za-z][\w-]*", before) if w.lower() not in _NO_SUBJECT_WORDS]
+        return not words
 
     # -- the target of a bare change -------------------------------------------------
 
