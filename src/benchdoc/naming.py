@@ -124,11 +124,13 @@ class LoadLevel:
 
 def parse_levels(text: str, kind: str) -> tuple[LoadLevel, ...]:
     """``"1,2,4,8"`` -> four levels of ``kind``; raises ValueError naming the bad part."""
+    from benchdoc.limits import number
+
     levels: list[LoadLevel] = []
     for part in text.split(","):
         part = part.strip()
         try:
-            value = float(part)
+            value = number(part)
         except ValueError:
             raise ValueError(f"{kind} level {part!r} is not a number") from None
         level = LoadLevel(kind, value)

@@ -159,6 +159,13 @@ def fill(template: str, values: Mapping[str, Scalar]) -> str:
     return _PLACEHOLDER.sub(replace, template)
 
 
+def _product(matrix: Mapping[str, Any]) -> int:
+    size = 1
+    for values in matrix.values():
+        size *= max(1, len(values))
+    return size
+
+
 def expand(sweep: str, table: Mapping[str, Any], run_names: tuple[str, ...], error: ErrorAt) -> list[Combination]:
     """Every combination of the sweep ``[sweeps.<sweep>]``, in matrix order (the last key
     varies fastest). ``run_names`` are placeholders a run fills (its base's variables too)."""
@@ -192,6 +199,16 @@ def expand(sweep: str, table: Mapping[str, Any], run_names: tuple[str, ...], err
             raise error(f"{key}: expected a string", *where, "env")
         check_template(value, matrix, run_names, error, *where, "env")
     excluded = _excluded(table, matrix, error, *where)
+    from benchdoc.limits import MAX_SWEEP_EXPERIMENTS
+
+    size = 1
+    for options in matrix.values():
+        size *= max(1, len(options))
+        if size > MAX_SWEEP_EXPERIMENTS:
+            raise error(
+                f"the matrix expands to {_product(matrix):,} experiments, over the {MAX_SWEEP_EXPERIMENTS:,} one project "
+                "holds; split the sweep or use fewer values", *where,
+            )
 
     combinations: list[Combination] = []
     for chosen in itertools.product(*matrix.values()):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
 from benchdoc.ledger.models import Outcome
+from benchdoc.limits import DEFAULT_REQUEST_TIMEOUT_S, number, whole_number
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel
@@ -66,31 +67,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="closed loop with N requests in flight (default 1); a list sweeps each level in turn")
     shape.add_argument("--rate", metavar="R[,R...]",
                        help="open loop: R requests/s, Poisson arrivals; a list (1,2,4,8) sweeps each level in turn")
-    load.add_argument("--burstiness", type=float, default=1.0, metavar="B",
+    load.add_argument("--burstiness", type=number, default=1.0, metavar="B",
                       help="open loop: gamma arrivals of shape B (1 = Poisson, <1 burstier)")
-    load.add_argument("--max-concurrency", type=int, metavar="N", help="open loop: at most N in flight")
+    load.add_argument("--max-concurrency", type=whole_number, metavar="N", help="open loop: at most N in flight")
     size = load.add_mutually_exclusive_group()
-    size.add_argument("--requests", type=int, metavar="N", help="measured requests (default 100)")
-    size.add_argument("--duration", type=float, metavar="S", help="send measured requests for S seconds")
-    load.add_argument("--warmup", type=int, default=0, metavar="N", help="warm-up requests, excluded (default 0)")
-    load.add_argument("--repetitions", "-n", type=int, default=1, metavar="N",
+    size.add_argument("--requests", type=whole_number, metavar="N", help="measured requests (default 100)")
+    size.add_argument("--duration", type=number, metavar="S", help="send measured requests for S seconds")
+    load.add_argument("--warmup", type=whole_number, default=0, metavar="N", help="warm-up requests, excluded (default 0)")
+    load.add_argument("--repetitions", "-n", type=whole_number, default=1, metavar="N",
                       help="measure the workload N times, repetition i with seed + i and the warm-up before the "
                       "first only, as `run` does; --record keeps them as one run of N samples per metric")
-    load.add_argument("--seed", type=int, default=0, help="seed of prompts, lengths and arrivals (default 0)")
+    load.add_argument("--seed", type=whole_number, default=0, help="seed of prompts, lengths and arrivals (default 0)")
     _add_client_arguments(parser)
 
     shape_group = parser.add_argument_group("requests")
-    shape_group.add_argument("--input-tokens", type=int, metavar="N",
+    shape_group.add_argument("--input-tokens", type=whole_number, metavar="N",
                              help="prompt length: in words, about one token each (default 128); exact tokens "
                              "with --tokenizer; with --dataset, cut each prompt to N (shorter ones are skipped)")
-    shape_group.add_argument("--input-tokens-max", type=int, metavar="N",
+    shape_group.add_argument("--input-tokens-max", type=whole_number, metavar="N",
                              help="draw prompt lengths uniformly from --input-tokens..N")
-    shape_group.add_argument("--output-tokens", type=int, metavar="N",
+    shape_group.add_argument("--output-tokens", type=whole_number, metavar="N",
                              help="output tokens, forced with max_tokens/min_tokens/ignore_eos (default 128, "
                              "or the dataset's own lengths when it has them)")
-    shape_group.add_argument("--output-tokens-max", type=int, metavar="N",
+    shape_group.add_argument("--output-tokens-max", type=whole_number, metavar="N",
                              help="draw output lengths uniformly from --output-tokens..N")
-    shape_group.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    shape_group.add_argument("--temperature", type=number, default=0.0, help="sampling temperature (default 0)")
     shape_group.add_argument("--no-ignore-eos", action="store_true",
                              help="let the model stop early instead of forcing the output length "
                              "(and send no ignore_eos/min_tokens, for servers that refuse them)")
@@ -102,15 +103,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     _bench_extra.register(parser)
 
     limits = parser.add_argument_group("timeouts (seconds)")
-    limits.add_argument("--timeout-connect", type=float, default=10.0, metavar="S", help="TCP connect (default 10)")
-    limits.add_argument("--timeout-first-token", type=float, default=120.0, metavar="S",
+    limits.add_argument("--timeout-connect", type=number, default=10.0, metavar="S", help="TCP connect (default 10)")
+    limits.add_argument("--timeout-first-token", type=number, default=120.0, metavar="S",
                         help="send to first output (default 120)")
-    limits.add_argument("--timeout-idle", type=float, default=60.0, metavar="S",
+    limits.add_argument("--timeout-idle", type=number, default=60.0, metavar="S",
                         help="silence between chunks once output started (default 60)")
-    limits.add_argument("--timeout-request", type=float, metavar="S", help="whole request (default: none)")
+    limits.add_argument("--timeout-request", type=number, metavar="S", help="whole request (default 600)")
 
     out = parser.add_argument_group("output")
-    out.add_argument("--percentile", type=float, action="append", default=[], metavar="P",
+    out.add_argument("--percentile", type=number, action="append", default=[], metavar="P",
                      help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
     out.add_argument("--json", action="store_true", help="print the result as JSON")
     out.add_argument("--verbose", "-v", action="store_true",
@@ -126,7 +127,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
     """How the client runs: its processes, event loop and HTTP reader."""
     client = parser.add_argument_group("client")
-    client.add_argument("--workers", type=int, metavar="N",
+    client.add_argument("--workers", type=whole_number, metavar="N",
                         help="client processes, each with its own event loop (default: one per 256 streams, "
                         "at most the cores free)")
     client.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
@@ -148,9 +149,9 @@ def _add_prompt_and_search_arguments(parser: argparse.ArgumentParser) -> None:
     prompts.add_argument("--tokenizer", metavar="PATH",
                          help="a local tokenizer.json (or a model folder with one): exact token lengths "
                          "(needs benchdoc[tokenizer])")
-    prompts.add_argument("--shared-prefix-groups", type=int, default=0, metavar="N",
+    prompts.add_argument("--shared-prefix-groups", type=whole_number, default=0, metavar="N",
                          help="N groups of requests, each sharing one system prompt (prefix caching)")
-    prompts.add_argument("--shared-prefix-tokens", type=int, default=0, metavar="P",
+    prompts.add_argument("--shared-prefix-tokens", type=whole_number, default=0, metavar="P",
                          help="length of each shared system prompt")
     prompts.add_argument("--slo", metavar="SPEC",
                          help="goodput target, e.g. ttft_ms:200,tpot_ms:50: a request counts when it meets "
@@ -161,13 +162,13 @@ def _add_prompt_and_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="search the highest request rate whose SLO attainment stays at or above --target "
                         "while the server achieves at least 80%% of it (doubling, then bisection); needs --slo; "
                         "each level runs --requests or --duration")
-    search.add_argument("--target", type=float, default=0.99, metavar="F",
+    search.add_argument("--target", type=number, default=0.99, metavar="F",
                         help="SLO attainment a rate must keep (default 0.99)")
-    search.add_argument("--start-rate", type=float, default=1.0, metavar="R", help="first rate tried (default 1)")
-    search.add_argument("--precision", type=float, default=0.05, metavar="F",
+    search.add_argument("--start-rate", type=number, default=1.0, metavar="R", help="first rate tried (default 1)")
+    search.add_argument("--precision", type=number, default=0.05, metavar="F",
                         help="stop when the search's resolution (highest rate met, lowest missed) is within this "
                         "fraction (default 0.05)")
-    search.add_argument("--time-budget", type=float, default=600.0, metavar="S",
+    search.add_argument("--time-budget", type=number, default=600.0, metavar="S",
                         help="no level is started that would end after S seconds (default 600)")
 
 
@@ -222,7 +223,7 @@ def build_spec(args: argparse.Namespace) -> WorkloadSpec:
             connect_s=args.timeout_connect,
             first_token_s=args.timeout_first_token,
             idle_s=args.timeout_idle,
-            request_s=args.timeout_request,
+            request_s=args.timeout_request if args.timeout_request is not None else DEFAULT_REQUEST_TIMEOUT_S,
         ),
         seed=args.seed,
         percentiles=tuple(args.percentile),

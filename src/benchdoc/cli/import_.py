@@ -101,11 +101,13 @@ def run(args: argparse.Namespace) -> int:
     )
     if config is not None:
         _check_declared_bounds(config, plan)
-    ids: list[int] = []
+    ids: list[int | None] = []
     if not args.dry_run and plan.runs:
         assert config is not None
         with open_ledger(config, write=True) as ledger:
-            ids = ledger.record_runs(plan.new_runs(args.note))
+            new_runs = plan.new_runs(args.note)
+            # Checked again under the write lock: another import of the file may have just recorded it.
+            ids = list(ledger.record_runs(new_runs)) if args.allow_duplicates else ledger.record_imported(new_runs)
     if args.json:
         print_json(_as_json(args, plan, runs[0].format, ids))
     else:
@@ -178,7 +180,8 @@ def _values(runs: tuple[ImportedRun, ...]) -> dict[str, list[float]]:
     return merged
 
 
-def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPlan, fmt: str, ids: list[int]) -> None:
+def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPlan, fmt: str,
+                ids: list[int | None]) -> None:
     from pathlib import Path
 
     name = Path(args.file).name
@@ -187,13 +190,15 @@ def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPla
     if args.dry_run:
         target = f" as runs of '{plan.experiment}'" if args.experiment else ""
         print(f"would import {count} {noun} from {name} ({fmt}){target}; nothing recorded (dry run)")
+    elif ids and all(i is None for i in ids):
+        print(f"nothing to import from {name} ({fmt}): another import recorded every run just now")
     elif count:
         print(f"imported {count} {noun} from {name} ({fmt}) as runs of '{plan.experiment}'")
     else:
         print(f"nothing to import from {name} ({fmt}): every run was imported before")
     width = max((len(r.location) for r in plan.runs), default=0)
     for index, imported in enumerate(plan.runs):
-        prefix = f"  run {ids[index]:<4} " if ids else "  "
+        prefix = ("  already " if ids[index] is None else f"  run {ids[index]:<4} ") if ids else "  "
         status = "" if imported.outcome == Outcome.OK else f"  [{imported.outcome}: {imported.failure_reason}]"
         print(f"{prefix}{imported.location:<{width}}  {imported.label or '-'}{status}")
     labels = list(dict.fromkeys(r.label for r in plan.runs))
@@ -214,7 +219,7 @@ def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPla
         print(f"  {metric:<{metric_width}}  {len(numbers):>3}  {shown}")
 
 
-def _as_json(args: argparse.Namespace, plan: ImportPlan, fmt: str, ids: list[int]) -> dict[str, Any]:
+def _as_json(args: argparse.Namespace, plan: ImportPlan, fmt: str, ids: list[int | None]) -> dict[str, Any]:
     def moment(value: Any) -> str | None:
         return value.isoformat() if value is not None else None
 

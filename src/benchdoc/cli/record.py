@@ -35,6 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def parse_metric_args(items: list[str]) -> dict[str, list[float]]:
     """Parse `name=v1,v2` arguments into {name: [v1, v2]}, with a clear error for each mistake."""
+    from benchdoc.limits import number as ascii_number
+
     values: dict[str, list[float]] = {}
     for item in items:
         name, sep, raw = item.partition("=")
@@ -44,7 +46,7 @@ def parse_metric_args(items: list[str]) -> dict[str, list[float]]:
         numbers: list[float] = []
         for part in raw.split(","):
             try:
-                number = float(part)
+                number = ascii_number(part)
             except ValueError:
                 raise UsageError(f"--metric {item!r}: {part.strip()!r} is not a number") from None
             if not math.isfinite(number):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.cli._common import console, format_summary, load_project, open_ledger
 from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from benchdoc.ledger.models import Outcome
+from benchdoc.limits import whole_number
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -68,12 +69,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT|GLOB",
                         help="experiments to run (default: every experiment with a server)")
-    parser.add_argument("--repetitions", "-n", type=int, metavar="N",
+    parser.add_argument("--repetitions", "-n", type=whole_number, metavar="N",
                         help="repetitions per experiment (default: each experiment's own, else 5)")
     parser.add_argument("--until-decided", action="store_true",
                         help="add repetitions until the comparison against compare_to is significant or "
                         "equivalent (alpha spent over the looks; see docs/running.md)")
-    parser.add_argument("--max-repetitions", type=int, metavar="N",
+    parser.add_argument("--max-repetitions", type=whole_number, metavar="N",
                         help="with --until-decided: the most repetitions to run (default 20)")
     parser.add_argument("--interleave", action="store_true",
                         help="alternate experiments repetition by repetition, restarting each server every time")

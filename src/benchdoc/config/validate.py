@@ -276,6 +276,7 @@ class Validator:
         An expanded experiment's keys are located at its sweep's keys in ``key_lines``, so
         an error found later (an unknown server, a bad placeholder) still names a real line.
         """
+        from benchdoc.limits import MAX_SWEEP_EXPERIMENTS
         from benchdoc.sweeps import RUN_PLACEHOLDERS, SWEEP_KEYS, expand, matrix_of
 
         key_lines = self.key_lines
@@ -290,6 +291,11 @@ class Validator:
             base = self.sweep_base(table, declared, *where)
             run_names = (*RUN_PLACEHOLDERS, *(base.variables if base else {}))
             combinations = expand(sweep, table, run_names, self.error)
+            if len(expanded) + len(combinations) > MAX_SWEEP_EXPERIMENTS:
+                raise self.error(
+                    f"the sweeps expand to over {MAX_SWEEP_EXPERIMENTS:,} experiments together "
+                    f"({len(expanded) + len(combinations):,} with this one), more than one project holds", *where,
+                )
             found[sweep] = SweepConfig(
                 name=sweep,
                 base=base.name if base else None,
@@ -344,7 +350,22 @@ class Validator:
         value = table.get(key)
         return None if value is None else self.typed(value, str, "a string", *where, key)
 
+    def check_aliases(self, experiments: dict[str, ExperimentConfig]) -> None:
+        """Every name and alias picks one experiment (case-insensitively): two experiments
+        sharing an alias, or an alias equal to another experiment's name, is refused."""
+        owner: dict[str, str] = {name.lower(): name for name in experiments}
+        for exp in experiments.values():
+            for alias in exp.aliases:
+                taken = owner.get(alias.lower())
+                if taken is not None and taken != exp.name:
+                    what = "the name of experiment" if taken.lower() == alias.lower() and taken in experiments else (
+                        "already an alias of")
+                    raise self.error(f"alias {alias!r} is {what} '{taken}': a name must pick one experiment",
+                                     "experiments", exp.name, "aliases")
+                owner[alias.lower()] = exp.name
+
     def check_references(self, experiments: dict[str, ExperimentConfig]) -> None:
+        self.check_aliases(experiments)
         for exp in experiments.values():
             for key in ("compare_to", "supersedes"):
                 target = getattr(exp, key)

@@ -146,6 +146,18 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
     ``fmt`` is a name from :data:`FORMATS` (or an alias), or ``auto`` to detect it.
     """
     path = Path(path)
+    try:
+        return _parse_file(path, fmt)
+    except (RecursionError, ValueError) as exc:
+        from benchdoc.limits import json_limit_message
+
+        message = json_limit_message(exc)
+        if message is None:
+            raise
+        raise ImportFormatError(f"{message}; nothing was recorded", path) from None
+
+
+def _parse_file(path: Path, fmt: str) -> list[ImportedRun]:
     auto = fmt.strip().lower() == "auto"
     name = detect_format(path) if auto else resolve_format(fmt)
     try:

@@ -43,8 +43,10 @@ class Where:
 
 def read_text(path: Path, expected: str) -> str:
     """The file's text; refuses a missing, unreadable, non-UTF-8 or empty file."""
+    from benchdoc.limits import MAX_IMPORT_BYTES, bounded_read
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded_read(path, MAX_IMPORT_BYTES, "the results file").decode("utf-8")
     except FileNotFoundError:
         raise ImportFormatError("no such file", path) from None
     except IsADirectoryError:
@@ -53,6 +55,8 @@ def read_text(path: Path, expected: str) -> str:
         raise ImportFormatError(f"not a UTF-8 text file (byte {exc.start}); expected {expected}", path) from None
     except OSError as exc:
         raise ImportFormatError(f"cannot read: {exc.strerror or exc}", path) from None
+    except ValueError as exc:  # a device, a FIFO, a file over the size limit
+        raise ImportFormatError(str(exc), path) from None
     if not text.strip():
         raise ImportFormatError(f"the file is empty; expected {expected}", path)
     return text.removeprefix("\ufeff")

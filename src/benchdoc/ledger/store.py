@@ -87,6 +87,11 @@ class Ledger:
                     f"the driver for {parsed.get_backend_name()} is not installed ({exc.name}); "
                     "for PostgreSQL: pip install 'benchdoc[postgres]'"
                 ) from exc
+            except (sa.exc.NoSuchModuleError, sa.exc.ArgumentError):
+                raise LedgerError(
+                    f"invalid ledger URL {display_url(url)!r}: benchdoc keeps its ledger in SQLite "
+                    "(sqlite:///path/ledger.db) or PostgreSQL (postgresql://user@host/db)"
+                ) from None
         ledger = cls(engine, url)
         try:
             ledger._prepare(create)
@@ -110,15 +115,17 @@ class Ledger:
         ledger = cls(engine, url)
         try:
             with engine.connect() as conn:
-                if ledger._stored_version_or_none(conn) not in (None, SCHEMA_VERSION):
-                    engine.dispose()
-                    return cls._upgraded_for_reading(url, path, create)
-                ledger._check_schema(conn, writable=False)
+                stored = ledger._stored_version_or_none(conn)
+                if stored in (None, SCHEMA_VERSION) or stored > SCHEMA_VERSION:
+                    ledger._check_schema(conn, writable=False)
         except (sa.exc.SQLAlchemyError, LedgerError) as exc:
             engine.dispose()
             if isinstance(exc, LedgerError):
                 raise
             raise LedgerError(f"cannot open the ledger at {display_url(url)}: {_first_line(exc)}") from None
+        if stored not in (None, SCHEMA_VERSION):  # older: upgraded by a writer, then read (the connection is closed)
+            engine.dispose()
+            return cls._upgraded_for_reading(url, path, create)
         return ledger
 
     @classmethod
@@ -224,9 +231,15 @@ class Ledger:
     def _stored_version(conn: sa.Connection) -> int:
         value = conn.execute(sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")).scalar()
         try:
-            return int(str(value))
-        except (TypeError, ValueError) as exc:
-            raise LedgerError(f"the ledger's schema version is unreadable ({value!r})") from exc
+            version = int(str(value)) if str(value).isascii() and len(str(value)) <= 9 else None
+        except (TypeError, ValueError):
+            version = None
+        if version is None or version < 1:
+            raise LedgerError(
+                f"the ledger's schema version {str(value)[:20]!r} is not one benchdoc ever wrote: the ledger is "
+                "damaged; restore it from a backup or record into a new one"
+            )
+        return version
 
     def schema_version(self) -> int:
         with self._reading() as conn:
@@ -258,6 +271,28 @@ class Ledger:
         try:
             with self._write() as conn, conn.begin():
                 return [_insert_run(conn, run) for run in runs]
+        except sa.exc.SQLAlchemyError as exc:
+            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
+
+    def record_imported(self, runs: Sequence[NewRun]) -> list[int | None]:
+        """Append imported runs in one transaction, each unless a run with its import
+        fingerprint is already recorded (None in its place). The check and the inserts hold
+        the write lock together, so concurrent imports of one file record it once."""
+        for run in runs:
+            _validate(run)
+        try:
+            with self._write() as conn, conn.begin():
+                if not self.is_sqlite:
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(4242003)"))
+                query = sa.select(runs_table.c.run_metadata).where(runs_table.c.source.like("import:%"))
+                seen = {meta["import"].get("fingerprint") for meta in conn.execute(query).scalars()
+                        if isinstance(meta, dict) and isinstance(meta.get("import"), dict)}
+                ids: list[int | None] = []
+                for run in runs:
+                    fingerprint = (run.metadata.imported or {}).get("fingerprint")
+                    ids.append(None if fingerprint and fingerprint in seen else _insert_run(conn, run))
+                    seen.add(fingerprint)
+                return ids
         except sa.exc.SQLAlchemyError as exc:
             raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
 

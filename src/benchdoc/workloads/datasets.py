@@ -78,14 +78,18 @@ def load_dataset(path: str | Path, format: str | None = None) -> Dataset:
     if fmt not in FORMATS:
         raise UsageError(f"unknown dataset format {fmt!r} (expected one of: {', '.join(FORMATS)})")
     where = str(path)
+    from benchdoc.limits import MAX_DATASET_BYTES, bounded_read, json_limit_message
+
     try:
-        raw = Path(path).read_bytes()
+        raw = bounded_read(path, MAX_DATASET_BYTES, "the dataset")
     except FileNotFoundError:
         raise UsageError("dataset file not found", where) from None
     except IsADirectoryError:
         raise UsageError("expected a dataset file, found a folder", where) from None
     except OSError as err:
         raise UsageError(f"cannot read the dataset: {err.strerror or err}", where) from None
+    except ValueError as err:  # a device such as /dev/zero, a FIFO, a file over the size limit
+        raise UsageError(str(err), where) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -95,7 +99,13 @@ def load_dataset(path: str | Path, format: str | None = None) -> Dataset:
     digest = hashlib.sha256(raw).hexdigest()
     if fmt == "text":
         return Dataset(where, fmt, len(raw), digest, corpus=text)
-    entries = _sharegpt(text, where) if fmt == "sharegpt" else _jsonl(text, where)
+    try:
+        entries = _sharegpt(text, where) if fmt == "sharegpt" else _jsonl(text, where)
+    except (RecursionError, ValueError) as exc:
+        message = json_limit_message(exc)
+        if message is None:
+            raise
+        raise UsageError(message, where) from None
     return Dataset(where, fmt, len(raw), digest, entries=tuple(entries))
 
 

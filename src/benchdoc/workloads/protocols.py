@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from benchdoc.limits import MAX_SERVER_TOKENS
+
 API_COMPLETIONS = "openai-completions"
 API_CHAT = "openai-chat"
 API_SGLANG = "sglang"
@@ -156,8 +158,19 @@ class StreamDecoder:
     def _server_stamps(self, stamps: Any) -> None:
         if isinstance(stamps, dict):
             ttft = stamps.get("ttft_ms")
-            if isinstance(ttft, (int, float)) and not isinstance(ttft, bool):
+            if isinstance(ttft, (int, float)) and not isinstance(ttft, bool) and 0 <= ttft < 1e9:
                 self.server_ttft_ms = float(ttft)
+
+    @staticmethod
+    def _count(value: Any, what: str) -> int | None:
+        """A count the server reports, or None when it gave none; a count no server could
+        reach (negative, or beyond benchdoc.limits.MAX_SERVER_TOKENS) fails the request."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        if not 0 <= value <= MAX_SERVER_TOKENS:
+            shown = f"{value:,}" if abs(value) < 10**15 else f"a {len(str(abs(value)))}-digit number"
+            raise StreamError(f"the server reported {what} = {shown}, beyond any real count (0 to {MAX_SERVER_TOKENS:,})")
+        return value
 
     def _count_delta(self, count: Any) -> int | None:
         """Tokens added since the last chunk's cumulative count, or None when none was given.
@@ -184,11 +197,11 @@ class _OpenAIDecoder(StreamDecoder):
         usage = event.get("usage")
         count = None
         if isinstance(usage, dict):
-            count = usage.get("completion_tokens")
+            count = self._count(usage.get("completion_tokens"), "completion_tokens")
             if isinstance(count, int):
                 self.completion_tokens = count
                 self.completion_source = "usage"
-            prompt = usage.get("prompt_tokens")
+            prompt = self._count(usage.get("prompt_tokens"), "prompt_tokens")
             if isinstance(prompt, int):
                 self.prompt_tokens = prompt
                 self.prompt_source = "usage"
@@ -254,15 +267,15 @@ class SGLangDecoder(StreamDecoder):
         meta = event.get("meta_info")
         count = None
         if isinstance(meta, dict):
-            count = meta.get("completion_tokens")
+            count = self._count(meta.get("completion_tokens"), "completion_tokens")
             if isinstance(count, int):
                 self.completion_tokens = count
                 self.completion_source = "meta_info"
-            prompt = meta.get("prompt_tokens")
+            prompt = self._count(meta.get("prompt_tokens"), "prompt_tokens")
             if isinstance(prompt, int):
                 self.prompt_tokens = prompt
                 self.prompt_source = "meta_info"
-            verify = meta.get("spec_verify_ct")
+            verify = self._count(meta.get("spec_verify_ct"), "spec_verify_ct")
             if isinstance(verify, int):
                 self.spec_verify_ct = verify
             self._server_stamps(meta.get(SERVER_STAMPS_KEY))

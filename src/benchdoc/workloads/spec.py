@@ -12,6 +12,13 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from benchdoc.errors import UsageError
+from benchdoc.limits import (
+    DEFAULT_REQUEST_TIMEOUT_S,
+    MAX_CONCURRENCY,
+    MAX_PREFIX_TOKENS,
+    MAX_PROMPT_TOKENS_TOTAL,
+    MAX_TOKENS,
+)
 from benchdoc.workloads.metrics import percentile_suffix
 from benchdoc.workloads.protocols import APIS, ENDPOINTS
 
@@ -29,13 +36,14 @@ class Timeouts:
 
     ``connect_s``: establishing the TCP connection. ``first_token_s``: from the send to
     the first chunk carrying output. ``idle_s``: longest silence between two reads once
-    output has started. ``request_s``: the whole request (None: no overall bound).
+    output has started. ``request_s``: the whole request (600 s unless set: a stream that
+    never ends, trickling a token now and then, must not hold a run forever; None: no bound).
     """
 
     connect_s: float = 10.0
     first_token_s: float = 120.0
     idle_s: float = 60.0
-    request_s: float | None = None
+    request_s: float | None = DEFAULT_REQUEST_TIMEOUT_S
 
     def problems(self) -> list[str]:
         found = []
@@ -181,6 +189,7 @@ class WorkloadSpec:
             found.append("give either concurrency (closed loop) or rate (open loop), not both")
         if self.concurrency is not None and self.concurrency < 1:
             found.append(f"concurrency must be >= 1 (got {self.concurrency})")
+        found.extend(self._size_problems())
         if self.rate is not None and not (math.isfinite(self.rate) and self.rate > 0):
             found.append(f"rate must be > 0 requests/s (got {self.rate})")
         if not (math.isfinite(self.burstiness) and self.burstiness > 0):
@@ -248,6 +257,30 @@ class WorkloadSpec:
                 found.append(f"ramp_up_s must be > 0 seconds (got {self.ramp_up_s})")
         if self.trace is not None and (self.concurrency is not None or self.duration_s is not None):
             found.append("a trace sets the arrivals and their number itself: give no concurrency or duration")
+        return found
+
+    def _size_problems(self) -> list[str]:
+        """Bounds that keep one client's memory in check (see benchdoc.limits)."""
+        found: list[str] = []
+        for name in ("concurrency", "max_concurrency"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_CONCURRENCY:
+                found.append(f"{name} must be at most {MAX_CONCURRENCY:,} (got {value:,})")
+        for name in ("input_tokens", "input_tokens_max", "output_tokens", "output_tokens_max", "shared_prefix_tokens"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_TOKENS:
+                found.append(f"{name} must be at most {MAX_TOKENS:,} tokens (got {value:,})")
+        per_prompt = self.input_tokens_max or self.input_tokens
+        prompts = (self.requests or 0) + max(0, self.warmup_requests)
+        if self.dataset is None and per_prompt * prompts > MAX_PROMPT_TOKENS_TOTAL:
+            found.append(f"the prompts, built before timing starts, must hold at most {MAX_PROMPT_TOKENS_TOTAL:,} "
+                         f"tokens together (got {prompts:,} requests of up to {per_prompt:,})")
+        prefix_tokens = self.shared_prefix_groups * self.shared_prefix_tokens
+        if self.shared_prefix_groups > MAX_CONCURRENCY or prefix_tokens > MAX_PREFIX_TOKENS:
+            found.append(f"shared prefixes must hold at most {MAX_PREFIX_TOKENS:,} tokens together "
+                         f"(got {self.shared_prefix_groups:,} groups of {self.shared_prefix_tokens:,})")
+        if self.api_key is not None and not self.api_key.isprintable():
+            found.append("the API key holds a control character (a line break or CR pasted with it?)")
         return found
 
     def _prompt_problems(self) -> list[str]:
@@ -369,9 +402,12 @@ def redact_url(url: str) -> str:
         from benchdoc.redact import redact_text
 
         return redact_text(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
+    try:
+        if parts.username is None and parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:  # a port that is no number: keep what follows the last '@' of the authority
+        host = parts.netloc.rpartition("@")[2]
     return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))

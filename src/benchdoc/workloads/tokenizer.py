@@ -127,7 +127,14 @@ def load_tokenizer(path: str | Path) -> Tokenizer:
         raise UsageError(
             "exact token lengths need the tokenizers library: pip install 'benchdoc[tokenizer]'"
         ) from None
-    raw = file.read_bytes()
+    from benchdoc.limits import MAX_TOKENIZER_BYTES, bounded_read
+
+    try:
+        raw = bounded_read(file, MAX_TOKENIZER_BYTES, "the tokenizer file")
+    except OSError as err:
+        raise UsageError(f"cannot read the tokenizer: {err.strerror or err}", str(file)) from None
+    except ValueError as err:  # a device such as /dev/zero, a FIFO, a file over the size limit
+        raise UsageError(str(err), str(file)) from None
     try:
         backend = Backend.from_str(raw.decode("utf-8"))
     except Exception as err:  # the library raises its own exception types for a bad file
