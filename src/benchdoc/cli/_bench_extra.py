@@ -18,6 +18,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                        help="a JSON object merged into every request body, e.g. '{\"top_p\": 0.9, "
                        "\"chat_template_kwargs\": {\"enable_thinking\": false}}' (vLLM --extra-body, "
                        "sglang --extra-request-body, AIPerf --extra-inputs)")
+    extra.add_argument("--multi-turn", action="store_true",
+                       help="chat on a ShareGPT --dataset: each stream holds a conversation and sends its turns "
+                       "in order, each with the conversation so far and the server's own answers (vLLM's and "
+                       "SGLang's multi-turn benchmarks); --requests counts turns")
     extra.add_argument("--result-dir", metavar="DIR",
                        help="also write each run's summary.json and requests.jsonl in a new folder under DIR "
                        "(vLLM --save-result --result-dir, AIPerf's artifacts folder)")
@@ -66,7 +70,7 @@ def spec_fields(args: argparse.Namespace) -> dict[str, Any]:
         if given or args.find_capacity:
             raise UsageError(f"--trace sets the arrivals itself: give no {(given or ['--find-capacity'])[0]}")
     return {"headers": tuple(headers), "extra_body": args.extra_body, "ramp_up_s": args.ramp_up,
-            "trace": args.trace, "dataset_min_tokens": args.dataset_min_tokens,
+            "trace": args.trace, "multi_turn": args.multi_turn, "dataset_min_tokens": args.dataset_min_tokens,
             "dataset_max_input": args.dataset_max_input, "dataset_max_total": args.dataset_max_total}
 
 

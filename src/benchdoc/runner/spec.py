@@ -64,6 +64,7 @@ LOADGEN_SETTINGS: dict[str, tuple[type, ...]] = {
     "dataset_max_total": (int,),
     "ramp_up_s": (int, float),
     "trace": (str,),
+    "multi_turn": (bool,),
     "headers": (dict,),
     "extra_body": (dict,),
     "dataset_format": (str,),

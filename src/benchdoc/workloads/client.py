@@ -54,6 +54,8 @@ async def run_workload_async(
         from benchdoc.workloads.workers import default_workers, run_with_workers
 
         workers = spec.workers if spec.workers is not None else default_workers(spec)
+        if spec.multi_turn:
+            workers = 1  # a conversation's turns follow one another in one process
         if workers > 1:  # the processes are waited for in a thread: this loop stays free
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(None, run_with_workers, spec, workers, progress)
@@ -150,7 +152,12 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
     else:
         assert spec.concurrency is not None
         streams = part.share(spec.concurrency) if part else spec.concurrency
-        records = await engine.closed_loop(phase, streams, spec.requests, spec.duration_s, False, done)
+        if spec.multi_turn:
+            from benchdoc.workloads.multiturn import conversations
+
+            records = await conversations(engine, phase, streams, spec.requests, spec.duration_s, done)
+        else:
+            records = await engine.closed_loop(phase, streams, spec.requests, spec.duration_s, False, done)
     monitor.stop()
     duration = max(0.0, phase.last_end - phase.start)
     load = meter.stop()

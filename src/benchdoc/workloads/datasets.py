@@ -39,6 +39,9 @@ class DatasetEntry:
     prompt: str
     output_len: int | None = None  # JSONL's output_len
     answer: str | None = None  # ShareGPT's second turn, measured by the caller
+    # ShareGPT: every (user turn, reference answer) pair of the conversation, in order, for
+    # multi-turn runs (the first pair is prompt and answer).
+    turns: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,13 +144,25 @@ def _sharegpt(text: str, where: str) -> list[DatasetEntry]:
                 )
             values.append(value)
         if values[0].strip():
-            entries.append(DatasetEntry(prompt=values[0], answer=values[1]))
+            entries.append(DatasetEntry(prompt=values[0], answer=values[1], turns=_pairs(turns)))
     if not entries:
         raise UsageError(
             f"no usable conversation among {len(data)} records (each needs a non-empty first turn and a second turn)",
             where,
         )
     return entries
+
+
+def _pairs(turns: list[Any]) -> tuple[tuple[str, str], ...]:
+    """The conversation's (user, answer) pairs, up to the first turn that is not a string or
+    is empty on the user's side."""
+    pairs: list[tuple[str, str]] = []
+    for user, answer in zip(turns[0::2], turns[1::2]):
+        texts = [t.get("value") if isinstance(t, dict) else None for t in (user, answer)]
+        if not all(isinstance(t, str) for t in texts) or not str(texts[0]).strip():
+            break
+        pairs.append((str(texts[0]), str(texts[1])))
+    return tuple(pairs)
 
 
 def _jsonl(text: str, where: str) -> list[DatasetEntry]:

@@ -88,6 +88,8 @@ class Engine:
         or the arrivals an open loop expects in its duration with a margin. Returns how
         many were built."""
         spec = self.spec
+        if spec.multi_turn:
+            return 0  # a turn's body holds the answers before it: built as it falls due
         if spec.requests is not None:
             count = spec.requests
         elif spec.open_loop and spec.rate is not None and spec.duration_s is not None:
@@ -121,7 +123,7 @@ class Engine:
             f"the request took longer than its timeout ({self.request_s or 0:g} s)",
         )
         self.watches.add(watch)
-        decoder = decoder_for(self.spec.api, keep_text=self.prompts.tokenizer is not None)
+        decoder = decoder_for(self.spec.api, keep_text=self.prompts.tokenizer is not None or planned.reply is not None)
         try:
             await self.reader.stream(planned.body, record, decoder, watch, t_send, hard_deadline)
         except asyncio.CancelledError:
@@ -146,6 +148,8 @@ class Engine:
             self.consecutive_connect_errors = 0
         if record.error is None:
             self._judge(record, decoder)
+        if planned.reply is not None and record.ok:
+            planned.reply.append(decoder.output_text())
         return record
 
     def _judge(self, record: RequestRecord, decoder: StreamDecoder) -> None:

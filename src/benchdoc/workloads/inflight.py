@@ -56,10 +56,13 @@ class Phase:
 
 @dataclass(frozen=True)
 class Planned:
-    """A request ready to go: its record (filled in as it runs) and its JSON body."""
+    """A request ready to go: its record (filled in as it runs) and its JSON body; ``reply``,
+    when given, receives the output text of a complete request (a multi-turn conversation
+    sends it back as the assistant's turn)."""
 
     record: RequestRecord
     body: bytes
+    reply: list[str] | None = None
 
 
 class ReadFailure(Exception):
@@ -121,6 +124,19 @@ def plan_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, i
         requested_output_tokens=built.output_tokens,
     )
     return Planned(record, built.body)
+
+
+def turn_request(spec: WorkloadSpec, prompts: PromptSource, model: str | None, index: int, due_s: float,
+                 user: str, output_tokens: int, history: tuple[tuple[str, str], ...]) -> Planned:
+    """One turn of a conversation: ``user``'s message after ``history``, its reply wanted."""
+    generation = GenerationRequest(prompt=user, output_tokens=output_tokens, model=model, temperature=spec.temperature,
+                                   ignore_eos=spec.ignore_eos, continuous_usage=spec.continuous_usage, history=history)
+    body = request_body(spec.api, generation)
+    if spec.extra_body:
+        body = merge_body(body, _extra_body(spec.extra_body))
+    sent = prompts.count_text(" ".join([*(t for turn in history for t in turn), user]))
+    record = RequestRecord(index=index, due_s=due_s, requested_input_tokens=sent, requested_output_tokens=output_tokens)
+    return Planned(record, json.dumps(body).encode(), reply=[])
 
 
 def http_error(status: int, reason: str | None, raw: bytes) -> str:

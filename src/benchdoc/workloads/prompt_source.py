@@ -119,6 +119,20 @@ class PromptSource:
             return self.tokenizer.count(f"{system}{PREFIX_SEPARATOR}{text}") - parts
         return 1
 
+    def conversation(self, number: int) -> list[tuple[str, int]]:
+        """Conversation ``number``'s user turns, each with the output length it asks for
+        (its reference answer's length, unless the output length was given)."""
+        entry = self._entries[self._order[number % len(self._entries)]]
+        turns = entry.turns or ((entry.prompt, entry.answer or ""),)
+        rng = random.Random(self.spec.seed * 1_000_003 + number)
+        fixed = pick_length(self.spec.output_tokens, self.spec.output_tokens_max, rng)
+        return [(user, max(1, self._count(answer)) if self.spec.dataset_output_len and answer.strip() else fixed)
+                for user, answer in turns]
+
+    def count_text(self, text: str) -> int:
+        """A text's length as this run counts lengths (the tokenizer's, else words)."""
+        return self._count(text)
+
     def _from_entry(self, number: int, input_len: int) -> tuple[str, int, int | None]:
         entries = self._entries
         entry = entries[self._order[number % len(entries)]]

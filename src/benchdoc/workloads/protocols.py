@@ -50,6 +50,8 @@ class GenerationRequest:
     ignore_eos: bool = True
     continuous_usage: bool = True
     system: str | None = None  # a shared system prompt: a system message in chat, else a prefix
+    # Multi-turn (chat): the earlier (user, assistant) turns of the conversation, sent first.
+    history: tuple[tuple[str, str], ...] = ()
 
     @property
     def full_prompt(self) -> str:
@@ -89,7 +91,9 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
         body["min_tokens"] = request.output_tokens
     if api == API_CHAT:
         system = [{"role": "system", "content": request.system}] if request.system else []
-        body["messages"] = [*system, {"role": "user", "content": request.prompt}]
+        earlier = [{"role": role, "content": text} for turn in request.history
+                   for role, text in zip(("user", "assistant"), turn)]
+        body["messages"] = [*system, *earlier, {"role": "user", "content": request.prompt}]
     elif api == API_COMPLETIONS:
         body["prompt"] = request.full_prompt
     else:

@@ -133,6 +133,9 @@ class WorkloadSpec:
     ramp_up_s: float | None = None
     # A JSONL trace of arrivals (timestamp, input and output lengths) replayed instead of a rate.
     trace: str | None = None
+    # Chat on a ShareGPT dataset: each stream holds a conversation, every turn sent with the
+    # conversation so far (the server's own answers as the assistant's turns).
+    multi_turn: bool = False
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -255,6 +258,9 @@ class WorkloadSpec:
                 found.append("ramp_up_s applies to an open loop at a rate, not to a closed loop or a trace")
             if not (math.isfinite(self.ramp_up_s) and self.ramp_up_s > 0):
                 found.append(f"ramp_up_s must be > 0 seconds (got {self.ramp_up_s})")
+        if self.multi_turn and (self.api != "openai-chat" or self.rate is not None or not self.dataset
+                                or self.trace is not None):
+            found.append("multi_turn needs the openai-chat API, a ShareGPT dataset and a closed loop (concurrency)")
         if self.trace is not None and (self.concurrency is not None or self.duration_s is not None):
             found.append("a trace sets the arrivals and their number itself: give no concurrency or duration")
         return found
