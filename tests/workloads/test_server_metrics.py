@@ -103,3 +103,16 @@ def test_a_server_without_metrics_is_left_alone(canned_server) -> None:
     result = run_workload(WorkloadSpec(url=server.url, model="m", requests=3, output_tokens=1))
     assert result.succeeded == 3 and result.server_metrics is None
     assert result.to_dict()["server_metrics"] is None
+
+
+def test_only_the_wanted_lines_are_parsed_and_they_give_the_same_samples() -> None:
+    from benchdoc.workloads.server_metrics import wanted_lines
+
+    histogram = ["# HELP vllm:e2e_request_latency_seconds x", "# TYPE vllm:e2e_request_latency_seconds histogram"]
+    histogram += [f'vllm:e2e_request_latency_seconds_bucket{{le="{le}",model_name="m"}} 1.0' for le in range(50)]
+    text = "\n".join(histogram) + "\n" + VLLM_TEXT % {"queries": 10, "hits": 5}
+    kept = wanted_lines(text)
+    assert "e2e_request_latency" not in kept
+    assert "# TYPE vllm:prefix_cache_hits counter" in kept and "vllm:prefix_cache_hits_total" in kept
+    assert parse_samples(text) == parse_samples(VLLM_TEXT % {"queries": 10, "hits": 5})
+    assert parse_samples(text)["vllm:num_requests_running"] == [3.0, 2.0]

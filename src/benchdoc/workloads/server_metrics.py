@@ -64,6 +64,33 @@ WANTED: frozenset[str] = frozenset(
 )
 
 
+# The families of the wanted samples (a counter's family drops its ``_total``).
+_FAMILIES: frozenset[str] = frozenset(name.removesuffix("_total") for name in WANTED)
+
+
+def wanted_lines(text: str) -> str:
+    """Only the lines of the wanted metrics (their samples and their HELP and TYPE lines).
+
+    A server's exposition runs to hundreds of kilobytes of histograms; parsing all of it
+    every second would hold the client's event loop for tens of milliseconds. A sample
+    line starts with its name, ended by ``{`` or a space."""
+    kept = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            parts = line.split(None, 3)
+            if len(parts) >= 3 and parts[1] in ("HELP", "TYPE") and parts[2] in _FAMILIES:
+                kept.append(line)
+            continue
+        end = len(line)
+        for mark in ("{", " "):
+            at = line.find(mark)
+            if 0 <= at < end:
+                end = at
+        if line[:end] in WANTED:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
 def parse_samples(text: str) -> dict[str, list[float]]:
     """Every sample of the wanted metrics in a Prometheus text exposition, by sample name
     (one value per label set). A text the parser refuses gives nothing."""
@@ -71,7 +98,7 @@ def parse_samples(text: str) -> dict[str, list[float]]:
 
     found: dict[str, list[float]] = {}
     try:
-        for family in text_string_to_metric_families(text):
+        for family in text_string_to_metric_families(wanted_lines(text)):
             for sample in family.samples:
                 if sample.name in WANTED and not math.isnan(sample.value):
                     found.setdefault(sample.name, []).append(float(sample.value))
