@@ -361,6 +361,23 @@ class Readiness:
         return self.returncode is not None
 
 
+def _request_with_credentials(url: str) -> urllib.request.Request:
+    """A GET of ``url``; a user and password in it (``http://u:pw@host/health``) go in an
+    Authorization header, as a browser would send them, not in the host name."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return urllib.request.Request(url, method="GET")
+    import base64
+
+    host = parts.netloc.rpartition("@")[2]
+    plain = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}".encode()
+    return urllib.request.Request(plain, method="GET",
+                                  headers={"Authorization": "Basic " + base64.b64encode(pair).decode("ascii")})
+
+
 def probe(url: str, timeout_s: float = READY_REQUEST_TIMEOUT_S) -> tuple[bool, str]:
     """GET ``url``: (True, "HTTP 200") when it answers 200, else (False, what happened).
 
@@ -368,7 +385,8 @@ def probe(url: str, timeout_s: float = READY_REQUEST_TIMEOUT_S) -> tuple[bool, s
     """
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
-        with opener.open(urllib.request.Request(url, method="GET"), timeout=timeout_s) as response:
+        request = _request_with_credentials(url)
+        with opener.open(request, timeout=timeout_s) as response:
             status = int(response.status)
             return status == 200, f"HTTP {status}"
     except urllib.error.HTTPError as err:
