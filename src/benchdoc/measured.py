@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError, ValidationError
-from benchdoc.ledger.models import Outcome
+from benchdoc.ledger.store import Ledger
 from benchdoc.naming import did_you_mean
+from benchdoc.provenance import provenance
+from benchdoc.recording import Failure, Measurement, Repetition, now, record
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -68,25 +70,26 @@ def record_measured(
     source: str = "record",
 ) -> RecordedRun:
     """Check, stamp with this machine's provenance and record one run of ``experiment`` (a name or alias)."""
-    from benchdoc.ledger import NewRun, Sample
-    from benchdoc.ledger.store import Ledger
-    from benchdoc.provenance import provenance
-
+    moment = now()  # values brought in were measured before; the run is dated when it is recorded
     name = config.experiment(experiment).name
     check_measured(config, metrics, failed)
-    run = provenance(config.root).stamp(
-        NewRun(
-            experiment=name,
-            outcome=Outcome.FAILED if failed is not None else Outcome.OK,
-            samples=[Sample(metric, float(v), index) for metric, values in metrics.items() for index, v in enumerate(values)],
-            failure_reason=failed,
-            note=note,
-            source=source,
-        )
+    repetitions = max((len(values) for values in metrics.values()), default=0)
+    measured = Measurement(
+        experiment=name,
+        source=source,
+        started_at=moment,
+        finished_at=moment,
+        repetitions=[
+            Repetition(index, {metric: float(values[index]) for metric, values in metrics.items() if index < len(values)})
+            for index in range(repetitions)
+        ],
+        failure=Failure(failed) if failed is not None else None,
+        provenance=provenance(config.root),
+        note=note,
     )
     from benchdoc.ledger.writable import refuse_in_memory
 
     refuse_in_memory(config.ledger_url)
     with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:
-        run_id = ledger.record_run(run)
+        run_id = record(ledger, measured)
     return RecordedRun(run_id, name, {m: len(v) for m, v in metrics.items()}, failed)

@@ -167,10 +167,3 @@ def level_label(name: str) -> str:
     """The level a level's name records (``eagle3@rate=4`` -> ``rate=4``); a plain name is its own."""
     parts = split_level_experiment(name)
     return name if parts is None else parts[1].label
-
-
-def swept_experiment(name: str) -> str:
-    """The experiment a level's name was made from (``eagle3@rate=4`` -> ``eagle3``); a plain
-    name is its own."""
-    parts = split_level_experiment(name)
-    return name if parts is None else parts[0]

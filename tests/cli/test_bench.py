@@ -260,7 +260,8 @@ def test_the_clients_own_load_is_in_the_summary_json_and_ledger(project: Project
     assert data["metrics"]["send_delay_ms_max"] >= data["metrics"]["send_delay_ms_p99"] >= 0
     assert data["settings"]["workers"] == 1
     (run,) = json.loads(project.run("history", "baseline", "--json").stdout)
-    assert run["metadata"]["client"]["probes"] > 0
+    assert run["metadata"]["per_repetition"][0]["client"]["probes"] > 0
+    assert run["metadata"]["client"]["of"] == 1 and isinstance(run["metadata"]["client"]["bound"], bool)
     samples = {s["metric"] for s in run["samples"]}
     assert {"send_delay_ms_p50", "send_delay_ms_p99", "send_delay_ms_max"} <= samples
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchdoc.workloads.reasons import group_reasons
+from benchdoc.reasons import group_reasons
 
 
 def test_reasons_differing_only_in_numbers_are_one_cause() -> None:

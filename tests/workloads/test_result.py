@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchdoc.workloads.result import merge_provenance
+from benchdoc.recording import merge_provenance
 
 
 def test_counts_add_up_and_differing_values_are_each_listed_once() -> None:

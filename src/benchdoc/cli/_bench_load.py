@@ -8,34 +8,30 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
-from benchdoc.naming import swept_experiment
+from benchdoc.naming import LoadLevel, level_experiment
 
 if TYPE_CHECKING:
-    from benchdoc.naming import LoadLevel
+    from benchdoc.runner.bench import BenchTarget
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
-    from benchdoc.workloads.sweep import Capacity
+    from benchdoc.workloads.sweep import CapacityStep, SweepPoint
 
 
-def sweep(
-    args: argparse.Namespace, spec: WorkloadSpec, levels: tuple[LoadLevel, ...], config: Any, experiment: str | None
-) -> int:
+def sweep(args: argparse.Namespace, spec: WorkloadSpec, levels: tuple[LoadLevel, ...], target: BenchTarget | None) -> int:
     """Run each level in turn; with --record, each is a run of EXPERIMENT@rate=R."""
-    from benchdoc.naming import level_experiment
-    from benchdoc.workloads.sweep import SweepPoint, run_sweep
+    from benchdoc.runner.bench import bench_sweep
 
     rows: list[dict[str, Any]] = []
 
-    def on_level(point: SweepPoint) -> None:
-        _bench_extra.save(args, f"{experiment or 'bench'}@{point.level.label}", point.result)
+    def on_level(point: SweepPoint, run_id: int | None) -> None:
+        _bench_extra.save(args, f"{target.experiment if target else 'bench'}@{point.level.label}", point.result)
         row = _row(point.level.label, point.result, args.per_request)
-        if config is not None and experiment is not None:
-            name = level_experiment(experiment, point.level)
-            row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, point.level, point.result)}
+        if target is not None and run_id is not None:
+            row["recorded"] = {"experiment": level_experiment(target.experiment, point.level), "run_id": run_id}
         rows.append(row)
         if not args.json:
             print(f"{point.level.label}: {_progress_text(point.result, args.verbose)}", file=sys.stderr)
 
-    points = run_sweep(spec, levels, on_level=on_level)
+    points = bench_sweep(spec, levels, target=target, on_level=on_level)
     if args.json:
         from benchdoc.cli._common import print_json
 
@@ -45,21 +41,19 @@ def sweep(
     return EXIT_FAILED if all(p.result.failed for p in points) else EXIT_OK
 
 
-def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment: str | None) -> int:
+def capacity(args: argparse.Namespace, spec: WorkloadSpec, target: BenchTarget | None) -> int:
     """Search the capacity; with --record, each level tried is a run of EXPERIMENT@rate=R and the
     answer a run of EXPERIMENT with the metrics capacity_req_s and capacity_high_req_s."""
-    from benchdoc.naming import LoadLevel, level_experiment
-    from benchdoc.workloads.sweep import CapacityStep, find_capacity
+    from benchdoc.runner.bench import bench_capacity
 
     rows: list[dict[str, Any]] = []
 
-    def on_step(step: CapacityStep) -> None:
+    def on_step(step: CapacityStep, run_id: int | None) -> None:
         level = LoadLevel("rate", step.rate)
-        _bench_extra.save(args, f"{experiment or 'bench'}@{level.label}", step.result)
+        _bench_extra.save(args, f"{target.experiment if target else 'bench'}@{level.label}", step.result)
         row = _row(level.label, step.result, args.per_request) | {"met_target": step.passed, "why": step.why or None}
-        if config is not None and experiment is not None:
-            name = level_experiment(experiment, level)
-            row["recorded"] = {"experiment": name, "run_id": _record_level(args, config, name, level, step.result)}
+        if target is not None and run_id is not None:
+            row["recorded"] = {"experiment": level_experiment(target.experiment, level), "run_id": run_id}
         rows.append(row)
         if not args.json:
             verdict = "meets the target" if step.passed else f"misses: {step.why}"
@@ -68,26 +62,23 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experime
             print(f"{level.label}: SLO attainment {step.attainment:.3f}, {verdict}; "
                   f"{_progress_text(step.result, args.verbose)}", file=sys.stderr)
 
-    found = find_capacity(
-        spec, target=args.target, start_rate=args.start_rate, precision=args.precision,
-        budget_s=args.time_budget, on_step=on_step,
+    found, run_id = bench_capacity(
+        spec, target_attainment=args.target, start_rate=args.start_rate, precision=args.precision,
+        budget_s=args.time_budget, target=target, on_step=on_step,
     )
     summary = found.to_dict()
-    run_id = None
-    if config is not None and experiment is not None and found.steps:
-        run_id = _record_capacity(args, config, experiment, found, summary)
     if args.json:
         from benchdoc.cli._common import print_json
 
         data: dict[str, Any] = {"capacity": summary, "levels": rows}
-        if run_id is not None:
-            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        if run_id is not None and target is not None:
+            data["recorded"] = {"experiment": target.experiment, "run_id": run_id}
         print_json(data)
     else:
         _print_rows("capacity search: rate", rows, [s.result for s in found.steps], args.verbose)
         print(found.sentence())
-        if run_id is not None:
-            print(f"recorded run {run_id}: {experiment}")
+        if run_id is not None and target is not None:
+            print(f"recorded run {run_id}: {target.experiment}")
     return EXIT_OK if found.found else EXIT_FAILED
 
 
@@ -157,23 +148,3 @@ def _verdict(result: WorkloadResult) -> str:
     if result.client is None:
         return "—"
     return "CLIENT-BOUND" if result.client.bound else "kept up"
-
-
-def _record_level(args: argparse.Namespace, config: Any, name: str, level: LoadLevel, result: WorkloadResult) -> int:
-    from benchdoc.cli.bench import _record
-
-    base = swept_experiment(name)
-    return _record(config, name, result, args.note, extra={"load": level.entry(base)})
-
-
-def _record_capacity(args: argparse.Namespace, config: Any, experiment: str, found: Capacity,
-                     summary: dict[str, Any]) -> int:
-    from benchdoc.cli.bench import _record
-    from benchdoc.ledger.models import Sample
-
-    samples = [Sample(metric=name, value=value, repetition=0) for name, value in found.metrics().items()]
-    passing = [s for s in found.steps if s.passed]
-    shown = max(passing, key=lambda s: s.rate) if passing else found.steps[0]
-    failure = None if found.found else found.sentence()
-    return _record(config, experiment, shown.result, args.note, extra={"capacity": summary}, samples=samples,
-                   failure=failure)

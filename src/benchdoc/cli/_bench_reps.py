@@ -12,6 +12,7 @@ from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from benchdoc.ledger.models import Outcome
 
 if TYPE_CHECKING:
+    from benchdoc.runner.bench import BenchTarget
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
     from benchdoc.workloads.repeat import Progress, Repetitions
 
@@ -20,28 +21,26 @@ HEADLINE = (("output_tok_s", "output tok/s", 1), ("request_s", "req/s", 2), ("tt
             ("tpot_ms_p50", "TPOT p50 ms", 2))
 
 
-def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment: str | None) -> int:
+def repeat(args: argparse.Namespace, spec: WorkloadSpec, target: BenchTarget | None, config: Any) -> int:
     """Measure ``spec`` --repetitions times (seed + i each); with --record, one run of them all."""
-    from benchdoc.workloads.repeat import run_repetitions
+    from benchdoc.runner.bench import bench
 
     count = args.repetitions
     at_terminal = sys.stderr.isatty() and not args.json
     bar = _ProgressBar(count) if at_terminal else None
 
     def on_repetition(index: int, result: WorkloadResult) -> None:
-        _bench_extra.save(args, f"{experiment or 'bench'}-rep{index + 1}", result)
+        _bench_extra.save(args, f"{target.experiment if target else 'bench'}-rep{index + 1}", result)
         if not args.json:
             line = f"repetition {index + 1}/{count} (seed {spec.seed + index}): {_headline(result)}"
             (bar.log if bar else _stderr)(line)
 
     try:
-        done = run_repetitions(spec, count, progress=bar.callback if bar else None, on_repetition=on_repetition)
+        report = bench(spec, count, target=target, progress=bar.callback if bar else None, on_repetition=on_repetition)
     finally:
         if bar:
             bar.stop()
-    run_id = None
-    if config is not None and experiment is not None and done.results:
-        run_id = _record(args, config, experiment, done)
+    done = report.done
     if args.json:
         from benchdoc.cli._common import print_json
 
@@ -49,24 +48,25 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, config: Any, experiment
             "repetitions": [r.to_dict(include_requests=args.per_request) for r in done.results],
             "failure": done.failure,
         }
-        if run_id is not None:
-            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        if report.run_id is not None and target is not None:
+            data["recorded"] = {"experiment": target.experiment, "run_id": report.run_id}
         print_json(data)
     else:
         from benchdoc.cli.bench import unreliable_line
 
-        _print_medians(done)
+        _print_summary(done)
         measured = done.results[: done.completed]
         warning = unreliable_line(config, sum(len(r.records) for r in measured),
                                   sum(len(r.records) - r.succeeded for r in measured), sum(r.cut_short for r in measured))
         if warning:
             print(warning)
-        if run_id is not None:
+        if report.run_id is not None and target is not None:
             outcome = Outcome.FAILED if done.failure else Outcome.OK
-            metrics = len({s.metric for s in done.samples()})
-            print(f"recorded run {run_id}: {experiment} ({outcome}, {done.completed} repetition(s) × {metrics} metrics)")
+            metrics = len({m for r in done.results[: done.completed] for m in r.metrics})
+            print(f"recorded run {report.run_id}: {target.experiment} ({outcome}, {done.completed} repetition(s) × "
+                  f"{metrics} metrics)")
     if done.interrupted:
-        _stderr(_interrupted_message(done, experiment, run_id))
+        _stderr(_interrupted_message(done, target.experiment if target else None, report.run_id))
         return EXIT_INTERRUPTED
     return EXIT_FAILED if done.failure else EXIT_OK
 
@@ -99,33 +99,56 @@ def _headline(result: WorkloadResult) -> str:
     return f"{result.succeeded}/{len(result.records)} ok, " + ", ".join(figures)
 
 
-def _print_medians(done: Repetitions) -> None:
-    """The median of each headline figure over the repetitions that measured, with its range."""
+def _print_summary(done: Repetitions) -> None:
     from benchdoc.cli._common import console
 
     out = console()
+    for line, style in summary_lines(done):
+        out.print(line, markup=False, soft_wrap=True, style=style)
+
+
+def summary_lines(done: Repetitions) -> list[tuple[str, str | None]]:
+    """The median of each headline figure over the repetitions that measured, with its range;
+    then what a single pass says too: requests cut short, failures by reason, a busy
+    machine and a client-bound load generator (summed as the recorded run sums them).
+    Each line with its style."""
+    from benchdoc.machineload import busy_warning, environment_entry
+    from benchdoc.recording import summary
+
+    lines: list[tuple[str, str | None]] = []
     usable = done.results[: done.completed]
     if any(r.measured_simulator for r in done.results):
-        out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
-    out.print(f"{done.completed} of {done.planned} repetitions measured (seeds {done.seed}..{done.seed + done.planned - 1})")
+        lines.append(("server: the benchdoc simulator; its figures are simulated, not measured on hardware", None))
+    lines.append((f"{done.completed} of {done.planned} repetitions measured "
+                  f"(seeds {done.seed}..{done.seed + done.planned - 1})", None))
     for name, label, digits in HEADLINE:
         values = [r.metrics[name] for r in usable if name in r.metrics]
         if values:
-            out.print(f"  {label}: median {statistics.median(values):.{digits}f} "
-                      f"(min {min(values):.{digits}f}, max {max(values):.{digits}f})")
+            lines.append((f"  {label}: median {statistics.median(values):.{digits}f} "
+                          f"(min {min(values):.{digits}f}, max {max(values):.{digits}f})", None))
+    if not done.results:
+        return lines + ([(f"stopped: {done.failure}", None)] if done.failure else [])
+    totals = summary(done.measured())
+    failed = sum(totals["failures"].values())
+    lines.append((f"{totals['requests']} requests, {failed} failed"
+                  + (f", {totals['cut_short']} of them cut short" if totals["cut_short"] else ""), None))
+    loads = [r.load for r in done.results if r.load is not None]
+    warning = busy_warning(environment_entry(loads)) if loads else None
+    if warning:
+        lines.append((f"warning: {warning}", "bold"))
+    client = totals.get("client")
+    if client and client["bound"]:
+        reasons = "; ".join(client["reasons"]) or "no reason given"
+        lines.append((f"CLIENT-BOUND in {client['repetitions']} of {client['of']} repetitions: {reasons} — "
+                      "latencies include the client's own delay", "bold"))
+    elif client:
+        lines.append((f"client kept up in all {client['of']} repetitions", None))
+    if totals["failures"]:
+        lines.append(("failures", "bold"))
+        lines.extend((f"  {count} × {reason}", None) for reason, count in totals["failures"].items())
     if done.failure:
-        out.print(f"stopped: {done.failure}")
-
-
-def _record(args: argparse.Namespace, config: Any, experiment: str, done: Repetitions) -> int:
-    from benchdoc.cli.bench import save_run
-    from benchdoc.ledger import RunMetadata
-
-    return save_run(
-        config, experiment, args.note, samples=done.samples(), failure=done.failure,
-        metadata=RunMetadata(**done.metadata_fields()), requests=done.request_rows(),
-        loads=[r.load for r in done.results if r.load is not None],
-    )
+        lines.append((f"stopped: {done.failure}", None))
+    return lines
 
 
 class _ProgressBar:

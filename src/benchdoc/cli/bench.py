@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_extra
@@ -16,6 +17,7 @@ from benchdoc.limits import DEFAULT_REQUEST_TIMEOUT_S, number, whole_number
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel
+    from benchdoc.runner.bench import BenchReport, BenchTarget
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
 
 ORDER = 55
@@ -257,57 +259,51 @@ def _truncates(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.workloads import run_workload
+    from benchdoc.runner.bench import bench
 
     spec = build_spec(args)
+    levels = load_levels(args)
     config = None
-    experiment = None
     if args.record:
-        # Resolve the experiment before measuring: a typo must not cost a benchmark run.
-        from benchdoc.cli._common import load_project, recording_experiment
+        from benchdoc.cli._common import load_project
 
         config = load_project(args)
-        experiment = recording_experiment(config, args.record, args.allow_new)
-        _prove_recordable(config, spec.requests, args.repetitions)
+    with bench_target(args, spec, config) as target:
+        if len(levels) > 1 or args.find_capacity:
+            from benchdoc.cli import _bench_load
 
-    levels = load_levels(args)
-    if len(levels) > 1 or args.find_capacity:
-        from benchdoc.cli import _bench_load
+            if args.find_capacity:
+                return _bench_load.capacity(args, spec, target)
+            return _bench_load.sweep(args, spec, levels, target)
+        if args.repetitions > 1:
+            from benchdoc.cli import _bench_reps
 
-        if args.find_capacity:
-            return _bench_load.capacity(args, spec, config, experiment)
-        return _bench_load.sweep(args, spec, levels, config, experiment)
-    if args.repetitions > 1:
-        from benchdoc.cli import _bench_reps
+            return _bench_reps.repeat(args, spec, target, config)
 
-        return _bench_reps.repeat(args, spec, config, experiment)
-
-    if sys.stderr.isatty() and not args.json:
-        result = _run_with_progress(spec)
-    else:
-        # Not a terminal (CI, a log file): a line now and then instead of silence until the end.
-        result = run_workload(spec, progress=ProgressLines(sys.stderr.write))
-
-    run_id = None
-    if config is not None and experiment is not None:
-        run_id = _record(config, experiment, result, args.note)
-    _bench_extra.save(args, experiment or "bench", result)
-
+        if sys.stderr.isatty() and not args.json:
+            report = _bench_with_progress(spec, target)
+        else:
+            # Not a terminal (CI, a log file): a line now and then instead of silence until the end.
+            lines = ProgressLines(sys.stderr.write)
+            report = bench(spec, target=target, progress=lambda _: lines)
+    result = report.done.results[0]
+    _bench_extra.save(args, target.experiment if target else "bench", result)
     if args.json:
         from benchdoc.cli._common import print_json
 
         data = result.to_dict(include_requests=args.per_request)
-        if run_id is not None:
-            data["recorded"] = {"experiment": experiment, "run_id": run_id}
+        if report.run_id is not None:
+            data["recorded"] = {"experiment": target.experiment if target else None, "run_id": report.run_id}
         print_json(data)
     else:
         _print_summary(result, args.verbose)
         warning = unreliable_line(config, len(result.records), len(result.records) - result.succeeded, result.cut_short)
         if warning:
             print(warning)
-        if run_id is not None:
-            outcome = Outcome.FAILED if result.failed else Outcome.OK
-            print(f"recorded run {run_id}: {experiment} ({outcome}, {len(result.samples())} metrics)")
+        if report.run_id is not None:
+            outcome = Outcome.FAILED if report.failure else Outcome.OK
+            print(f"recorded run {report.run_id}: {target.experiment if target else None} ({outcome}, "
+                  f"{len(result.metrics)} metrics)")
     return EXIT_FAILED if result.failed else EXIT_OK
 
 
@@ -324,6 +320,23 @@ def _prove_recordable(config: Any, requests: int | None, repetitions: int) -> No
         if "nothing was measured" in err.message:
             raise
         raise LedgerError(f"{err.message}; nothing was measured") from None
+
+
+@contextmanager
+def bench_target(args: argparse.Namespace, spec: WorkloadSpec, config: Any) -> Iterator[BenchTarget | None]:
+    """With --record: the experiment resolved and the ledger opened before measuring (a typo
+    or an unwritable ledger must not cost a benchmark run); else None."""
+    if config is None:
+        yield None
+        return
+    from benchdoc.cli._common import open_ledger, recording_experiment
+    from benchdoc.runner.bench import BenchTarget
+
+    experiment = recording_experiment(config, args.record, args.allow_new)
+    _prove_recordable(config, spec.requests, args.repetitions)
+    with open_ledger(config, write=True) as ledger:
+        yield BenchTarget(ledger, experiment, config.root, keep_requests=config.keep_requests, note=args.note,
+                          command=("benchdoc", *sys.argv[1:]))
 
 
 class ProgressLines:
@@ -359,11 +372,11 @@ class ProgressLines:
         return text
 
 
-def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
+def _bench_with_progress(spec: WorkloadSpec, target: BenchTarget | None) -> BenchReport:
     from rich.progress import TextColumn
 
     from benchdoc.cli._common import console, progress_bars
-    from benchdoc.workloads import run_workload
+    from benchdoc.runner.bench import bench
 
     with progress_bars(console(stderr=True), TextColumn("requests")) as progress:
         task = progress.add_task("bench", total=spec.requests)
@@ -371,63 +384,7 @@ def _run_with_progress(spec: WorkloadSpec) -> WorkloadResult:
         def advance(completed: int, total: int | None) -> None:
             progress.update(task, completed=completed, total=total)
 
-        return run_workload(spec, progress=advance)
-
-
-def _record(
-    config: Any,
-    experiment: str,
-    result: WorkloadResult,
-    note: str | None,
-    extra: dict[str, Any] | None = None,
-    samples: list[Any] | None = None,
-    failure: str | None = None,
-) -> int:
-    """Record ``result`` as one run of ``experiment``; ``extra`` joins its metadata,
-    ``samples`` replace the result's own, and ``failure`` marks the run failed with that reason."""
-    from benchdoc.workloads.repeat import failure_of
-
-    reason = failure or failure_of(result)
-    metadata = result.run_metadata(**(extra or {}))
-    samples = result.samples(repetition=0) if samples is None else samples
-    return save_run(config, experiment, note, samples=samples, failure=reason, metadata=metadata,
-                    requests=result.request_rows(0), loads=[result.load] if result.load is not None else [])
-
-
-def save_run(
-    config: Any, experiment: str, note: str | None, *, samples: list[Any], failure: str | None, metadata: Any,
-    requests: list[Any], loads: list[Any],
-) -> int:
-    """Write one `bench` run to the ledger, stamped with where it ran and the machine's load."""
-    from benchdoc.cli._common import open_ledger
-    from benchdoc.ledger import NewRun
-    from benchdoc.provenance import provenance
-    from benchdoc.redact import redact_argv
-
-    new_run = provenance(config.root).stamp(
-        NewRun(
-            experiment=experiment,
-            command=redact_argv(["benchdoc", *sys.argv[1:]]),
-            outcome=Outcome.FAILED if failure is not None else Outcome.OK,
-            samples=samples,
-            failure_reason=failure,
-            note=note,
-            source="bench",
-            metadata=metadata,
-            requests=requests if config.keep_requests else [],
-        )
-    )
-    from dataclasses import replace
-
-    if loads:
-        from benchdoc.machineload import environment_entry
-
-        new_run = replace(new_run, environment={**new_run.environment, "load": environment_entry(loads)})
-    engine = _engine_of(metadata)
-    if engine is not None:
-        new_run = replace(new_run, environment={**new_run.environment, "engine": engine})
-    with open_ledger(config, write=True) as ledger:
-        return ledger.record_run(new_run)
+        return bench(spec, target=target, progress=lambda _: advance)
 
 
 def unreliable_line(config: Any, requests: int, failed: int, cut_short: int) -> str | None:
@@ -442,17 +399,6 @@ def unreliable_line(config: Any, requests: int, failed: int, cut_short: int) -> 
     if trust is None or not trust.unreliable:
         return None
     return f"warning: {unreliable_note(trust)}: the figures above come from the requests that succeeded"
-
-
-def _engine_of(metadata: Any) -> dict[str, Any] | None:
-    """The measured server's version endpoint's answer (benchdoc.engine_version), if any."""
-    from urllib.parse import urlsplit
-
-    from benchdoc.engine_version import endpoint_version
-
-    url = str((metadata.server or {}).get("url") or "")
-    parts = urlsplit(url)
-    return endpoint_version(f"{parts.scheme}://{parts.netloc}") if parts.scheme and parts.netloc else None
 
 
 def _print_summary(result: WorkloadResult, verbose: bool = False) -> None:

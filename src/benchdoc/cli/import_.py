@@ -89,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from benchdoc.importers import parse_file, plan_import
+    from benchdoc.recording import record_all
 
     config = _load_config(args)
     if args.experiment is None and not args.dry_run:
@@ -105,9 +106,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.dry_run and plan.runs:
         assert config is not None
         with open_ledger(config, write=True) as ledger:
-            new_runs = plan.new_runs(args.note)
             # Checked again under the write lock: another import of the file may have just recorded it.
-            ids = list(ledger.record_runs(new_runs)) if args.allow_duplicates else ledger.record_imported(new_runs)
+            ids = record_all(ledger, plan.measurements(args.note), once=not args.allow_duplicates)
     if args.json:
         print_json(_as_json(args, plan, runs[0].format, ids))
     else:

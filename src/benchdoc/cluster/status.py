@@ -14,14 +14,15 @@ from __future__ import annotations
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal
 
 from benchdoc.cluster.slurm import TaskState, task_states
 from benchdoc.cluster.submit import Submission
 from benchdoc.cluster.task import record_key
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import NewRun, Outcome, RunRecord
+from benchdoc.ledger.models import Outcome, RunRecord
+from benchdoc.provenance import Provenance
+from benchdoc.recording import Failure, Measurement, now, record
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -91,24 +92,23 @@ def _state(
         state: State = "pending" if slurm.state == "PENDING" else "running"
         return ExperimentState(name, task, state, slurm.state.lower())
     reason = slurm.failure_reason() or slurm.state
-    run_id = ledger.record_run_once(_reconciled_run(config, submission, task, name, slurm, reason))
+    run_id = record(ledger, _reconciled_run(config, submission, task, name, slurm, reason), once=True)
     return ExperimentState(name, task, "failed", reason, run_id, reconciled=run_id is not None)
 
 
 def _reconciled_run(
     config: Config, submission: Submission, task: int, name: str, slurm: TaskState, reason: str
-) -> NewRun:
+) -> Measurement:
     assert submission.job_id is not None
-    now = datetime.now(timezone.utc)
-    return NewRun(
+    moment = now()  # Slurm's own times are not read: the run is dated when it is reconciled
+    return Measurement(
         experiment=name,
-        # A task that finished normally yet recorded nothing says nothing about the configuration.
-        outcome=Outcome.ERROR if slurm.state == "COMPLETED" else Outcome.FAILED,
-        started_at=now,
-        finished_at=now,
-        failure_reason=reason,
-        host=socket.gethostname(),
         source="run",
+        started_at=moment,
+        finished_at=moment,
+        # A task that finished normally yet recorded nothing says nothing about the configuration.
+        failure=Failure(reason, harness=slurm.state == "COMPLETED"),
+        provenance=Provenance(environment={}, host=socket.gethostname(), git_commit=None, git_dirty=None),
         metadata=RunMetadata(
             slurm={"job": submission.job_id, "task": task, "state": slurm.state, "ended_by": "slurm", "reconciled": True,
                    "log": _relative(submission, task, config)},

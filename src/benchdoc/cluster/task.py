@@ -13,12 +13,13 @@ import re
 import socket
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.metadata import RunMetadata
-from benchdoc.ledger.models import NewRun, Outcome
+from benchdoc.provenance import Provenance
+from benchdoc.recording import Failure, Measurement, now, record
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -82,18 +83,17 @@ def record_termination(
     recorded); its id or None."""
     from benchdoc.runner.fingerprint import experiment_fingerprint
 
-    run = NewRun(
+    measured = Measurement(
         experiment=experiment,
-        outcome=Outcome.FAILED,
-        started_at=started_at,
-        finished_at=datetime.now(timezone.utc),
-        failure_reason=reason,
-        host=socket.gethostname(),
         source="run",
+        started_at=started_at,
+        finished_at=now(),
+        failure=Failure(reason),
+        provenance=Provenance(environment={}, host=socket.gethostname(), git_commit=None, git_dirty=None),
         metadata=RunMetadata(
             slurm={**(tags.get("slurm") or {}), "ended_by": "slurm"},
             record_id=tags.get("record_id"),
             config_fingerprint=experiment_fingerprint(config, experiment),
         ),
     )
-    return ledger.record_run_once(run)
+    return record(ledger, measured, once=True)

@@ -18,6 +18,8 @@ from typing import Any, TypedDict
 from benchdoc.importers.reading import Where, number
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.provenance import Provenance
+from benchdoc.recording import Failure, Measurement, Repetition, build_run, now
 
 MS_PER_S = 1000.0
 
@@ -83,8 +85,9 @@ class ImportedRun:
         """
         return self.started_at or self.finished_at, self.finished_at or self.started_at
 
-    def to_new_run(self, experiment: str, note: str | None = None) -> NewRun:
-        """The run to record under ``experiment``, its provenance kept in metadata["import"]."""
+    def to_measurement(self, experiment: str, note: str | None = None) -> Measurement:
+        """The run to record under ``experiment``, its provenance kept in metadata["import"]
+        (a file that tells no time is dated when it is imported)."""
         provenance = {
             "format": self.format,
             "file": self.file,
@@ -93,21 +96,26 @@ class ImportedRun:
             "fingerprint": self.fingerprint,
         }
         started_at, finished_at = self.period()
-        return NewRun(
+        moment = now()
+        by_repetition: dict[int, dict[str, float]] = {}
+        for sample in self.samples:
+            by_repetition.setdefault(sample.repetition, {})[sample.metric] = sample.value
+        return Measurement(
             experiment=experiment,
-            outcome=self.outcome,
-            samples=list(self.samples),
-            started_at=started_at,
-            finished_at=finished_at,
-            failure_reason=self.failure_reason,
-            host=self.host,
-            git_commit=self.git_commit,
-            git_dirty=self.git_dirty,
-            environment=dict(self.environment),
-            note=note,
             source=f"import:{self.format}",
+            started_at=started_at or moment,
+            finished_at=finished_at or moment,
+            repetitions=[Repetition(index, metrics) for index, metrics in sorted(by_repetition.items())],
+            failure=Failure(self.failure_reason or "", harness=self.outcome == Outcome.ERROR)
+            if self.outcome != Outcome.OK else None,
+            provenance=Provenance(dict(self.environment), self.host, self.git_commit, self.git_dirty),
+            note=note,
             metadata=RunMetadata(imported=provenance, tool=dict(self.metadata)),
         )
+
+    def to_new_run(self, experiment: str, note: str | None = None) -> NewRun:
+        """The run record the recorder makes of :meth:`to_measurement`."""
+        return build_run(self.to_measurement(experiment, note))
 
 
 @dataclass(frozen=True)

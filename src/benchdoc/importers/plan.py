@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from benchdoc.errors import UsageError
 from benchdoc.importers.base import ImportedRun
 from benchdoc.ledger.models import NewRun, Outcome
+from benchdoc.recording import Measurement, build_run
 
 _MAX_LISTED = 8
 
@@ -35,8 +36,13 @@ class ImportPlan:
     runs: tuple[ImportedRun, ...]  # to record, in file order
     duplicates: tuple[Duplicate, ...]  # skipped
 
+    def measurements(self, note: str | None = None) -> list[Measurement]:
+        """The runs to record, as the recorder takes them."""
+        return [run.to_measurement(self.experiment, note) for run in self.runs]
+
     def new_runs(self, note: str | None = None) -> list[NewRun]:
-        return [run.to_new_run(self.experiment, note) for run in self.runs]
+        """The run records the recorder makes of them."""
+        return [build_run(m) for m in self.measurements(note)]
 
 
 def plan_import(

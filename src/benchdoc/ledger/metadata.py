@@ -7,7 +7,8 @@ The ledger stores metadata as JSON. :class:`RunMetadata` owns that JSON form
 ``argv``, and keys nobody knows are kept as another tool's fields.
 
 :data:`METADATA_KEYS` is the registry: each key of the JSON form, its type and what
-it means. docs/running.md lists the same keys (a test holds them together).
+it means. docs/running.md shows :func:`metadata_table`, generated from it (a test holds the
+page to it).
 """
 
 from __future__ import annotations
@@ -35,32 +36,39 @@ METADATA_KEYS: tuple[MetadataKey, ...] = (
     MetadataKey("repetitions", "int", "repetitions completed"),
     MetadataKey("planned_repetitions", "int", "repetitions planned before the run started"),
     MetadataKey("interleaved", "bool", "experiments took turns repetition by repetition (`run --interleave`)"),
-    MetadataKey("per_repetition", "[object]", "each repetition's bookkeeping, one entry per repetition"),
+    MetadataKey("per_repetition", "[object]", "each repetition's bookkeeping, one entry per repetition, with `start`: "
+                "the server start it came from (index into launch.pids)"),
     MetadataKey("launch", "object", "how `run` started the server, each start, and how each ended"),
     MetadataKey("server", "object", "the server that answered the load generator (run, bench): url, api, model, owned_by"),
     MetadataKey("workload", "object", "the workload as `run` ran it: name, kind and its settings or argv"),
-    MetadataKey("settings", "object", "the load generator's settings of a `bench` run"),
+    MetadataKey("settings", "object", "the load generator's settings as it ran them (bench, run)"),
     MetadataKey("provenance", "object", "where the counts came from: output and prompt tokens and tokens per chunk by source (summed over repetitions), the accept length's source"),
-    MetadataKey("duration_s", "float", "wall time of the measured phase, in seconds"),
-    MetadataKey("requests", "int", "requests of the measured phase (of every repetition, for run)"),
+    MetadataKey("duration_s", "float", "wall time of the measured phase in seconds, summed over repetitions"),
+    MetadataKey("requests", "int", "requests of the measured phase, summed over repetitions"),
     MetadataKey("cut_short", "int", "of the failed requests, those whose stream ended before the request was complete"),
-    MetadataKey("failures", "{str: int}", "failed requests by reason (of every repetition, for run)"),
+    MetadataKey("failures", "{str: int}", "failed requests by cause, summed over repetitions"),
     MetadataKey("until_decided", "object", "the sequential plan, each look and the decision (`run --until-decided`)"),
     MetadataKey("simulator", "bool", "measured against benchdoc's simulator: simulated, not hardware, numbers"),
     MetadataKey("traceback", "str", "the end of the traceback of a harness error"),
     MetadataKey("import", "object", "where an imported run came from: format, file, entry, label, fingerprint"),
     MetadataKey("figures", "object", "every figure a project benchmark script printed"),
     MetadataKey("tool", "object", "fields of another tool's results file, kept as found"),
-    MetadataKey("config_fingerprint", "str", "hash of the configuration `run` ran (argv, env, cwd, workload settings)"),
-    MetadataKey("record_id", "str", "the one event this run records (`slurm:JOB_TASK`): recorded once, whoever records it"),
-    MetadataKey("slurm", "object", "the Slurm array task that ran it: job, task, node; state and ended_by when Slurm ended it"),
+    MetadataKey("config_fingerprint", "str",
+                "hash of the configuration `run` ran: argv, added env, cwd, workload settings (see \"Which results are current\")"),
+    MetadataKey("record_id", "str",
+                "the one event the run records (`slurm:JOB_TASK` for an array task): recorded once, whoever records it (docs/cluster.md)"),
+    MetadataKey("slurm", "object",
+                "the Slurm array task that ran it: `job`, `task`, `node`; `state` and `ended_by` when Slurm ended it"),
     MetadataKey("load", "{of: str, kind: str, value: float}", "the level of a load sweep this run measured (`EXP@rate=R`)"),
-    MetadataKey("capacity", "object", "a capacity search: target, resolution, the levels tried and why it stopped "
-                "(run: the last repetition's, every repetition's in searches)"),
-    MetadataKey("client", "object", "the load generator's own load (lag, CPU, send delay) and whether it was client-bound"),
-    MetadataKey("server_metrics", "object", "the server's /metrics over each repetition, scraped every second: "
-                "repetitions[] of {repetition, dialect, times_s, series (running, waiting, kv_cache_usage, "
-                "prefix_cache_hit_rate, spec_accept_length), summary}"),
+    MetadataKey("capacity", "object",
+                "a capacity search: target, resolution, the levels tried and why it stopped (for `run`, the last repetition's, and every repetition's in `searches`)"),
+    MetadataKey("client", "{bound: bool, repetitions: int, of: int, reasons: [str]}",
+                "the client verdict: whether the load generator was the bottleneck, in how many of the repetitions "
+                "that watched it, and why (each repetition's own load, lag, CPU and send delay: per_repetition)"),
+    MetadataKey("server_metrics", "object", "the server's `/metrics` scraped every second of each measured phase: "
+                "`repetitions[]` of `{repetition, dialect, interval_s, times_s, series, summary}`, series `running`, "
+                "`waiting`, `kv_cache_usage`, `prefix_cache_hit_rate`, `spec_accept_length` "
+                "([metrics.md](metrics.md#server-metrics-over-the-run))"),
     MetadataKey("interrupted", "bool", "Ctrl-C stopped it: only the repetitions that finished are kept (`bench --repetitions`)"),
 )
 
@@ -161,16 +169,17 @@ class RepetitionRecord:
     results: str | None = None  # the file a command workload's numbers were read from
     client: dict[str, Any] | None = None  # the load generator's own load and its verdict
     provenance: dict[str, Any] | None = None  # where this repetition's counts came from
+    start: int = 0  # the server start it came from: the index into the run's launch.pids
 
     def to_json(self) -> dict[str, Any]:
         data = {
-            "repetition": self.repetition, "seed": self.seed, "requests": self.requests,
+            "repetition": self.repetition, "start": self.start, "seed": self.seed, "requests": self.requests,
             "failed_requests": self.failed_requests, "cut_short_requests": self.cut_short_requests,
             "failure_reasons": dict(self.failure_reasons),
             "warmup_requests": self.warmup_requests, "duration_s": self.duration_s,
             "aborted": self.aborted, "results": self.results, "client": self.client, "provenance": self.provenance,
         }
-        return {"repetition": self.repetition, **_drop_empty(data)}
+        return {"repetition": self.repetition, **_drop_empty(data)}  # "start" kept even when 0
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RepetitionRecord:
@@ -188,6 +197,7 @@ class RepetitionRecord:
             results=_opt(data.get("results"), str),
             client=_dict(data.get("client")),
             provenance=_dict(data.get("provenance")),
+            start=_opt(data.get("start"), int) or 0,
         )
 
 
@@ -296,6 +306,13 @@ class RunMetadata:
 
 
 _KNOWN = frozenset(key.key for key in METADATA_KEYS)
+
+
+def metadata_table() -> str:
+    """The registry as the Markdown table docs/running.md shows (a test holds them equal)."""
+    lines = ["| Key | Type | Meaning |", "|---|---|---|"]
+    lines += [f"| `{key.key}` | {key.type} | {key.meaning} |" for key in METADATA_KEYS]
+    return "\n".join(lines) + "\n"
 
 
 def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:

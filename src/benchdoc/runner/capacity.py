@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import RepetitionRecord
-from benchdoc.ledger.models import NewRun, Outcome
+from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.recording import Failure, Measurement, now
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason
@@ -23,9 +23,13 @@ from benchdoc.runner.plan import loadgen_spec
 from benchdoc.runner.repetitions import SERVER_EXIT_SETTLE_S, RepetitionResult
 from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import LoadgenWorkload
+from benchdoc.workloads.repeat import failure_of, measured_repetition
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from benchdoc.naming import LoadLevel
+    from benchdoc.provenance import Provenance
     from benchdoc.workloads import WorkloadResult, WorkloadSpec
 
 # Hears each level a search tried, to record it.
@@ -92,16 +96,19 @@ def capacity_repetition(
     return outcome
 
 
-def level_run(experiment: str, swept: str, level: LoadLevel, result: WorkloadResult, keep_requests: bool) -> NewRun:
-    """One level a capacity search tried, as a run of ``experiment`` (``EXP@rate=R``)."""
-    from benchdoc.workloads.repeat import failure_of
-
-    return NewRun(
+def level_measurement(
+    experiment: str, swept: str, level: LoadLevel, result: WorkloadResult, started: datetime, *,
+    provenance: Provenance | None, keep_requests: bool,
+) -> Measurement:
+    """One level a capacity search tried, as a run of ``experiment`` (``EXP@rate=R``) for the recorder."""
+    return Measurement(
         experiment=experiment,
-        outcome=Outcome.FAILED if result.failed else Outcome.OK,
-        samples=result.samples(repetition=0),
-        failure_reason=failure_of(result),
         source="run",
-        metadata=result.run_metadata(load=level.entry(swept)),
-        requests=result.request_rows(0) if keep_requests else [],
+        started_at=started,
+        finished_at=now(),
+        repetitions=[measured_repetition(0, result.settings.get("seed"), result)],
+        failure=Failure(reason) if (reason := failure_of(result)) else None,
+        provenance=provenance,
+        metadata=RunMetadata(settings=result.settings, server=dict(result.server), load=level.entry(swept)),
+        keep_requests=keep_requests,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import glob
 import re
 import traceback
-from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,9 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.engine_version import endpoint_version, engine_entry
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
-from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
-from benchdoc.machineload import LoadFigures, LoadMeter, environment_entry
+from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.models import Sample
+from benchdoc.machineload import LoadMeter
+from benchdoc.naming import level_experiment
+from benchdoc.recording import Failure, Measurement, Repetition, now, record
+from benchdoc.runner.capacity import capacity_repetition, level_measurement
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.deciding import UntilDecided
 from benchdoc.runner.events import (
@@ -32,8 +34,6 @@ from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, pla
 from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
 from benchdoc.runner.session import ServerSession
 from benchdoc.runner.spec import LoadgenWorkload
-from benchdoc.workloads.reasons import group_reasons
-from benchdoc.workloads.result import merge_provenance
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel
@@ -54,24 +54,20 @@ class ExperimentRun:
         self.total = total
         self.name = setup.name
         self.planned = setup.repetitions
-        self.samples: list[Sample] = []
+        self.repetitions: list[Repetition] = []  # what each repetition measured, as the recorder takes it
         self.completed = 0
         self.failure: FailureReason | None = None
         self.error: FailureReason | None = None
         self.error_traceback: str | None = None
-        self.per_repetition: list[RepetitionRecord] = []
-        self.loads: list[LoadFigures] = []  # the machine's load over each repetition
         self.workload_logs: list[Path] = []
         self.workload_settings: dict[str, Any] | None = None
         self.answered: dict[str, Any] | None = None  # the server that answered the load generator
-        self.requests: list[RequestRow] = []  # kept in the ledger unless [ledger] keep_requests = false
-        self.simulator = False  # the load generator saw benchdoc's simulator answer
         self.server = server or ServerSession(context, setup)  # a sweep's levels share one
         self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
         self.started_at = datetime.now(timezone.utc)
         self.provenance: Provenance | None = None
         self.searches: list[dict[str, Any]] = []  # each capacity search's answer, by repetition
-        self.server_series: list[dict[str, Any]] = []  # each repetition's server /metrics series
+        self.level_mark = self.started_at  # when the next level of a capacity search started
 
     # -- phases ------------------------------------------------------------------------
 
@@ -121,23 +117,29 @@ class ExperimentRun:
         self.context.emit(RepetitionStarted(self.name, index, target, requests))
         process = self.server.process
         meter = LoadMeter([process.pgid] if process is not None else []).start()
+        self.level_mark = now()  # a capacity search's first level starts with the repetition
         if isinstance(workload, LoadgenWorkload) and workload.capacity is not None:
-            from benchdoc.runner.capacity import capacity_repetition
-
             result = capacity_repetition(self.context, self.server, workload, index, self._record_level)
         elif isinstance(workload, LoadgenWorkload):
             result = loadgen_repetition(self.context, self.server, workload, index, level=self.setup.level)
         else:
             result = command_repetition(self.context, self.server, workload, index)
-        self.loads.append(meter.stop())
         metrics = self._keep(result)
+        self.repetitions.append(Repetition(
+            index, metrics or {}, result.record, tuple(result.requests), meter.stop(), start=max(len(self.server.pids) - 1, 0),
+            simulator=result.simulator, server_metrics=result.server_metrics,
+        ))
         if metrics is None:
             return
-        self.samples.extend(Sample(metric, float(value), index) for metric, value in metrics.items())
         self.completed += 1
         self.context.emit(RepetitionFinished(self.name, index, dict(metrics)))
         if self.deciding is not None:
             self.deciding.look(self.samples, self.completed)
+
+    @property
+    def samples(self) -> list[Sample]:
+        """Every sample measured so far, by repetition."""
+        return [s for r in self.repetitions for s in r.samples()]
 
     def harness_error(self, exc: BaseException) -> None:
         from benchdoc.errors import BenchdocError
@@ -150,42 +152,30 @@ class ExperimentRun:
 
     def finish(self) -> ExperimentOutcome:
         """Record the run in the ledger (one run with every repetition) and say how it ended."""
-        outcome = Outcome.OK
-        reason: FailureReason | None = None
-        if self.error is not None:
-            outcome, reason = Outcome.ERROR, self.error
-        elif self.failure is not None:
-            outcome, reason = Outcome.FAILED, self.failure
-        elif not self.samples:
-            outcome, reason = Outcome.ERROR, FailureReason("the workload produced no numbers")
+        reason = self.error or self.failure
         first_argv = self.server.first_argv
-        run = NewRun(
+        measured = Measurement(
             experiment=self.name,
-            outcome=outcome,
-            samples=list(self.samples),
-            started_at=self.started_at,
-            finished_at=datetime.now(timezone.utc),
-            failure_reason=reason.reason if reason else None,
-            failure_log_line=reason.log_line if reason else None,
-            failure_cause=reason.cause if reason else None,
-            command=list(first_argv) if first_argv else None,
             source="run",
+            started_at=self.started_at,
+            finished_at=now(),
+            repetitions=self.repetitions,
+            failure=Failure(reason.reason, reason.log_line, reason.cause, harness=reason is self.error) if reason else None,
+            command=first_argv,
+            provenance=self.provenance,
             metadata=self.metadata(),
-            requests=self.requests,
+            keep_requests=self.config.keep_requests,
         )
-        if self.provenance is not None:
-            run = self.provenance.stamp(run)
-        if self.loads:
-            run = replace(run, environment={**run.environment, "load": environment_entry(self.loads)})
-        run_id = self.context.ledger.record_run(run)
+        run_id = record(self.context.ledger, measured)
+        failure = measured.effective_failure
         result = ExperimentOutcome(
             experiment=self.name,
-            outcome=outcome,
+            outcome=measured.outcome,
             run_id=run_id,
             repetitions=self.completed,
-            failure_reason=run.failure_reason,
-            failure_log_line=run.failure_log_line,
-            failure_cause=run.failure_cause,
+            failure_reason=failure.reason if failure else None,
+            failure_log_line=failure.log_line if failure else None,
+            failure_cause=failure.cause if failure else None,
             log_path=self.server.logs[0] if self.server.logs else None,
             decision=self.deciding.decision if self.deciding else None,
         )
@@ -211,19 +201,12 @@ class ExperimentRun:
     def _keep(self, result: RepetitionResult) -> dict[str, float] | None:
         """Keep what a repetition left (logs, bookkeeping, failure); its numbers when it succeeded."""
         self.workload_logs.extend(result.workload_logs)
-        if result.record is not None:
-            self.per_repetition.append(result.record)
         if result.settings is not None and self.workload_settings is None:
             self.workload_settings = result.settings
         if result.server is not None and self.answered is None:
             self.answered = result.server
-        if self.config.keep_requests:
-            self.requests.extend(result.requests)
         if result.capacity is not None:
             self.searches.append(result.capacity)
-        if result.server_metrics is not None:
-            self.server_series.append(result.server_metrics)
-        self.simulator = self.simulator or result.simulator
         self.failure = result.failure or self.failure
         self.error = result.error or self.error
         if result.failure is not None or result.error is not None:
@@ -231,14 +214,11 @@ class ExperimentRun:
         return result.metrics
 
     def metadata(self) -> RunMetadata:
-        """Everything the run records beyond its samples and environment."""
+        """What the run records beyond its samples, environment and what the recorder sums
+        over its repetitions."""
         root = self.config.root
         logs = self.server.logs
         launch = self.server.launch
-        reps = [r for r in self.per_repetition if r.requests is not None]
-        failures: Counter[str] = Counter()
-        for rep in reps:
-            failures.update(rep.failure_reasons)
         metadata = RunMetadata(
             log_path=relative(logs[0], root) if logs else None,
             server_logs=tuple(relative(p, root) for p in logs),
@@ -246,44 +226,25 @@ class ExperimentRun:
             repetitions=self.completed,
             planned_repetitions=self.planned,
             interleaved=self.context.options.interleave,
-            per_repetition=tuple(self.per_repetition),
             launch=self.server.record(lambda path: relative(path, root)),
             workload=self._workload(launch) if launch is not None else None,
             server=self.answered,
-            provenance=merge_provenance([r.provenance for r in reps if r.provenance]) or None,
-            requests=sum(r.requests or 0 for r in reps) if reps else None,
-            cut_short=sum(r.cut_short_requests or 0 for r in reps) if reps else None,
-            failures=group_reasons(dict(failures.most_common())),
+            settings=self.workload_settings,  # the load generator's, as bench records them
             until_decided=self.deciding.to_json() if self.deciding else None,
-            # Reports and charts label these numbers as simulated, never as hardware measurements.
-            simulator=self.simulator,
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
-            client=self._client_bound(),
             load=self._level(),
             capacity={**self.searches[-1], "searches": self.searches} if self.searches else None,
-            server_metrics={"repetitions": self.server_series} if self.server_series else None,
         )
         return replace(metadata, **(self.context.options.tags or {}))
 
-    def _client_bound(self) -> dict[str, Any] | None:
-        """When the load generator was the bottleneck in some repetitions: how many, and why
-        (results and compare warn about such runs)."""
-        bound = [r.client for r in self.per_repetition if r.client and r.client.get("bound")]
-        if not bound:
-            return None
-        return {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])}
-
     def _record_level(self, level: LoadLevel, result: WorkloadResult) -> None:
         """Record a level a capacity search tried as a run of ``EXP@rate=R``, and say so."""
-        from benchdoc.naming import level_experiment
-        from benchdoc.runner.capacity import level_run
-
         name = level_experiment(self.name, level)
-        run = level_run(name, self.name, level, result, self.config.keep_requests)
-        if self.provenance is not None:
-            run = self.provenance.stamp(run)
-        run_id = self.context.ledger.record_run(run)
+        started, self.level_mark = self.level_mark, now()
+        run_id = record(self.context.ledger, level_measurement(
+            name, self.name, level, result, started, provenance=self.provenance, keep_requests=self.config.keep_requests,
+        ))
         attainment = result.metrics.get("slo_attainment")
         figure = f"SLO attainment {attainment:.3f}" if attainment is not None else "no SLO attainment"
         if result.client is not None and result.client.bound:

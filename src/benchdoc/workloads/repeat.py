@@ -7,17 +7,14 @@ sent once, before the first measured pass against a server (see :func:`repetitio
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from benchdoc.ledger.metadata import RepetitionRecord
-from benchdoc.workloads.reasons import group_reasons
-from benchdoc.workloads.result import merge_provenance
+from benchdoc.recording import Repetition
 
 if TYPE_CHECKING:
-    from benchdoc.ledger.models import RequestRow, Sample
     from benchdoc.workloads.result import WorkloadResult
     from benchdoc.workloads.spec import WorkloadSpec
 
@@ -29,7 +26,7 @@ def repetition_spec(spec: WorkloadSpec, index: int, *, warm_up: bool) -> Workloa
     return replace(spec, seed=spec.seed + index, warmup_requests=spec.warmup_requests if warm_up else 0)
 
 
-def repetition_record(index: int, seed: int, result: WorkloadResult) -> RepetitionRecord:
+def repetition_record(index: int, seed: int | None, result: WorkloadResult) -> RepetitionRecord:
     """The bookkeeping a run keeps of one load-generator repetition."""
     return RepetitionRecord(
         repetition=index,
@@ -43,6 +40,21 @@ def repetition_record(index: int, seed: int, result: WorkloadResult) -> Repetiti
         aborted=result.aborted,
         client=result.client.to_dict() if result.client is not None else None,
         provenance=result.provenance,
+    )
+
+
+def measured_repetition(index: int, seed: int | None, result: WorkloadResult, *, usable: bool = True, start: int = 0) -> Repetition:
+    """One load-generator pass as the recorder takes it: its numbers (none when not
+    ``usable``), its bookkeeping, its requests and the machine's load over it."""
+    return Repetition(
+        index=index,
+        metrics=dict(result.metrics) if usable else {},
+        record=repetition_record(index, seed, result),
+        requests=tuple(result.request_rows(index)),
+        load=result.load,
+        start=start,
+        simulator=result.measured_simulator,
+        server_metrics=result.server_metrics.to_dict() if result.server_metrics is not None else None,
     )
 
 
@@ -79,43 +91,9 @@ class Repetitions:
         """The passes that measured something usable."""
         return len(self.results) - (1 if self.failure else 0)
 
-    def samples(self) -> list[Sample]:
-        """Each usable pass's run-level metrics, numbered by repetition (from 0)."""
-        return [s for i, r in enumerate(self.results[: self.completed]) for s in r.samples(repetition=i)]
-
-    def request_rows(self) -> list[RequestRow]:
-        return [row for i, r in enumerate(self.results) for row in r.request_rows(i)]
-
-    def metadata_fields(self) -> dict[str, Any]:
-        """What a run of these passes records beyond its samples (RunMetadata's fields)."""
-        records = [repetition_record(i, self.seed + i, r) for i, r in enumerate(self.results)]
-        failures: Counter[str] = Counter()
-        for record in records:
-            failures.update(record.failure_reasons)
-        bound = [r.client for r in records if r.client and r.client.get("bound")]
-        first = self.results[0]
-        return {
-            "repetitions": self.completed,
-            "planned_repetitions": self.planned,
-            "per_repetition": tuple(records),
-            "settings": first.settings,
-            "provenance": merge_provenance([r.provenance for r in self.results]) or None,
-            "server": first.server,
-            "duration_s": sum(r.duration_s for r in self.results),
-            "requests": sum(len(r.records) for r in self.results),
-            "cut_short": sum(r.cut_short for r in self.results),
-            "failures": group_reasons(dict(failures.most_common())),
-            "simulator": any(r.measured_simulator for r in self.results),
-            "client": {"bound": True, "repetitions": len(bound), "reasons": bound[0].get("reasons", [])} if bound else None,
-            "server_metrics": server_metrics_of(self.results),
-            "interrupted": self.interrupted,
-        }
-
-
-def server_metrics_of(results: list[WorkloadResult]) -> dict[str, Any] | None:
-    """Each repetition's server series, as the ledger keeps them; None when none had any."""
-    kept = [{"repetition": i, **r.server_metrics.to_dict()} for i, r in enumerate(results) if r.server_metrics]
-    return {"repetitions": kept} if kept else None
+    def measured(self) -> list[Repetition]:
+        """Every pass as the recorder takes it; the numbers of those that measured something usable."""
+        return [measured_repetition(i, self.seed + i, r, usable=i < self.completed) for i, r in enumerate(self.results)]
 
 
 def run_repetitions(

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import RequestRow, Sample
 from benchdoc.machineload import LoadFigures
+from benchdoc.reasons import group_reasons
 from benchdoc.workloads.aggregate import run_metrics
 from benchdoc.workloads.records import CHUNK_TOKENS_SPREAD, RequestRecord
 from benchdoc.workloads.saturation import ClientLoad
@@ -64,28 +63,6 @@ class WorkloadResult:
             for r in self.records
         ]
 
-    def run_metadata(self, **extra: Any) -> RunMetadata:
-        """What a run recording this result keeps beside its samples (``extra`` joins it)."""
-        return RunMetadata(
-            settings=self.settings,
-            provenance=self.provenance,
-            server=self.server,
-            duration_s=self.duration_s,
-            requests=len(self.records),
-            cut_short=self.cut_short,
-            failures=self.failure_reasons(),
-            simulator=self.measured_simulator,
-            client=self.client.to_dict() if self.client is not None else None,
-            server_metrics=self.server_metrics_entry(),
-            **extra,
-        )
-
-    def server_metrics_entry(self, repetition: int = 0) -> dict[str, Any] | None:
-        """The server's series as the ledger keeps them (in ``server_metrics.repetitions``)."""
-        if self.server_metrics is None:
-            return None
-        return {"repetitions": [{"repetition": repetition, **self.server_metrics.to_dict()}]}
-
     @property
     def measured_simulator(self) -> bool:
         """True when the server said it is benchdoc's simulator (its models' ``owned_by``)."""
@@ -118,9 +95,7 @@ class WorkloadResult:
 
     def failure_reasons(self) -> dict[str, int]:
         """How many measured requests failed for each cause, most frequent first (reasons that
-        differ only in their numbers are one cause: see workloads.reasons)."""
-        from benchdoc.workloads.reasons import group_reasons
-
+        differ only in their numbers are one cause: see benchdoc.reasons)."""
         counts = Counter(r.error or "unknown" for r in self.records if not r.ok)
         return group_reasons(dict(counts.most_common()))
 
@@ -155,25 +130,3 @@ class WorkloadResult:
             data["request_records"] = [r.to_dict() for r in self.records]
         return data
 
-
-def _is_count(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def merge_provenance(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Several repetitions' provenance as one: counts by source added up (``{"usage": 12}``);
-    any other value (the accept length's source, the dataset's description) is kept once,
-    or each distinct one listed when repetitions differ."""
-    merged: dict[str, Any] = {}
-    for part in parts:
-        for key, value in part.items():
-            if isinstance(value, dict) and all(_is_count(v) for v in value.values()):
-                counts = merged.setdefault(key, {})
-                for source, count in value.items():
-                    counts[source] = counts.get(source, 0) + count
-            elif key not in merged:  # a description (the dataset: path, digest, size) is kept, not added up
-                merged[key] = value
-            elif merged[key] != value:
-                seen = merged[key] if isinstance(merged[key], list) else [merged[key]]
-                merged[key] = seen if value in seen else [*seen, value]
-    return merged
