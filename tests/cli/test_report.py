@@ -149,6 +149,9 @@ def test_a_run_keeps_the_servers_metrics_over_time_and_the_report_draws_them(pro
     )
     res = project.run("run", "queued", "--quiet")
     assert res.returncode == 0, res.stderr
+    # run's summary gives the server's figures beside the client's.
+    assert "queued: server (vllm /metrics, every second): running requests mean " in res.stdout
+    assert "waiting requests mean" in res.stdout and ", max 2.0" in res.stdout
     with Ledger.open(project.ledger_url) as ledger:
         (record,) = ledger.runs("queued")
     assert record.outcome == "ok"

@@ -527,8 +527,31 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     warning = busy_warning(environment.get("load"))
     if warning:
         notes.append(f"warning: {warning}")
+    server = server_metrics_line(metadata.server_metrics)
+    if server:
+        notes.append(server)
     capacity = metadata.capacity or {}
     for search in capacity.get("searches") or ([capacity] if capacity else []):
         if search.get("sentence"):
             notes.append(str(search["sentence"]))
     return notes
+
+
+def server_metrics_line(kept: dict[str, Any] | None) -> str | None:
+    """The server's own figures over a run's repetitions, in one line: each series' mean
+    (over the repetitions' means) and maximum."""
+    from benchdoc.workloads.server_metrics import LABELS, SERIES
+
+    repetitions = [r for r in (kept or {}).get("repetitions") or [] if isinstance(r, dict)]
+    parts = []
+    for name in SERIES:
+        figures = [r["summary"][name] for r in repetitions if name in (r.get("summary") or {})]
+        if figures:
+            mean = sum(f["mean"] for f in figures) / len(figures)
+            peak = max(f["max"] for f in figures)
+            digits = 1 if name in ("running", "waiting") else 3
+            parts.append(f"{LABELS[name]} mean {mean:.{digits}f}, max {peak:.{digits}f}")
+    if not parts:
+        return None
+    dialect = repetitions[0].get("dialect", "")
+    return f"server ({dialect} /metrics, every second): " + "; ".join(parts)
