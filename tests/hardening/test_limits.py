@@ -181,3 +181,18 @@ def test_concurrent_imports_of_one_file_record_it_once(project: Project) -> None
     with sqlite3.connect(project.root / ".benchdoc" / "ledger.db") as conn:
         (count,) = conn.execute("SELECT count(*) FROM runs WHERE experiment = 'baseline'").fetchone()
     assert count == sum(1 for line in source.read_text().splitlines() if line.strip())
+
+
+def test_a_nan_primary_metric_in_an_import_is_refused_at_its_line(project: Project) -> None:
+    line = (Path(__file__).parents[1] / "importers" / "data" / "sglang_serving.jsonl").read_text().splitlines()[0]
+    entry = json.loads(line)
+    path = project.root / "nan.jsonl"
+    path.write_text(json.dumps({**entry, "output_throughput": float("nan")}) + "\n")
+    res = project.run("import", str(path), "--experiment", "baseline")
+    assert res.returncode == 1
+    assert one_line(res.stderr).endswith("nan.jsonl:1: output_tok_s, the project's primary metric, is NaN (the tool had "
+                                         "no data); a run without it would become the latest result with no value; "
+                                         "nothing was recorded")
+    assert project.run("history", "baseline").returncode != 0 or "nan.jsonl" not in project.run("history", "baseline").stdout
+    path.write_text(json.dumps({**entry, "mean_ttft_ms": float("nan")}) + "\n")  # another metric: left out
+    assert project.run("import", str(path), "--experiment", "baseline").returncode == 0

@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if args.experiment is None and not args.dry_run:
         raise UsageError("say which experiment the runs belong to: --experiment NAME (or try --dry-run first)")
     experiment = _experiment(config, args.experiment, args.allow_new) if args.experiment is not None else "(none)"
-    runs = parse_file(args.file, args.format)
+    primary = config.primary_metric if config is not None else None
+    runs = parse_file(args.file, args.format, required=(primary,) if primary else ())
     recorded = None if args.allow_duplicates else _recorded_fingerprints(config, create=not args.dry_run)
     plan = plan_import(
         runs, experiment, select=args.select, metrics=args.metric, mixed=args.mixed or args.dry_run, recorded=recorded

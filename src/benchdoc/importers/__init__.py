@@ -14,6 +14,7 @@ until the whole file has been read.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -140,14 +141,16 @@ def _first_value(path: Path, expected: str) -> Any:
             raise err from None
 
 
-def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
+def parse_file(path: str | Path, fmt: str, *, required: Sequence[str] = ()) -> list[ImportedRun]:
     """Every run in the file, or an ImportFormatError (file, line, what was expected).
 
-    ``fmt`` is a name from :data:`FORMATS` (or an alias), or ``auto`` to detect it.
+    ``fmt`` is a name from :data:`FORMATS` (or an alias), or ``auto`` to detect it. A
+    metric the file gives as NaN or infinite is left out of its run, unless it is one of
+    ``required`` (the project's primary metric): then the file is refused at that line.
     """
     path = Path(path)
     try:
-        return _parse_file(path, fmt)
+        return _parse_file(path, fmt, tuple(required))
     except (RecursionError, ValueError) as exc:
         from benchdoc.limits import json_limit_message
 
@@ -157,11 +160,11 @@ def parse_file(path: str | Path, fmt: str) -> list[ImportedRun]:
         raise ImportFormatError(f"{message}; nothing was recorded", path) from None
 
 
-def _parse_file(path: Path, fmt: str) -> list[ImportedRun]:
+def _parse_file(path: Path, fmt: str, required: tuple[str, ...]) -> list[ImportedRun]:
     auto = fmt.strip().lower() == "auto"
     name = detect_format(path) if auto else resolve_format(fmt)
     try:
-        runs = FORMATS[name].parse(path)
+        runs = [_finite_only(run, path, required) for run in FORMATS[name].parse(path)]
     except ImportFormatError as err:
         raise _with_format_hint(err, path, name) if not auto else err from None
     if not auto:
@@ -178,6 +181,24 @@ def _parse_file(path: Path, fmt: str) -> list[ImportedRun]:
             if problem:
                 raise ImportFormatError(problem if run.line else f"{run.entry}: {problem}", path, run.line)
     return runs
+
+
+def _finite_only(run: ImportedRun, path: Path, required: tuple[str, ...]) -> ImportedRun:
+    """The run without its NaN samples; a NaN in a required metric refuses the file at its line."""
+    import dataclasses
+    import math
+
+    missing = [s.metric for s in run.samples if math.isnan(s.value)]
+    if not missing:
+        return run
+    for metric in missing:
+        if metric in required:
+            raise ImportFormatError(
+                f"{'' if run.line else run.entry + ': '}{metric}, the project's primary metric, is NaN (the tool had no data); "
+                "a run without it would become the latest result with no value; nothing was recorded",
+                path, run.line,
+            )
+    return dataclasses.replace(run, samples=tuple(s for s in run.samples if not math.isnan(s.value)))
 
 
 def _refuse_another_format(path: Path, name: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -158,12 +159,16 @@ def scaled(value: float, scale: float) -> float:
 
 
 def samples_from_table(obj: dict[str, Any], table: Iterable[Field], where: Where) -> list[Sample]:
-    """One sample (repetition 0) per table row whose key holds a finite number."""
+    """One sample (repetition 0) per table row whose key holds a number. A NaN or infinite
+    value (the tool had no data) becomes a NaN sample: ``parse_file`` drops it, or refuses
+    the file when the metric is one the project needs (its primary)."""
     samples: list[Sample] = []
     for row in table:
         value = number(obj, row.source, where)
         if value is not None:
             samples.append(Sample(row.metric, scaled(value, row.scale), 0))
+        elif isinstance(obj.get(row.source), float):  # NaN or infinite, not null or absent
+            samples.append(Sample(row.metric, math.nan, 0))
     return samples
 
 
