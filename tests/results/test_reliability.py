@@ -106,6 +106,7 @@ def test_every_view_says_unreliable_with_the_rate(measured: Project) -> None:
     assert "which is unreliable" in compare.stdout and rate in compare.stdout
     history = measured.run("history", "baseline")
     assert "ok (unreliable)" in history.stdout and f"({rate}; " in history.stdout
+    assert " × stream ended after " in history.stdout  # the failed requests' cause, with its count
     data = json.loads(measured.run("history", "baseline", "--json").stdout)
     assert data[0]["unreliable"] is True and data[0]["failed_share"] > 0.5
     assert measured.run("sync", "--write").returncode == 0

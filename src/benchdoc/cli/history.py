@@ -30,8 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "history",
         help="every run of an experiment, newest first",
-        description="List every run of EXPERIMENT, newest first: outcome, reason (the cause read from the log "
-        "first), values, commit and host. A retracted run is shown struck through, with why. "
+        description="List every run of EXPERIMENT, newest first: outcome (marked unreliable when more of its "
+        "requests failed than [stats] max_error_rate), its failed requests and their most frequent causes, "
+        "reason (the cause read from the log first), values, commit and host. A retracted run is shown struck through, with why. "
         "A glob ('eagle3-*') lists each experiment it matches in turn. The runs the current result pools "
         "([stats] pool, or --all-runs/--runs/--since) are marked.",
     )
@@ -102,7 +103,7 @@ def print_runs(
             digits = config.metric_or_default(metric).digits
             cells.append(", ".join(f"{v:.{digits}f}" for v in values) if values else "—")
         commit = (r.git_commit or "—")[:10] + ("+" if r.git_dirty else "")
-        reason = r.explanation or r.note or ""
+        reason = "; ".join(filter(None, [r.explanation or r.note, _causes(r)]))
         outcome = str(r.outcome)
         trust = run_reliability(r, config.stats.max_error_rate)
         if trust is not None and trust.unreliable:
@@ -119,6 +120,15 @@ def print_runs(
         notes += (f"unreliable: more than {config.stats.max_error_rate * 100:g}% of its requests failed "
                   "([stats] max_error_rate)",)
     print_fitted(out, TextTable(f"{label} — {len(runs)} run(s)", tuple(columns), tuple(rows), styles, notes))
+
+
+def _causes(run: RunRecord, shown: int = 2) -> str:
+    """The failed requests' most frequent causes: '95 × stream ended after 0–12 of 16 tokens ...'."""
+    failures = list(run.metadata.failures.items())
+    if not failures:
+        return ""
+    text = "; ".join(f"{count} × {reason}" for reason, count in failures[:shown])
+    return text + (f"; and {len(failures) - shown} more cause(s)" if len(failures) > shown else "")
 
 
 def _failed_cell(trust: Reliability | None) -> str:
