@@ -117,3 +117,40 @@ def test_two_concurrent_runs_on_one_fixed_port(tmp_path: Path) -> None:
     mine = runs["first"]
     assert mine.outcome == "ok" and mine.metadata.requests == 200
     assert not mine.metadata.failures and not mine.metadata.cut_short
+
+
+def test_a_run_can_wait_for_its_fixed_port(tmp_path: Path) -> None:
+    """With --wait-for-port the run says it waits, and starts once the holder has let go."""
+    from benchdoc.runner import RunOptions
+    from benchdoc.runner.events import Notice
+
+    port = pick_free_port()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import socket, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+        f"s.bind(('127.0.0.1', {port})); s.listen(); print('held', flush=True); time.sleep(2)")],
+        stdout=subprocess.PIPE, text=True)
+    argv = [a if a != "{port}" else str(port) for a in sim_argv()]
+    config = write_project(tmp_path, f"""
+        [servers.fixed]
+        argv = {toml_list(argv)}
+        port = {port}
+        ready_timeout = 30
+        shutdown_grace = 3
+
+        [experiments.patient]
+        server = "fixed"
+        workload = "small"
+        repetitions = 1
+        """)
+    notices: list[str] = []
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with Ledger.open(config.ledger_url) as ledger:
+            report = run_experiments(config, ledger, ["patient"], RunOptions(port_wait_s=30),
+                                     on_event=lambda e: notices.append(e.message) if isinstance(e, Notice) else None)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert report.outcomes[0].outcome == "ok"
+    assert notices[:2] == [f"port {port} is held by another process: waiting up to 30 s for it",
+                           f"port {port} is free: starting the server"]

@@ -78,6 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="with --until-decided: the most repetitions to run (default 20)")
     parser.add_argument("--interleave", action="store_true",
                         help="alternate experiments repetition by repetition, restarting each server every time")
+    parser.add_argument("--wait-for-port", type=float, default=0.0, metavar="S",
+                        help="a server's fixed port held by another process: wait up to S seconds for it to be "
+                        "free (saying so) instead of recording a setup error at once (default 0)")
     parser.add_argument("--missing", action="store_true",
                         help="only the selected experiments without a successful run of their current configuration "
                         "(resume a half-failed sweep; rerun what benchdoc.toml changed)")
@@ -113,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         max_repetitions=args.max_repetitions,
         interleave=args.interleave,
         tags=_slurm_tags() if args.slurm_task else None,
+        port_wait_s=args.wait_for_port,
     )
     if args.dry_run:
         print_plan(plan_runs(config, names, options), config)

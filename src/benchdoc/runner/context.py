@@ -32,8 +32,12 @@ class RunOptions:
     interleave: bool = False
     # Fields of every run's metadata set from outside the run: a Slurm task's job, task and record id.
     tags: Mapping[str, Any] | None = None
+    # How long a server's fixed port held by another process is waited for (0: a setup error at once).
+    port_wait_s: float = 0.0
 
     def check(self) -> None:
+        if self.port_wait_s < 0:
+            raise UsageError(f"--wait-for-port must be 0 or more seconds, got {self.port_wait_s:g}")
         if self.repetitions is not None and self.repetitions < 1:
             raise UsageError(f"--repetitions must be at least 1, got {self.repetitions}")
         if self.max_repetitions is not None:

@@ -3,6 +3,7 @@ ended, and the reason read from its log when it died."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from benchdoc.runner.plan import ExperimentSetup, Launch, plan_launch
 from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_ready
 from benchdoc.runner.survivors import ServerRecords
 
+PORT_POLL_S = 0.5
+
 
 def port_taken(port: int) -> FailureReason | None:
     """The setup error when a fixed port is held before the server is launched on it."""
@@ -26,7 +29,7 @@ def port_taken(port: int) -> FailureReason | None:
         return None
     return FailureReason(
         f"port {port} is already in use ({holder.describe()}): a fixed port serves one run at a time; "
-        "wait for that server to stop, or leave the server's port unset to pick a free one",
+        "wait for that server to stop (run --wait-for-port S), or leave the server's port unset to pick a free one",
         setup=True,
     )
 
@@ -55,7 +58,7 @@ class ServerSession:
         port = self.setup.server.port or pick_free_port()
         launch = plan_launch(context.config, self.setup, port)
         if self.setup.server.port:
-            taken = port_taken(port)
+            taken = self._wait_for_port(port)
             if taken is not None:
                 self.launch = launch
                 return taken
@@ -109,6 +112,22 @@ class ServerSession:
         return explain_failure(
             read_log_tail(log), returncode=readiness.returncode, fallback=fallback, patterns=context.patterns
         )
+
+    def _wait_for_port(self, port: int) -> FailureReason | None:
+        """The setup error when the fixed port is held, after waiting up to --wait-for-port."""
+        taken = port_taken(port)
+        wait_s = self.context.options.port_wait_s
+        if taken is None or wait_s <= 0:
+            return taken
+        self.context.notice(self.name, f"port {port} is held by another process: waiting up to {wait_s:g} s for it")
+        deadline = time.monotonic() + wait_s
+        while taken is not None and time.monotonic() < deadline:
+            time.sleep(PORT_POLL_S)
+            taken = port_taken(port)
+        if taken is None:
+            self.context.notice(self.name, f"port {port} is free: starting the server")
+            return None
+        return FailureReason(f"{taken.reason} (waited {wait_s:g} s)", setup=True)
 
     def stop(self) -> None:
         process, self.process = self.process, None
