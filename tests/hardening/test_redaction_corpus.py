@@ -179,3 +179,17 @@ def test_prose_keeps_its_words(prose: str) -> None:
     from benchdoc.untrusted import safe_line
 
     assert safe_line(prose) == prose
+
+
+def test_a_server_error_body_becomes_a_clean_redacted_reason() -> None:
+    import json
+
+    from benchdoc.workloads.inflight import http_error
+    from benchdoc.workloads.protocols import CompletionsDecoder, StreamError
+
+    for line, _ in CORPUS:
+        reason = http_error(500, "Internal Server Error", json.dumps({"error": {"message": line + HOSTILE}}).encode())
+        assert reason.startswith("HTTP 500 Internal Server Error: ") and not _leaks(reason)
+        with pytest.raises(StreamError) as raised:
+            CompletionsDecoder().feed(json.dumps({"error": {"message": line + HOSTILE}}))
+        assert not _leaks(str(raised.value))

@@ -156,12 +156,16 @@ def http_error(status: int, reason: str | None, raw: bytes) -> str:
     if len(text) > 200:
         text = text[:200] + "..."
     head = f"HTTP {status}" + (f" {reason}" if reason else "")
-    return f"{head}: {text}" if text else head
+    from benchdoc.untrusted import safe_line  # the body is the server's text: no escapes, no secrets
+
+    return safe_line(f"{head}: {text}") if text else safe_line(head)
 
 
 def json_body_error(raw: bytes) -> str:
     """The reason for a whole JSON answer where an event stream was asked for."""
-    excerpt = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+    from benchdoc.untrusted import safe_line
+
+    excerpt = safe_line(" ".join(raw.decode("utf-8", errors="replace").split())[:200])
     return f"expected an event stream, got a JSON body (streaming not supported?): {excerpt}"
 
 

@@ -339,7 +339,9 @@ def decoder_for(api: str, keep_text: bool = False) -> StreamDecoder:
 
 
 def _excerpt(text: str, limit: int = 120) -> str:
-    text = text.replace("\n", "\\n")
+    from benchdoc.untrusted import safe_line  # the server's text: no escapes, no secrets
+
+    text = safe_line(text.replace("\n", "\\n"))
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
@@ -351,4 +353,6 @@ def _error_message(event: dict[str, Any]) -> str:
         message = str(error)
     else:
         message = str(event.get("message") or json.dumps(event))
-    return message[:300]
+    from benchdoc.untrusted import safe_line
+
+    return safe_line(message[:300])
