@@ -33,6 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING
 
+from benchdoc.childenv import child_environment
 from benchdoc.runner.spec import LOOPBACK
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ class ManagedProcess:
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
-        self.env = dict(env)
+        self.env = child_environment(env)  # never the ledger's URL nor a credential of benchdoc's
         self.stdout_path = stdout_path
         self.stderr_path = stderr_path
         self.grace_s = grace_s

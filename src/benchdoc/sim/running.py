@@ -4,6 +4,7 @@ or in the foreground."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import cast
 
+from benchdoc.childenv import child_environment
 from benchdoc.sim.config import SimConfig
 from benchdoc.sim.faults import READY_MARK, start_failure_log, startup_lines
 
@@ -157,7 +159,7 @@ def start_in_process(*options: str, startup_timeout_s: float = 20.0) -> Iterator
     lock. It is terminated (then killed) on exit.
     """
     argv = [sys.executable, "-m", "benchdoc", "sim", "--host", "127.0.0.1", "--port", "0", *options]
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, env=child_environment(os.environ), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
         deadline = time.monotonic() + startup_timeout_s
