@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchdoc.cluster.slurm import TaskState, _clock, _task_ids
+from benchdoc.cluster.slurm import TaskState, _clock, _task_ids, exit_words
 
 
 @pytest.mark.parametrize(
@@ -32,6 +32,7 @@ def test_time_limits_read_as_hours_minutes_seconds(limit: str, clock: str) -> No
         (TaskState(0, "NODE_FAIL"), "NODE_FAIL"),
         (TaskState(0, "OUT_OF_MEMORY", exit_code="0:125"), "OUT_OF_MEMORY"),
         (TaskState(0, "FAILED", exit_code="1:0"), "FAILED (exit code 1)"),
+        (TaskState(0, "FAILED", exit_code="0:9"), "FAILED (killed by signal 9)"),  # kill -9, as sacct says it
         (TaskState(0, "PREEMPTED"), "PREEMPTED"),
         (TaskState(0, "COMPLETED"), "the task finished without recording a run (see its log)"),
         (TaskState(0, "PENDING"), None),
@@ -40,3 +41,12 @@ def test_time_limits_read_as_hours_minutes_seconds(limit: str, clock: str) -> No
 )
 def test_a_finished_task_fails_in_slurms_words(state: TaskState, reason: str | None) -> None:
     assert state.failure_reason() == reason
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "words"),
+    [("0:9", "killed by signal 9"), ("1:0", "exit code 1"), ("137:0", "exit code 137"), ("0:15", "killed by signal 15"),
+     ("0:0", "exit code 0"), ("", "")],
+)
+def test_sacct_exit_codes_read_as_exit_and_signal(exit_code: str, words: str) -> None:
+    assert exit_words(exit_code) == words

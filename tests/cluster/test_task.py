@@ -23,6 +23,8 @@ def test_tags_name_the_job_task_and_node() -> None:
          "TIMEOUT after 02:00:00"),
         ("slurmstepd: error: *** JOB 15 ON gpu7 CANCELLED AT 2026-05-04T11:30:00 DUE TO PREEMPTION ***", "PREEMPTED"),
         ("slurmstepd-gpu7: error: *** JOB 15 ON gpu7 CANCELLED AT 2026-05-04T11:30:00 ***", "CANCELLED"),
+        ("slurmstepd: error: *** JOB 36 ON vm CANCELLED AT 2026-12-01T10:02:11 DUE TO NODE FAILURE, SEE SLURMCTLD LOG "
+         "FOR DETAILS ***", "NODE_FAIL"),
         ("just the server's own output", "terminated by SIGTERM"),
     ],
 )
@@ -31,3 +33,11 @@ def test_why_slurm_ends_the_task_comes_from_its_log(tmp_path: Path, line: str, r
     log.write_text("starting\n" + line + "\n")
     assert termination_reason(log, "02:00:00", wait_s=0) == reason
     assert termination_reason(None, wait_s=0) == "terminated by SIGTERM"
+
+
+def test_the_last_line_slurm_wrote_is_the_reason(tmp_path: Path) -> None:
+    log = tmp_path / "15_3.out"
+    log.write_text("slurmstepd: error: *** JOB 15 ON gpu7 CANCELLED AT 2026-05-04T11:30:00 DUE TO PREEMPTION ***\n"
+                   "requeued\n"
+                   "slurmstepd: error: *** JOB 15 ON gpu7 CANCELLED AT 2026-05-04T11:40:00 DUE TO TIME LIMIT ***\n")
+    assert termination_reason(log, "00:10:00", wait_s=0) == "TIMEOUT after 00:10:00"

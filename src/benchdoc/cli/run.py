@@ -173,7 +173,8 @@ def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mappi
     from benchdoc.cluster.slurm import time_limit
 
     log = os.environ.get("BENCHDOC_TASK_LOG")
-    job_id = os.environ.get("SLURM_JOB_ID", "")
+    slurm = tags.get("slurm") or {}
+    job_id = f"{slurm['job']}_{slurm['task']}" if slurm.get("job") else ""  # this task, not the whole array
     reason = termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None)
     for name in names:
         run_id = record_termination(config, ledger, name, reason, tags, started)

@@ -51,10 +51,20 @@ class TaskState:
             by = self.cancelled_by
             return "CANCELLED" if not by else (f"CANCELLED by {by}" if by.isdigit() else f"CANCELLED ({by})")
         if self.state == "FAILED":
-            return f"FAILED (exit code {self.exit_code.split(':')[0]})" if self.exit_code else "FAILED"
+            return f"FAILED ({ended})" if (ended := exit_words(self.exit_code)) else "FAILED"
         if self.state == "COMPLETED":
             return "the task finished without recording a run (see its log)"
         return self.state  # NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL, DEADLINE
+
+
+def exit_words(exit_code: str) -> str:
+    """sacct's ``ExitCode`` (``exit:signal``) in words: '1:0' -> 'exit code 1', '0:9' ->
+    'killed by signal 9' (the signal wins: a process killed by one has no exit code of its
+    own); '' when Slurm gives none."""
+    code, _, signal = exit_code.strip().partition(":")
+    if signal.isdigit() and int(signal):
+        return f"killed by signal {int(signal)}"
+    return f"exit code {int(code)}" if code.isdigit() else ""
 
 
 def run_command(argv: list[str], env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -86,25 +96,48 @@ def sbatch(script: Path, env: Mapping[str, str] | None = None) -> str:
     return job_id
 
 
-def task_states(job_id: str, tasks: int, env: Mapping[str, str] | None = None) -> dict[int, TaskState]:
+@dataclass(frozen=True)
+class JobView:
+    """What Slurm says of one job array: its tasks' states, and whether Slurm keeps
+    finished jobs (accounting: ``sacct`` answers for ever; without it ``scontrol``
+    forgets a job after MinJobAge)."""
+
+    tasks: dict[int, TaskState]
+    accounting: bool = True
+
+    def forgotten(self, task: int) -> bool:
+        """Slurm lists ``task`` nowhere and never will again. With accounting a task listed
+        nowhere is between two states (a node failed, the requeue is not queued yet)."""
+        return task not in self.tasks and not self.accounting
+
+
+def job_view(job_id: str, tasks: int, env: Mapping[str, str] | None = None) -> JobView:
     """Every array task (of ``tasks``) of ``job_id`` Slurm still knows of."""
-    states = _finished(job_id, env)
+    states, accounting = _finished(job_id, env)
     states.update(_queued(job_id, env))
     if states:
         # A pending array task removed by scancel leaves no record at all: of a job Slurm
         # still knows, a task neither queued nor finished was cancelled before it ran.
         for task in range(tasks):
             states.setdefault(task, TaskState(task, "CANCELLED", cancelled_by="before it started"))
-    return states
+    return JobView(states, accounting)
+
+
+def task_states(job_id: str, tasks: int, env: Mapping[str, str] | None = None) -> dict[int, TaskState]:
+    """Every array task (of ``tasks``) of ``job_id`` Slurm still knows of."""
+    return job_view(job_id, tasks, env).tasks
 
 
 def time_limit(job_id: str, env: Mapping[str, str] | None = None) -> str | None:
-    """A running job's time limit as HH:MM:SS (None when Slurm does not say)."""
+    """A running job's time limit as HH:MM:SS (None when Slurm does not say). ``job_id``
+    names one job: an array task as ``12_3`` (the array's last task has the array's own
+    job id, under which squeue lists every task of the array: one line is read)."""
     try:
         done = run_command(["squeue", "-h", "-j", job_id, "-o", "%l"], env)
     except BenchdocError:
         return None
-    limit = done.stdout.strip()
+    lines = done.stdout.split()
+    limit = lines[0] if lines else ""
     return _clock(limit) if done.returncode == 0 and limit and limit != "UNLIMITED" else None
 
 
@@ -123,7 +156,8 @@ def _queued(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
     return found
 
 
-def _finished(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
+def _finished(job_id: str, env: Mapping[str, str] | None) -> tuple[dict[int, TaskState], bool]:
+    """The finished tasks sacct lists, and whether accounting answered (else scontrol did)."""
     done = run_command(
         ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode"], env
     )
@@ -137,10 +171,10 @@ def _finished(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState
             for task in _task_ids(parts[0].split("_", 1)[1]):
                 found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
     elif "accounting storage is disabled" in (done.stderr + done.stdout).lower():
-        found = _from_scontrol(job_id, env)
+        return _from_scontrol(job_id, env), False
     else:
         raise SlurmError(f"sacct failed: {first_line(done.stderr)}")
-    return found
+    return found, True
 
 
 def _from_scontrol(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from benchdoc.cluster.slurm import TaskState, task_states
+from benchdoc.cluster.slurm import JobView, TaskState, job_view
 from benchdoc.cluster.submit import Submission
 from benchdoc.cluster.task import record_key
 from benchdoc.ledger.metadata import RunMetadata
@@ -47,6 +47,7 @@ class ExperimentState:
 class SweepStatus:
     submission: Submission
     experiments: tuple[ExperimentState, ...]
+    forgotten: frozenset[int] = frozenset()  # tasks Slurm lists nowhere and never will again
 
     def count(self, state: State) -> int:
         return sum(1 for e in self.experiments if e.state == state)
@@ -57,7 +58,11 @@ class SweepStatus:
 
     @property
     def complete(self) -> bool:
-        return self.finished + self.count("unknown") == len(self.experiments)
+        """Every task finished. An "unknown" task counts only when Slurm has forgotten it:
+        with accounting, a task between a node failure and its requeue is briefly listed
+        nowhere, yet not over."""
+        unknown = sum(1 for e in self.experiments if e.state == "unknown" and e.task in self.forgotten)
+        return self.finished + unknown == len(self.experiments)
 
 
 def sweep_status(
@@ -66,7 +71,8 @@ def sweep_status(
     """Every experiment of ``submission``: its state, reconciling finished tasks that left
     no run (a failed run with Slurm's reason, recorded once)."""
     assert submission.job_id is not None
-    slurm = task_states(submission.job_id, len(submission.experiments), env)
+    view: JobView = job_view(submission.job_id, len(submission.experiments), env)
+    slurm = view.tasks
     recorded: dict[str, RunRecord] = {}
     for run in ledger.runs(list(set(submission.experiments)), with_samples=False):  # newest first
         if run.metadata.record_id:
@@ -75,7 +81,8 @@ def sweep_status(
     for task, name in enumerate(submission.experiments):
         key = record_key(submission.job_id, task)
         states.append(_state(config, ledger, submission, task, name, recorded.get(key), slurm.get(task)))
-    return SweepStatus(submission, tuple(states))
+    forgotten = frozenset(task for task in range(len(submission.experiments)) if view.forgotten(task))
+    return SweepStatus(submission, tuple(states), forgotten)
 
 
 def _state(
@@ -85,15 +92,27 @@ def _state(
     if run is not None:
         if run.outcome == Outcome.OK:
             return ExperimentState(name, task, "done", f"run {run.id}", run.id)
-        return ExperimentState(name, task, "failed", run.failure_reason or run.outcome, run.id)
+        return ExperimentState(name, task, "failed", _with_slurms_word(run.failure_reason or run.outcome, slurm), run.id)
     if slurm is None:
-        return ExperimentState(name, task, "unknown", "Slurm no longer knows this task and it recorded no run")
+        return ExperimentState(name, task, "unknown", "Slurm lists this task nowhere and it recorded no run")
     if slurm.active:
         state: State = "pending" if slurm.state == "PENDING" else "running"
         return ExperimentState(name, task, state, slurm.state.lower())
     reason = slurm.failure_reason() or slurm.state
     run_id = record(ledger, _reconciled_run(config, submission, task, name, slurm, reason), once=True)
     return ExperimentState(name, task, "failed", reason, run_id, reconciled=run_id is not None)
+
+
+# Final states only Slurm knows for sure: the task itself saw a SIGTERM or a killed server.
+SLURM_FINAL = ("OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "TIMEOUT")
+
+
+def _with_slurms_word(reason: str, slurm: TaskState | None) -> str:
+    """The reason a task recorded itself, with Slurm's final state beside it when Slurm
+    knows better ('server exited (OOM killer?); Slurm: OUT_OF_MEMORY')."""
+    if slurm is None or slurm.state not in SLURM_FINAL or reason.startswith(slurm.state):
+        return reason
+    return f"{reason}; Slurm: {slurm.failure_reason() or slurm.state}"
 
 
 def _reconciled_run(

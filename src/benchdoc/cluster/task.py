@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
 
-_SLURM_LINE = re.compile(r"\*\*\* JOB \S+ ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)", re.M)
+# slurmstepd's line; the node-failure one goes on after a comma: "DUE TO NODE FAILURE, SEE
+# SLURMCTLD LOG FOR DETAILS ***".
+_SLURM_LINE = re.compile(r"\*\*\* JOB \S+ ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+?))?(?:,[^*\n]*)?(?: \*\*\*|$)", re.M)
+_CAUSES = {"TIME LIMIT": "TIMEOUT", "PREEMPTION": "PREEMPTED", "NODE FAILURE": "NODE_FAIL"}
 
 
 def record_key(array_job: str, task: int | str) -> str:
@@ -48,10 +51,11 @@ def task_tags(environ: Mapping[str, str]) -> dict[str, Any]:
 
 def termination_reason(log: Path | None, time_limit: str | None = None, wait_s: float = 1.0) -> str:
     """Why Slurm is ending this task, from the line slurmstepd writes to its log:
-    'TIMEOUT after 00:01:00', 'PREEMPTED', 'CANCELLED', or 'terminated by SIGTERM'."""
+    'TIMEOUT after 00:01:00', 'PREEMPTED', 'NODE_FAIL', 'CANCELLED', or 'terminated by SIGTERM'."""
     deadline = time.monotonic() + wait_s
     while True:
-        match = _SLURM_LINE.search(_tail(log)) if log else None
+        found = list(_SLURM_LINE.finditer(_tail(log))) if log else []
+        match = found[-1] if found else None  # the last: an earlier attempt's line may precede it
         if match or time.monotonic() >= deadline:
             break
         time.sleep(0.1)
@@ -60,8 +64,8 @@ def termination_reason(log: Path | None, time_limit: str | None = None, wait_s: 
     cause = (match.group(1) or "").strip()
     if cause == "TIME LIMIT":
         return f"TIMEOUT after {time_limit}" if time_limit else "TIMEOUT"
-    if cause == "PREEMPTION":
-        return "PREEMPTED"
+    if cause in _CAUSES:
+        return _CAUSES[cause]
     return "CANCELLED" if not cause else f"CANCELLED ({cause.lower()})"
 
 
