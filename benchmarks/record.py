@@ -40,6 +40,7 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "lint_corpus.py": ("lint-corpus", {"_unseen": "lint-corpus-unseen"}),
     "slurm_sweep.py": ("slurm-sweep", {}),
+    "mcp_startup.py": ("mcp-startup", {}),
 }
 
 
