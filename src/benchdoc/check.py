@@ -63,8 +63,12 @@ class CheckResult:
             return EXIT_DOCUMENT
         return EXIT_OK if self.ok else EXIT_FAILED
 
-    def summary(self) -> str:
-        """One line: all is well, or what is wrong and how to fix it."""
+    def summary(self, documents: Sequence[str] = ()) -> str:
+        """One line: all is well, or what is wrong and how to fix it (``documents``: those named
+        on the command line, repeated in the commands it advises so they run as printed)."""
+        import shlex
+
+        named = "".join(f" {shlex.quote(d)}" for d in documents)
         if self.ok:
             return f"{len(self.syncs)} document(s) up to date"
         broken = self.problems - self.hand_edited
@@ -77,9 +81,9 @@ class CheckResult:
         fixes = ["fix each problem at the file:line given above"] if broken else []
         if self.hand_edited:  # a plain sync --write refuses these
             fixes.append("move hand-written text out of the regions edited by hand, or overwrite them with "
-                         "`benchdoc sync --write --force`")
+                         f"`benchdoc sync --write --force{named}`")
         elif self.stale:
-            fixes.append("regenerate the regions with `benchdoc sync --write`")
+            fixes.append(f"regenerate the regions with `benchdoc sync --write{named}`")
         if self.statements:
             fixes.append("reword the prose or bind its numbers with <!-- benchdoc:value --> (see each fix:)")
         return f"{', '.join(parts)}; {'; '.join(fixes)}"

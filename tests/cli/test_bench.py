@@ -333,6 +333,8 @@ def test_allow_new_records_under_an_undeclared_name(project: Project, sim_url: s
     assert re.search(r"recorded run \d+: trial-7 \(ok, \d+ metrics\)", res.stdout), res.stdout
     (run,) = json.loads(project.run("history", "trial-7", "--json").stdout)
     assert run["outcome"] == "ok"
+    # Its UTC start and end: the end less the measured time, not the moment it was recorded twice.
+    assert run["started_at"] < run["finished_at"]
 
 
 @pytest.mark.timeout(60)

@@ -39,6 +39,10 @@ def print_syncs(syncs: Sequence[DocumentSync], *, show_diffs: bool, check: bool)
         for error in plan.errors:
             print(f"benchdoc: error: {error}", file=sys.stderr)
             problems += 1
+        if not plan.regions and not plan.errors:
+            from benchdoc.docs.project import region_hint
+
+            print(f"benchdoc: {plan.path} has no managed region: add {region_hint(plan.path)}", file=sys.stderr)
     return problems
 
 

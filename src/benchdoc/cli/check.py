@@ -37,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
     print_syncs(result.syncs, show_diffs=args.diff, check=True)
     if result.lint is not None:
         print_lint(result.lint, as_json=False, summary=False)
-    print(f"benchdoc check: {result.summary()}", file=sys.stdout if result.ok else sys.stderr)
+    print(f"benchdoc check: {result.summary(args.documents)}", file=sys.stdout if result.ok else sys.stderr)
     return result.exit_code

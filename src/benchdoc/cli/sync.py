@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 from benchdoc.cli._common import add_pooling_arguments, load_project, open_ledger, pooling_from_args
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
             answer = input(f"Write these changes to {len(changed)} document(s)? [y/N] ").strip().lower()
             write = answer in ("y", "yes")
         else:
-            print("not written: run `benchdoc sync --write` to apply", file=sys.stderr)
+            named = "".join(f" {shlex.quote(d)}" for d in args.documents)  # as given: the advice runs as printed
+            print(f"not written: run `benchdoc sync --write{named}` to apply", file=sys.stderr)
             return EXIT_OK
     if not write:
         print("nothing written")

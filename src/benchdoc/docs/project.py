@@ -8,6 +8,7 @@ region renderer, and writes plans (and the chart files they embed) atomically.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,12 @@ class DocumentSync:
         return self.plan.changed or bool(self.stale_files)
 
 
+def region_hint(path: Path | str) -> str:
+    """What to write in a document for benchdoc to keep a results table in it, and the command after."""
+    return (f"the lines <!-- benchdoc:table --> and <!-- benchdoc:end --> where the results table goes, "
+            f"then run: benchdoc sync --write {shlex.quote(str(path))}")
+
+
 def document_paths(config: Config, given: Sequence[str] | None, *, action: str = "sync") -> list[Path]:
     """The documents to sync: those given, else those listed in benchdoc.toml."""
     if given:
@@ -60,7 +67,8 @@ def document_paths(config: Config, given: Sequence[str] | None, *, action: str =
     paths = list(unique.values())
     missing = [p for p in paths if not p.exists()]
     if missing:
-        raise UsageError(f"no such document: {', '.join(str(p) for p in missing)}")
+        raise UsageError(f"no such document: {', '.join(str(p) for p in missing)} (create it: a Markdown file "
+                         f"with {region_hint(missing[0])})")
     for path in paths:
         if not path.is_file():
             from benchdoc.textfile import file_kind
