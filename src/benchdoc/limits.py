@@ -27,6 +27,7 @@ MAX_TOKENS = 10_000_000  # input or output tokens of one request (a prompt's, a 
 MAX_PREFIX_TOKENS = 10_000_000  # tokens of all shared prefixes together
 MAX_PROMPT_TOKENS_TOTAL = 30_000_000  # synthetic prompt tokens of one run, built before timing (~8 B each)
 MAX_SERVER_TOKENS = 10**9  # a token count reported by a server: beyond it the request failed
+MAX_EVENT_BYTES = 16 * 1024 * 1024  # one server-sent event (or line) not yet complete
 DEFAULT_REQUEST_TIMEOUT_S = 600.0  # one request, unless the workload sets timeout_s
 
 # Sweeps.

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from benchdoc.limits import MAX_EVENT_BYTES
 from benchdoc.workloads.inflight import (
     CLOSE_GRACE_S,
     CLOSED_EARLY,
@@ -240,6 +241,8 @@ class _Exchange:
         start = 0
         end = buffer.find(b"\n\n")
         if end < 0:
+            if len(buffer) > MAX_EVENT_BYTES:
+                raise StreamError(f"the server sent over {MAX_EVENT_BYTES // (1024 * 1024)} MiB without ending an event")
             self.buffer = buffer
             return
         feed = self.decoder.feed

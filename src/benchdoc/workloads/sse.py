@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchdoc.limits import MAX_EVENT_BYTES
+
 
 @dataclass(frozen=True, slots=True)
 class SSEEvent:
@@ -58,6 +60,10 @@ class SSEParser:
                 buffer = buffer[3:]
         end = buffer.rfind(b"\n")
         if end < 0:
+            if len(buffer) > MAX_EVENT_BYTES:
+                from benchdoc.workloads.protocols import StreamError
+
+                raise StreamError(f"the server sent over {MAX_EVENT_BYTES // (1024 * 1024)} MiB without a line break")
             self._buffer = buffer
             return []
         self._buffer = buffer[end + 1 :]
