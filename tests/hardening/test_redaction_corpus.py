@@ -193,3 +193,15 @@ def test_a_server_error_body_becomes_a_clean_redacted_reason() -> None:
         with pytest.raises(StreamError) as raised:
             CompletionsDecoder().feed(json.dumps({"error": {"message": line + HOSTILE}}))
         assert not _leaks(str(raised.value))
+
+
+def test_run_dry_run_hides_the_stacks_own_secret_variables(project: Project) -> None:
+    project.write_config(
+        '[metrics.output_tok_s]\nprimary = true\n'
+        '[servers.s]\nargv = ["python", "-m", "sglang.launch_server", "--port", "{port}"]\n'
+        'env = { SGLANG_DB_PWD = "dbPwdValue417", VLLM_SSHPASS = "sshPassValue233", TORCH_ADMIN_PASSCODE = "8841927" }\n'
+        '[workloads.w]\nrequests = 1\n[experiments.baseline]\nserver = "s"\nworkload = "w"\n'
+    )
+    res = project.run("run", "--dry-run", "baseline")
+    assert res.returncode == 0, res.stderr
+    assert "SGLANG_DB_PWD='***'" in res.stdout and not _leaks(res.stdout + res.stderr)
