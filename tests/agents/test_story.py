@@ -147,3 +147,23 @@ def test_retract_through_mcp(story: Project) -> None:
             assert runs[0]["source"] == "mcp" and runs[0]["note"] == "the debug build"
 
     anyio.run(agent)
+
+
+def test_a_fix_in_a_document_named_by_the_call(story: Project) -> None:
+    """lint and apply_fix on a document the config does not list, named the same way in both calls."""
+    notes = story.root / "notes.md"
+    notes.write_text("# Notes\n\nEAGLE-3 is 40% slower than baseline.\n", encoding="utf-8")
+
+    async def agent() -> None:
+        async with connect(story, "--allow-write") as client:
+            for name, values in NEW.items():
+                await call(client, "record", experiment=name, metrics={"output_tok_s": values})
+            findings = (await call(client, "lint", documents=["notes.md"]))["findings"]
+            assert [f["file"] for f in findings] == ["notes.md"]
+            line = await refused(client, "apply_fix", fix_id=findings[0]["fix_id"])  # not among the listed documents' fixes
+            assert "out of date" in line
+            fixed = await call(client, "apply_fix", fix_id=findings[0]["fix_id"], documents=["notes.md"])
+            assert fixed["file"] == "notes.md"
+
+    anyio.run(agent)
+    assert "3.8% faster than Baseline (no spec)<!-- benchdoc:end sum=" in notes.read_text(encoding="utf-8")

@@ -123,7 +123,7 @@ def make_fixes(config: Config, ledger: Ledger, linted: Sequence[DocumentLint], l
 
 def stale_id(kind: str, given: str, now: str | None) -> UsageError:
     """The refusal when an id no longer names what would be written."""
-    what = f"the current {kind} is {now}" if now else f"no current {kind} has that id"
+    what = f"the current {kind} is {now}" if now else f"no {kind} of the documents asked for has that id now"
     return UsageError(
         f"{kind} {given} is out of date: the documents, benchdoc.toml or the ledger changed since it was made "
         f"({what}); nothing was written: review the new one and write that"

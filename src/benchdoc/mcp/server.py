@@ -125,10 +125,10 @@ def _write_tools(server: MCPServer, scope: Scope) -> None:
         return answer(lambda: writing.sync_write(scope, plan_id, documents or ()))
 
     @server.tool(annotations=WRITE)
-    def apply_fix(fix_id: str) -> dict[str, Any]:
-        """Write one lint fix by its fix_id (from lint or check): its value region in place of the stale
-        words, the document synced; refused if anything changed since. Needs --allow-write."""
-        return answer(lambda: writing.apply_fix(scope, fix_id))
+    def apply_fix(fix_id: str, documents: list[str] | None = None) -> dict[str, Any]:
+        """Write one lint fix by its fix_id (from lint or check, same documents): its value region in place
+        of the stale words, the document synced; refused if anything changed since. Needs --allow-write."""
+        return answer(lambda: writing.apply_fix(scope, fix_id, documents or ()))
 
 
 def _run_tool(server: MCPServer, scope: Scope) -> None:

@@ -88,7 +88,7 @@ def sync_write(scope: Scope, plan_id: str, documents: Sequence[str] = ()) -> dic
     return {"plan_id": plan.id, "written": [str(s.plan.path) for s in plan.changed], "message": message}
 
 
-def apply_fix(scope: Scope, fix_id: str) -> dict[str, Any]:
+def apply_fix(scope: Scope, fix_id: str, documents: Sequence[str] = ()) -> dict[str, Any]:
     """Write one lint fix (its value region in place of the stale words, the document synced),
     if the documents and the ledger still give the fix ``fix_id`` names."""
     from benchdoc.cache import DerivedCache
@@ -100,7 +100,7 @@ def apply_fix(scope: Scope, fix_id: str) -> dict[str, Any]:
 
     scope.require_write("apply_fix")
     with reading(scope, create=False) as (config, ledger):
-        paths = scope.documents(config, ())
+        paths = scope.documents(config, documents)
         lazy = scope.memo.lazy(config, ledger)
         linted = lint_paths(project_facts(config, ledger, DerivedCache.for_project(config, ledger), lazy), paths)
         fixes = make_fixes(config, ledger, linted, lazy)
