@@ -84,8 +84,9 @@ def load_runs(case: Path, config: Config) -> list[NewRun]:
     runs = []
     for item in data.get("runs", []):
         started = datetime.fromisoformat(item["started_at"].replace("Z", "+00:00"))
+        # A case's runs were interleaved: each listed value is a server start of its own.
         samples = [
-            Sample(metric, float(value), repetition)
+            Sample(metric, float(value), repetition, repetition)
             for metric in config.metrics
             for repetition, value in enumerate(item.get(metric, []))
         ]

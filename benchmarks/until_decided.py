@@ -21,8 +21,9 @@ size was chosen by peeking), and the power to detect a real +3.8% change.
 
 Equivalence stopping is left out on purpose: it would only end trials earlier, giving
 false positives fewer chances, so this is the worst case. The p-values of all trials are
-computed at once with scipy's exact Mann-Whitney test, which for these untied samples is
-the runner's exact permutation test; the replayed sample checks that both decide alike.
+computed at once with scipy's Welch t-test on the log values, which is the runner's test
+when every repetition is a server start of its own (as with `--interleave`); the replayed
+sample checks that both decide alike.
 
     python benchmarks/until_decided.py          # a small table
     python benchmarks/until_decided.py --json   # {"fpr_shown": ..., "fpr_until_decided": ..., ...}
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import mannwhitneyu
+from scipy.stats import ttest_ind
 
 from benchdoc.config import Config, parse_config
 from benchdoc.ledger.metadata import RunMetadata
@@ -70,9 +71,9 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 def _p_values(candidate: np.ndarray, baseline: np.ndarray, first: int, maximum: int) -> dict[int, np.ndarray]:
-    """Each trial's two-sided Mann-Whitney p-value after n candidate repetitions, for every n."""
+    """Each trial's two-sided Welch p-value (log values, one a start) after n candidate repetitions, for every n."""
     return {
-        n: mannwhitneyu(candidate[:, :n], baseline, axis=1, alternative="two-sided", method="exact").pvalue
+        n: ttest_ind(np.log(candidate[:, :n]), np.log(baseline), axis=1, equal_var=False).pvalue
         for n in range(first, maximum + 1)
     }
 
@@ -99,7 +100,7 @@ def _run(run_id: int, experiment: str, values: list[float], until_decided: dict[
         id=run_id, experiment=experiment, outcome="ok", started_at=started, finished_at=started + timedelta(seconds=30),
         failure_reason=None, failure_log_line=None, command=None, host=None, git_commit=None, git_dirty=None,
         environment={}, note=None, source="run", metadata=RunMetadata(until_decided=until_decided),
-        samples=tuple(Sample(METRIC, value, index) for index, value in enumerate(values)),
+        samples=tuple(Sample(METRIC, value, index, index) for index, value in enumerate(values)),  # interleaved: a start each
     )
 
 

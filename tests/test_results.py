@@ -12,6 +12,7 @@ from benchdoc.config import parse_config
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import Pooling, compute_results
+from benchdoc.results.words import verdict_text
 from benchdoc.stats import adjust_pvalues, compare
 
 T0 = datetime(2026, 11, 2, 12, tzinfo=timezone.utc)
@@ -33,7 +34,7 @@ class Runs:
                 started_at=T0 + timedelta(days=day, minutes=run_id), finished_at=T0 + timedelta(days=day, minutes=run_id + 1),
                 failure_reason=failed, failure_log_line=None, command=None, host=host, git_commit=None, git_dirty=None,
                 environment=environment, note=None, source="record", metadata=RunMetadata(),
-                samples=tuple(Sample(metric, v, i) for i, v in enumerate(values or [])),
+                samples=tuple(Sample(metric, v, i, i) for i, v in enumerate(values or [])),
             )
         )
 
@@ -76,11 +77,11 @@ def test_slower_and_no_difference_and_too_few_runs(config) -> None:  # type: ign
     runs.add("nccl-fewer-channels", [93.0])
     results = compute_results(config, runs.runs)
     assert results["eagle3-cuda13"].status == "Slower"
+    # "No difference" because equivalence within the 1% margin is shown, not for want of significance.
     assert results["nccl-tree"].status == "No difference"
+    assert results["nccl-tree"].comparisons["output_tok_s"].verdict == "equivalent"
     too_few = results["nccl-fewer-channels"]
-    # Alone, 4 runs each could reach 0.05; in this family of three, Holm leaves it at
-    # most 0.025 (second, after eagle3's 2/252), which 4 each (2/70 = 0.029) cannot reach.
-    assert too_few.status == "Measured" and "need >= 5 runs each" in (too_few.reason or "")
+    assert too_few.status == "Measured" and "need >= 2 server starts each (has 1 and 5)" in (too_few.reason or "")
 
 
 def test_lower_is_better_metric_reads_through_direction(tmp_path: Path) -> None:
@@ -95,7 +96,7 @@ def test_lower_is_better_metric_reads_through_direction(tmp_path: Path) -> None:
     result = compute_results(config, runs.runs)["fast"]
     assert result.status == "Works"
     assert result.comparisons["ttft_ms"].delta_pct < 0
-    assert result.comparisons["ttft_ms"].verdict_text("faster", "slower").endswith("faster")
+    assert verdict_text(result.comparisons["ttft_ms"], config.metric_or_default("ttft_ms")).endswith("faster")
 
 
 def test_holm_correction_spans_the_whole_project(config) -> None:  # type: ignore[no-untyped-def]

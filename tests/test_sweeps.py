@@ -156,8 +156,8 @@ paths = ["log.md"]
     (project.root / "log.md").write_text(
         '<!-- benchdoc:table experiments="eagle3-s2-*" metric=output_tok_s columns="label status value" -->\n'
         "<!-- benchdoc:end -->\n", encoding="utf-8")
-    assert project.run("record", "baseline", "--metric", "output_tok_s=90,91,92,90,91").returncode == 0
-    assert project.run("record", "eagle3-s2-k4", "--metric", "output_tok_s=99,98,99,98,97").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "--metric", "output_tok_s=90,91,92,90,91").returncode == 0
+    assert project.run("record", "eagle3-s2-k4", "--each-start", "--metric", "output_tok_s=99,98,99,98,97").returncode == 0
     show = project.run("show", "eagle3-s2-k4")
     assert show.returncode == 0 and "EAGLE-3, steps=2, topk=4" in show.stdout, show.stderr
     assert project.run("sync", "--write").returncode == 0

@@ -29,13 +29,15 @@ class RecordedRun:
     experiment: str
     counts: dict[str, int]  # metric -> number of values
     failed: str | None
+    starts: int = 1  # server starts the values were measured on
 
     def describe(self) -> str:
         """The line `benchdoc record` prints."""
         if self.failed is not None:
             return f"recorded run {self.run_id}: {self.experiment} failed ({self.failed})"
         parts = ", ".join(f"{name} n={count}" for name, count in self.counts.items())
-        return f"recorded run {self.run_id}: {self.experiment} ({parts})"
+        starts = "one server start" if self.starts == 1 else f"{self.starts} server starts"
+        return f"recorded run {self.run_id}: {self.experiment} ({parts}; {starts})"
 
 
 def check_measured(config: Config, metrics: Mapping[str, Sequence[float]], failed: str | None) -> None:
@@ -68,8 +70,12 @@ def record_measured(
     failed: str | None = None,
     note: str | None = None,
     source: str = "record",
+    each_start: bool = False,
 ) -> RecordedRun:
-    """Check, stamp with this machine's provenance and record one run of ``experiment`` (a name or alias)."""
+    """Check, stamp with this machine's provenance and record one run of ``experiment`` (a name or alias).
+
+    Its values are the repetitions of one server start, or, with ``each_start``, each the
+    value of a server start of its own (comparisons are made between starts)."""
     moment = now()  # values brought in were measured before; the run is dated when it is recorded
     name = config.experiment(experiment).name
     check_measured(config, metrics, failed)
@@ -80,7 +86,10 @@ def record_measured(
         started_at=moment,
         finished_at=moment,
         repetitions=[
-            Repetition(index, {metric: float(values[index]) for metric, values in metrics.items() if index < len(values)})
+            Repetition(
+                index, {metric: float(values[index]) for metric, values in metrics.items() if index < len(values)},
+                start=index if each_start else 0,
+            )
             for index in range(repetitions)
         ],
         failure=Failure(failed) if failed is not None else None,
@@ -92,4 +101,5 @@ def record_measured(
     refuse_in_memory(config.ledger_url)
     with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:
         run_id = record(ledger, measured)
-    return RecordedRun(run_id, name, {m: len(v) for m, v in metrics.items()}, failed)
+    starts = max(repetitions, 1) if each_start else 1
+    return RecordedRun(run_id, name, {m: len(v) for m, v in metrics.items()}, failed, starts)

@@ -69,7 +69,7 @@ class Repetition:
     server_metrics: Mapping[str, Any] | None = None  # the server's /metrics series over this repetition
 
     def samples(self) -> list[Sample]:
-        return [Sample(metric, float(value), self.index) for metric, value in self.metrics.items()]
+        return [Sample(metric, float(value), self.index, self.start) for metric, value in self.metrics.items()]
 
 
 @dataclass(frozen=True)

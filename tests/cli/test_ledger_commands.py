@@ -28,10 +28,10 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
 
 
 def test_record_history_and_export_round_trip(project: Project) -> None:
-    assert project.run("record", "baseline", "--metric", "output_tok_s=92.6,92.4,92.9").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "--metric", "output_tok_s=92.6,92.4,92.9").returncode == 0
     res = project.run("record", "EAGLE-3", "-m", "output_tok_s=96.1", "-m", "ttft_ms_p50=41.5", "--note", "new stack")
     assert res.returncode == 0, res.stderr
-    assert "recorded run 2: eagle3 (output_tok_s n=1, ttft_ms_p50 n=1)" in res.stdout
+    assert "recorded run 2: eagle3 (output_tok_s n=1, ttft_ms_p50 n=1; one server start)" in res.stdout
     failed = project.run("record", "nccl-tree", "--failed", "CUDA graph incompatible")
     assert failed.returncode == 0 and "nccl-tree failed (CUDA graph incompatible)" in failed.stdout
 
@@ -147,7 +147,7 @@ def test_a_note_starting_with_token_keeps_its_text(project) -> None:  # type: ig
 
 
 def test_a_negative_throughput_is_refused_at_the_door(project) -> None:  # type: ignore[no-untyped-def]
-    res = project.run("record", "baseline", "-m", "output_tok_s=90,-5")
+    res = project.run("record", "baseline", "--each-start", "-m", "output_tok_s=90,-5")
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert res.stderr.strip() == (
         "benchdoc: error: --metric output_tok_s: output_tok_s = -5 is negative, "
@@ -175,7 +175,7 @@ def test_one_negative_run_in_the_ledger_breaks_no_command(project) -> None:  # t
         "EAGLE-3: <!-- benchdoc:value eagle3 show=verdict vs=baseline -->x<!-- benchdoc:end -->\n\n"
         '<!-- benchdoc:chart kind=bar metric=output_tok_s experiments="baseline eagle3" file=c.svg -->\n<!-- benchdoc:end -->\n'
     )
-    assert project.run("record", "baseline", "-m", "output_tok_s=90,91,92").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "-m", "output_tok_s=90,91,92").returncode == 0
     with Ledger.open(project.ledger_url) as ledger:  # as an older benchdoc, or another tool, could have written it
         ledger.record_run(NewRun("eagle3", "ok", [Sample("output_tok_s", v, i) for i, v in enumerate((-5.0, -6.0, -7.0))]))
     for argv in (("show",), ("sync", "--write"), ("check",), ("report", "-o", "r.html"), ("history", "eagle3")):
@@ -191,7 +191,7 @@ def test_one_negative_run_in_the_ledger_breaks_no_command(project) -> None:  # t
 def test_reading_commands_work_on_a_read_only_ledger_folder(project) -> None:  # type: ignore[no-untyped-def]
     from tests.ledger.test_readonly import read_only_folder
 
-    assert project.run("record", "baseline", "-m", "output_tok_s=90,91").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "-m", "output_tok_s=90,91").returncode == 0
     with read_only_folder(project.root / ".benchdoc"):
         for argv in (("show",), ("history", "baseline"), ("export",), ("compare", "baseline", "baseline")):
             res = project.run(*argv)

@@ -16,7 +16,7 @@ from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 
 BASE = [92.6, 92.4, 92.9, 92.5, 92.7]
-VARIANT = [110.1, 110.3, 110.5, 110.2, 110.4]
+VARIANT = [93.1, 92.8, 93.3, 92.9, 93.2]  # five starts: p = 0.0084 alone
 IMPORTED = Path(__file__).resolve().parents[1] / "importers" / "data" / "genai_perf.json"
 TEN_VARIANTS = (
     '[metrics.output_tok_s]\nlabel = "tok/s"\nunit = "tok/s"\nprimary = true\n\n'
@@ -27,7 +27,7 @@ TEN_VARIANTS = (
 
 def record(project: Project, experiment: str, values: list[float]) -> None:
     with Ledger.open(project.ledger_url) as ledger:
-        ledger.record_run(NewRun(experiment, samples=[Sample("output_tok_s", v, i) for i, v in enumerate(values)]))
+        ledger.record_run(NewRun(experiment, samples=[Sample("output_tok_s", v, i, i) for i, v in enumerate(values)]))
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -70,7 +70,8 @@ def test_compare_gives_the_verdict_interval_and_p_that_show_gives(
     assert code == 0
     row = next(line for line in out.splitlines() if line.lstrip("│ ").startswith("tok/s"))
     p_adjusted, p_raw = f"{shown['v3']['p_adjusted']:.2g}", f"{shown['v3']['p_value']:.2g}"
-    assert "p uncorrected" in out and p_adjusted in row and p_raw in row and shown["v3"]["verdict_text"] in row
+    assert "p uncorrected" in out and p_adjusted in row and p_raw in row
+    assert shown["v3"]["verdict_text"].split(";")[0] in row  # the verdict's words (wrapped after its p)
     assert "across 10 comparisons" in out
 
 

@@ -21,8 +21,8 @@ Now: <!-- benchdoc:value baseline.output_tok_s --><!-- benchdoc:end -->
 def two_runs(project: Project) -> Project:
     project.write_config(STORY_CONFIG + '\n[documents]\npaths = ["log.md"]\n')
     (project.root / "log.md").write_text(DOC)
-    assert project.run("record", "baseline", "-m", "output_tok_s=90,90.5,89.5").returncode == 0
-    assert project.run("record", "baseline", "-m", "output_tok_s=100,100.2,99.8").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "-m", "output_tok_s=90,90.5,89.5").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "-m", "output_tok_s=100,100.2,99.8").returncode == 0
     assert project.run("sync", "--write").returncode == 0
     return project
 

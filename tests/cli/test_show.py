@@ -18,7 +18,7 @@ ODD_LABEL = "EAGLE-3 [fused] | v2"
 
 def record(project: Project, experiment: str, **metrics: list[float]) -> None:
     args = [a for name, values in metrics.items() for a in ("-m", f"{name}=" + ",".join(map(str, values)))]
-    result = project.run("record", experiment, *args)
+    result = project.run("record", experiment, "--each-start", *args)
     assert result.returncode == 0, result.stderr
 
 
@@ -58,7 +58,8 @@ def test_show_marks_outliers_says_what_the_interval_is_and_gives_the_p_compare_g
     assert base["TTFT p50 [ms]"] == "40.0 [-2.5%, +50.0%] †"  # lopsided: the interval itself, and an outlier
     assert "± is the half-width of the 95% interval of the median" in shown.stdout
     assert "[low, high] is that interval itself where its two sides differ" in shown.stdout
-    assert "† outliers (outside 1.5×IQR of the quartiles; flagged, still counted in the median): " \
+    assert "† outliers (outside 3×IQR of the quartiles (wider below 7 values, none below 5); flagged, still " \
+           "counted in the median): " \
            "Baseline (no spec) TTFT p50 60.0" in shown.stdout
 
     eagle = dict(zip(headers, row_cells(shown.stdout, "EAGLE-3 2-step (CUDA 13 + fusion)")))
@@ -88,7 +89,7 @@ def test_markdown_of_show_and_compare_pastes_the_same_numbers_and_words(project:
     eagle = next(row for row in rows if row[0].startswith("EAGLE-3 \\[fused\\] \\| v2"))
     assert eagle[0] == "EAGLE-3 \\[fused\\] \\| v2"  # escaped: neither a link nor a column split
     on_screen = row_cells(terminal.stdout, ODD_LABEL)
-    assert [cell.replace("\\", "") for cell in eagle[1:]] == on_screen[1:]  # the same cells, verdict words included
+    assert [cell.replace("\\", "").replace("&lt;", "<") for cell in eagle[1:]] == on_screen[1:]  # the same cells
     assert "3.8% faster" in eagle[-3]
     note = pasted.stdout.rstrip("\n").splitlines()[-1]
     assert note.startswith("medians of the latest run of each experiment (all its repetitions); runs = pooled/recorded.")
@@ -97,7 +98,7 @@ def test_markdown_of_show_and_compare_pastes_the_same_numbers_and_words(project:
     compared = project.run("compare", "eagle3-cuda13", "--markdown")
     assert compared.returncode == 0, compared.stderr
     crows = markdown_rows(compared.stdout)
-    assert crows[0] == ["metric", "baseline", "eagle3-cuda13", "delta", "95% interval", "p", "p uncorrected", "verdict"]
+    assert crows[0] == ["metric", "baseline", "eagle3-cuda13", "delta", "interval (level)", "p", "p uncorrected", "verdict"]
     on_screen = project.run("compare", "eagle3-cuda13").stdout
     for row in crows[1:]:
         plain = [cell.replace("\\", "").replace("&lt;", "<") for cell in row]
@@ -116,7 +117,7 @@ def many_metrics(project: Project, count: int) -> list[str]:
     names = [f"kv_cache_metric_number_{i:02d}" for i in range(count)]
     with Ledger.open(project.ledger_url) as ledger:
         for experiment, base in (("baseline", 100.0), ("eagle3-cuda13", 120.0)):
-            samples = [Sample(name, base + i + j / 10, j) for i, name in enumerate(names) for j in range(6)]
+            samples = [Sample(name, base + i + j / 10, j, j) for i, name in enumerate(names) for j in range(6)]
             ledger.record_run(NewRun(experiment, samples=samples))
     return names
 

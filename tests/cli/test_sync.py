@@ -40,8 +40,8 @@ def story_project(project: Project) -> Path:
         ["record", "baseline", "-m", "output_tok_s=89.5"],
         ["record", "eagle3", "-m", "output_tok_s=54.1"],
         ["record", "nccl-tree", "--failed", "CUDA graph incompatible"],
-        ["record", "baseline", "-m", f"output_tok_s={BASE}"],
-        ["record", "eagle3-cuda13", "-m", f"output_tok_s={NEW}"],
+        ["record", "baseline", "--each-start", "-m", f"output_tok_s={BASE}"],
+        ["record", "eagle3-cuda13", "--each-start", "-m", f"output_tok_s={NEW}"],
     ):
         res = project.run(*argv)
         assert res.returncode == 0, res.stderr
@@ -189,7 +189,7 @@ def test_warm_check_imports_no_statistics_or_plotting(project: Project) -> None:
     assert "benchdoc.docs.document" in imported  # the profile did capture benchdoc's imports
     assert not {m for m in imported if m.split(".")[0] in ("scipy", "matplotlib", "numpy")}
     # A new run invalidates the cache: the next check recomputes and sees the stale region.
-    assert project.run("record", "baseline", "-m", "output_tok_s=80,80.1,79.9,80.2,80.3").returncode == 0
+    assert project.run("record", "baseline", "--each-start", "-m", "output_tok_s=80,80.1,79.9,80.2,80.3").returncode == 0
     stale = project.run("check")
     assert stale.returncode == 1 and "table region is stale" in stale.stdout
 

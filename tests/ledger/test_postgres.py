@@ -83,7 +83,7 @@ def test_cli_against_postgres_hides_the_password(pg_url: str, project: Project) 
     env = {"BENCHDOC_LEDGER_URL": pg_url}
     for values in ("92.6,92.4,92.9,92.5,92.7", "96.1,95.8,96.4,96.0,96.3"):
         name = "baseline" if values.startswith("92") else "eagle3-cuda13"
-        res = project.run("record", name, "-m", f"output_tok_s={values}", env=env)
+        res = project.run("record", name, "--each-start", "-m", f"output_tok_s={values}", env=env)
         assert res.returncode == 0, res.stderr
     shown = json.loads(project.run("compare", "eagle3-cuda13", "--json", env=env).stdout)
     assert shown["comparisons"]["output_tok_s"]["verdict"] == "better"

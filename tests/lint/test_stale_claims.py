@@ -95,14 +95,14 @@ def test_a_claim_fix_holds_what_sync_renders_there(tmp_path: Path, sentence: str
 
 
 def test_a_direction_the_ledger_cannot_tell_is_unsupported(spec_facts: LintFacts) -> None:
-    # N-gram against the baseline: -10.6% [-33.1%, +89.2%], no significant difference. The claim
+    # N-gram against the baseline: -10.6% [-47.5%, +52.2%], inconclusive. The claim
     # matches the point estimate and lies inside the interval, yet states a direction.
     (finding,) = lint_text(spec_facts, "N-gram speculation is 10.6% slower than baseline.\n")
     assert finding.kind == STALE_CLAIM and finding.text == "10.6% slower than baseline"
-    assert "the ledger cannot tell N-gram speculation from Baseline: -10.6% [-33.1%, +89.2%], no significant difference" \
+    assert "the ledger cannot tell N-gram speculation from Baseline: -10.6% [-47.5%, +52.2%], inconclusive" \
         in finding.message
     assert "(run #4 of 2026-11-02 against run #1 of 2026-11-02)" in finding.message
-    assert "no significant difference from Baseline" in finding.fix and "show=verdict" in finding.fix
+    assert "inconclusive against Baseline" in finding.fix and "show=verdict" in finding.fix
     (cell,) = lint_text(spec_facts, "| Config | vs Baseline |\n|---|---|\n| N-gram speculation | -10.6% |\n")
     assert cell.kind == STALE_CLAIM and "cannot tell" in cell.message
 

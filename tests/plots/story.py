@@ -33,8 +33,8 @@ def story_config(extra: str = "", path: Path = Path("benchdoc.toml")) -> Config:
 
 def _run(experiment: str, values: list[float], minutes: int, env: dict, *, ttft: list[float] | None = None,
          metadata: RunMetadata | None = None) -> NewRun:
-    samples = [Sample("output_tok_s", v, i) for i, v in enumerate(values)]
-    samples += [Sample("ttft_ms_p50", v, i) for i, v in enumerate(ttft or [])]
+    samples = [Sample("output_tok_s", v, i, i) for i, v in enumerate(values)]
+    samples += [Sample("ttft_ms_p50", v, i, i) for i, v in enumerate(ttft or [])]
     start = T0 + timedelta(minutes=minutes)
     return NewRun(
         experiment=experiment, samples=samples, started_at=start, finished_at=start + timedelta(minutes=5),

@@ -15,7 +15,7 @@ from benchdoc.ledger.models import Sample
 from benchdoc.results import LazyResults, NoComparison, ResultSet, compute_results
 from benchdoc.stats import adjust_comparisons, compare
 
-VARIANT = [110.1, 110.3, 110.5, 110.2, 110.4]
+VARIANT = [93.0, 92.8, 93.3, 92.9, 93.1]  # p = 0.011 alone
 TEN_VARIANTS_CONFIG = (
     '[metrics.output_tok_s]\nlabel = "tok/s"\nunit = "tok/s"\nprimary = true\n\n'
     '[experiments.baseline]\nrole = "reference"\n\n'
@@ -34,7 +34,7 @@ def story() -> ResultSet:
     runs.add("imported-only", [91.0, 91.2, 90.9, 91.1, 91.3], day=1)  # recorded, not declared
     for index, ttft in ((1, [210.0, 205.0, 207.0]), (2, [180.0, 182.0, 181.0])):  # baseline's and eagle3-cuda13's run
         run = runs.runs[index]
-        runs.runs[index] = replace(run, samples=(*run.samples, *(Sample("ttft_ms_p50", v, i) for i, v in enumerate(ttft))))
+        runs.runs[index] = replace(run, samples=(*run.samples, *(Sample("ttft_ms_p50", v, i, i) for i, v in enumerate(ttft))))
     return compute_results(config, runs.runs)
 
 
@@ -99,7 +99,7 @@ def test_comparisons_that_cannot_be_made_say_why(story: ResultSet) -> None:
 
 
 def test_ten_variants_against_one_baseline_are_corrected_as_one_family(ten_variants: ResultSet) -> None:
-    """Alone, each variant is clearly faster (p = 0.0079); corrected across ten, none is shown to be."""
+    """Alone, each variant is faster (p ~ 0.01); corrected across ten, none is shown to be."""
     raw = {
         f"v{i}": compare(VARIANT, [92.6, 92.4, 92.9, 92.5, 92.7]) for i in range(10)
     }

@@ -328,7 +328,39 @@ def test_interleave_alternates_and_restarts_each_server(tmp_path: Path) -> None:
         assert [Path(p).name.split(".")[-3] for p in record.metadata.server_logs] == ["rep1", "rep2"]
         # A fresh server for every repetition: the warm-up runs every time.
         assert [r.warmup_requests for r in record.metadata.per_repetition] == [1, 1]
+        assert {s.start for s in record.samples} == {0, 1}  # each repetition is a start of its own
     assert_gone(recorder.pids)
+
+
+def test_starts_run_their_repetitions_each_on_a_fresh_server(tmp_path: Path) -> None:
+    config = write_project(tmp_path, """
+        [experiments.a]
+        server = "sim"
+        workload = "small"
+
+        [experiments.b]
+        server = "sim"
+        workload = "small"
+        args = ["--step-ms", "1"]
+        """)
+    recorder = Recorder()
+    report, runs = run(config, ["a", "b"], RunOptions(repetitions=2, starts=2), recorder=recorder)
+    assert not report.errors and [o.repetitions for o in report.outcomes] == [4, 4]
+    order = [(e.experiment, e.repetition) for e in recorder.of(ev.RepetitionStarted)]
+    assert order == [("a", 0), ("a", 1), ("a", 2), ("a", 3), ("b", 0), ("b", 1), ("b", 2), ("b", 3)]
+    assert len(recorder.of(ev.ServerStarting)) == 4 and len(set(recorder.pids)) == 4
+    for name in ("a", "b"):
+        record = runs[name]
+        starts = [s.start for s in sorted(record.samples, key=lambda s: s.repetition) if s.metric == "output_tok_s"]
+        assert starts == [0, 0, 1, 1] and record.starts == 2
+    interleaved = Recorder()
+    run(config, ["a", "b"], RunOptions(repetitions=2, starts=2, interleave=True), recorder=interleaved)
+    order = [(e.experiment, e.repetition) for e in interleaved.of(ev.RepetitionStarted)]
+    assert order == [("a", 0), ("a", 1), ("b", 0), ("b", 1), ("a", 2), ("a", 3), ("b", 2), ("b", 3)]
+    with Ledger.open(config.ledger_url) as ledger:
+        newest = ledger.runs(experiment="a")[0]
+    assert [Path(p).name.split(".")[-3] for p in newest.metadata.server_logs] == ["start1", "start2"]
+    assert_gone(recorder.pids + interleaved.pids)
 
 
 def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
@@ -351,7 +383,7 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
         [experiments.baseline-of-one]
         """)
     with Ledger.open(config.ledger_url) as ledger:
-        ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 1.0 + i / 100, i) for i in range(10)]))
+        ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 1.0 + i / 100, i, i) for i in range(10)]))
         ledger.record_run(NewRun("baseline-of-one", samples=[Sample("output_tok_s", 1.0, 0)]))
     recorder = Recorder()
     options = RunOptions(until_decided=True, max_repetitions=12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchdoc.errors import UsageError
+from benchdoc.results.words import verdict_text
 from benchdoc.stats import Sequential, adjust_comparisons, compare, read_sequentially
 
 BASELINE = [92.6, 92.4, 92.9, 92.5, 92.7]
@@ -18,8 +19,8 @@ def test_stopped_undecided_stays_undecided_whatever_its_last_p() -> None:
     assert fixed.verdict == "worse"  # what a view that ignores the sequential test would say
     result = read_sequentially(fixed, Sequential(repetitions=14, shares=16, decision=None))
     assert result.verdict == "undecided" and not result.significant
-    assert result.verdict_text("faster", "slower") == "undecided after 14 runs (sequential test)"
-    assert "slower" not in result.verdict_text("faster", "slower")
+    assert verdict_text(result) == "undecided after 14 runs (sequential test)"
+    assert result.delta_ci_low is None
     assert result.p_sequential == pytest.approx(min(1.0, fixed.p_value * 16))
     # A family correction on top cannot give it a direction either.
     corrected = adjust_comparisons({"x": result, "y": compare([96.0, 96.1, 96.2, 96.3, 96.4], BASELINE)})
@@ -33,6 +34,10 @@ def test_a_decided_run_shows_the_sequential_p() -> None:
     assert result.p_used == pytest.approx(fixed.p_value * 3)
     assert result.p_used <= 0.05 and result.verdict == "better"
     assert result.p_label == " sequential"
+    # The interval shown is the repeated confidence interval: at 1 - alpha / K.
+    assert result.delta_ci_level == pytest.approx(1 - 0.05 / 3)
+    assert fixed.delta_ci_low is not None and result.delta_ci_low is not None
+    assert result.delta_ci_low < fixed.delta_ci_low
 
 
 def test_the_family_corrects_the_sequential_p_not_the_raw_one() -> None:

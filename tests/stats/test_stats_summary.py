@@ -93,12 +93,25 @@ def test_outliers_are_flagged_by_index_and_never_dropped() -> None:
     values = [10.0, 10.1, 9.9, 10.05, 9.95, 15.0, 10.02]
     summary = summarize(values)
     q1, q3 = np.percentile(values, [25, 75])
-    fences = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1))
+    fences = (q1 - 3 * (q3 - q1), q3 + 3 * (q3 - q1))
     expected = tuple(i for i, v in enumerate(values) if not fences[0] <= v <= fences[1])
     assert summary.outliers == expected == (5,)
     assert summary.n == 7 and summary.max == 15.0  # still counted
     assert outlier_indices([1.0, 1.0, 1.0]) == ()
     assert outlier_indices([5.0, 1.0, 1.1, 0.9, 1.05, 0.95, -3.0]) == (0, 6)
+
+
+def test_identical_values_do_not_make_their_neighbour_an_outlier() -> None:
+    assert outlier_indices([100, 100, 100, 100, 101]) == ()  # IQR 0: resolution, not an outlier
+    assert outlier_indices([100, 100, 100, 100, 100, 100, 150]) == (6,)
+    assert outlier_indices([1.0, 1.0, 9.0, 1.0]) == ()  # four values: too few to tell
+
+
+def test_clean_normal_samples_are_rarely_marked() -> None:
+    rng = np.random.default_rng(3)
+    for n in (5, 6, 8, 12):
+        marked = sum(bool(outlier_indices(100 + rng.normal(0, 1, n))) for _ in range(800))
+        assert marked / 800 < 0.09, n  # about 5% at each size; Tukey's 1.5 IQR marked 26-40%
 
 
 @pytest.mark.parametrize(

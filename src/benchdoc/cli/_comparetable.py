@@ -20,7 +20,7 @@ def compare_table(results: ResultSet, a: ExperimentResult, b: ExperimentResult, 
 
     config = results.config
     adjusted = any(pair.comparison.p_used != pair.comparison.p_value for pair in pairs)
-    headers = ["metric", b.name, a.name, "delta", f"{config.stats.confidence * 100:g}% interval", "p"]
+    headers = ["metric", b.name, a.name, "delta", "interval (level)", "p"]
     headers += ["p uncorrected"] if adjusted else []
     columns = [Column(h, right=h not in ("metric",), role="key" if h == "metric" else "head") for h in headers]
     columns.append(Column("verdict"))
@@ -43,11 +43,11 @@ def compare_table(results: ResultSet, a: ExperimentResult, b: ExperimentResult, 
 
 
 def _interval(c: Comparison) -> str:
+    from benchdoc.results.words import shift_interval_text
+
     if c.verdict == "undecided":
         return "—"  # a sequential test that stopped undecided shows no direction
-    if c.delta_ci_low is not None and c.delta_ci_high is not None:
-        return f"[{c.delta_ci_low:+.1f}%, {c.delta_ci_high:+.1f}%]"
-    return c.delta_ci_reason or "—"
+    return shift_interval_text(c) or c.delta_ci_reason or "—"
 
 
 def _cell(summary: Summary, digits: int) -> str:
@@ -72,7 +72,8 @@ def _notes(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: 
     if any(pair.comparison.candidate.outliers or pair.comparison.baseline.outliers for pair in pairs):
         notes.append(f"† values include outliers ({outlier_rule()})")
     notes.extend(dict.fromkeys(f"p: {pair.metric}: {pair.note}" if len(pairs) > 1 else f"p: {pair.note}" for pair in pairs))
-    notes.append(f"test: {TEST_NAME}; delta: median of the pairwise ratios, with the interval that inverts the test")
+    notes.append(f"test: {TEST_NAME}; delta: ratio of the geometric means of the server starts, with its interval "
+                 "at the level the verdict is decided at")
     return notes
 
 

@@ -112,7 +112,7 @@ def _notes(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str
 
 
 def _outliers(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str]) -> str | None:
-    """'† outliers (outside 1.5×IQR ...): Baseline TTFT p50 60.0', or None when no value was flagged."""
+    """'† outliers (outside 3×IQR ...): Baseline TTFT p50 60.0', or None when no value was flagged."""
     from benchdoc.results.words import OUTLIER_MARK, outlier_rule
 
     found = []

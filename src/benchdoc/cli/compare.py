@@ -23,9 +23,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="compare an experiment against another (delta, interval, p-value, verdict)",
         description="Compare CANDIDATE against BASELINE (default: the candidate's compare_to) for each "
-        "metric both have: both medians with their 95% intervals, the shift % (median of the pairwise ratios) with "
-        "the interval that inverts the rank test, "
-        "the two-sided Mann-Whitney U p-value and the verdict (~ when the difference is noise). "
+        "metric both have: both medians with their 95% intervals, the shift % (the ratio of the geometric means of "
+        "the server starts' means) with its interval at the level the verdict is decided at, Welch's two-sided "
+        "p-value on the per-start means and the verdict (~ inconclusive; one server start a side cannot be told "
+        "from its start and says so). "
         "An experiment against its compare_to reads exactly as in `show`, documents and the lint: its p is "
         "corrected across the project's comparisons (the uncorrected p is shown beside it). Any other pair is "
         "computed with the same settings but is not part of that family, and says so.",

@@ -16,10 +16,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "record",
         help="record one run of an experiment (values measured elsewhere, or a failure)",
         description="Record one run of EXPERIMENT in the ledger, with the environment it ran in. "
-        "Each --metric gives one metric's values; several comma-separated values are the run's repetitions.",
+        "Each --metric gives one metric's values; several comma-separated values are the run's repetitions, "
+        "all of one server start unless --each-start says each value had its own (comparisons are made "
+        "between server starts).",
         epilog="examples:\n"
         "  benchdoc record baseline --metric output_tok_s=92.6\n"
         "  benchdoc record eagle3 --metric output_tok_s=95.8,96.1,96.4 --metric ttft_ms_p50=41,40,42\n"
+        "  benchdoc record eagle3 --each-start --metric output_tok_s=95.8,96.1,96.4   three server starts\n"
         '  benchdoc record nccl-tree --failed "CUDA graph incompatible"',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -30,6 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--failed", metavar="REASON", help="record a failed run with its reason (no values)")
     parser.add_argument("--note", help="free text kept with the run")
+    parser.add_argument(
+        "--each-start", action="store_true",
+        help="each value was measured on a server start of its own (default: all on one start)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -62,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.measured import record_measured
 
     config = load_project(args)
-    recorded = record_measured(config, args.experiment, parse_metric_args(args.metric), failed=args.failed, note=args.note)
+    recorded = record_measured(config, args.experiment, parse_metric_args(args.metric), failed=args.failed, note=args.note,
+                               each_start=args.each_start)
     print(recorded.describe())
     return 0

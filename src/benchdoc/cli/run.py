@@ -44,6 +44,8 @@ examples:
   benchdoc run baseline 'eagle3-*'      these, in config order
   benchdoc run eagle3 --until-decided   repeat until the comparison is decided
   benchdoc run --interleave a b         A B A B ...: drift hits both alike
+  benchdoc run a b --starts 6 -n 3      6 server starts of 3 repetitions each (verdicts compare starts)
+  benchdoc run a b --starts 6 --interleave   A B A B ... start by start
   benchdoc run baseline                 a workload with rate = [1, 2, 4]: every level, one server start
   benchdoc run --dry-run                print what would run (and what each sweep expanded into)
   benchdoc run 'eagle3-s*' --missing    only those without a successful run of their current config
@@ -70,14 +72,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT|GLOB",
                         help="experiments to run (default: every experiment with a server)")
     parser.add_argument("--repetitions", "-n", type=whole_number, metavar="N",
-                        help="repetitions per experiment (default: each experiment's own, else 5)")
+                        help="repetitions per server start (default: each experiment's own, else 5); without "
+                        "--starts one start runs them all, or with --interleave each is a start of its own")
+    parser.add_argument("--starts", type=whole_number, metavar="S",
+                        help="server starts per experiment, each running -n repetitions (comparisons are made "
+                        "between starts: several a side are needed for a verdict)")
     parser.add_argument("--until-decided", action="store_true",
                         help="add repetitions until the comparison against compare_to is significant or "
                         "equivalent (alpha spent over the looks; see docs/running.md)")
     parser.add_argument("--max-repetitions", type=whole_number, metavar="N",
                         help="with --until-decided: the most repetitions to run (default 20)")
     parser.add_argument("--interleave", action="store_true",
-                        help="alternate experiments repetition by repetition, restarting each server every time")
+                        help="alternate experiments start by start (with --starts), else repetition by repetition, "
+                        "restarting each server every time")
     parser.add_argument("--wait-for-port", type=float, default=0.0, metavar="S",
                         help="a server's fixed port held by another process: wait up to S seconds for it to be "
                         "free (saying so) instead of recording a setup error at once (default 0)")
@@ -112,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_OK
     options = RunOptions(
         repetitions=args.repetitions,
+        starts=args.starts,
         until_decided=args.until_decided,
         max_repetitions=args.max_repetitions,
         interleave=args.interleave,
@@ -221,7 +229,7 @@ def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
     print_sweeps(list(dict.fromkeys((item.workload.get("level") or {}).get("of") or item.experiment for item in planned)),
                  config)
     for item in planned:
-        reps = f"{item.repetitions} repetitions"
+        reps = f"{item.starts} server starts x {item.repetitions} repetitions" if item.starts > 1 else f"{item.repetitions} repetitions"
         if item.max_repetitions is not None:
             reps += f", up to {item.max_repetitions} until decided"
         print(f"{item.experiment}  (server {item.server}, {reps}{', interleaved' if item.interleave else ''})")

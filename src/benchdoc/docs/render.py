@@ -259,7 +259,7 @@ class Renderer:
             parts.append(result.reason)
         elif result.status is Status.SUPERSEDED and result.reason:
             parts.append(f"{Status.SUPERSEDED} {result.reason}")
-        elif result.status is Status.MEASURED and result.reason:
+        elif result.status in (Status.MEASURED, Status.INCONCLUSIVE) and result.reason:
             parts.append(result.reason)
         if result.setup_error is not None:
             parts.append(f"setup error: {result.setup_error}")

@@ -52,11 +52,18 @@ def as_utc(moment: datetime | None) -> datetime:
 
 @dataclass(frozen=True)
 class Sample:
-    """One measured value of one metric in one repetition of a run."""
+    """One measured value of one metric in one repetition of a run.
+
+    ``start`` numbers the server start (from 0, within its run) that measured it: the
+    repetitions of one start share its clocks, memory layout and compiled graphs, so a
+    comparison treats the start, not the repetition, as its unit. A run recorded before
+    starts were kept is one start.
+    """
 
     metric: str
     value: float
     repetition: int = 0
+    start: int = 0
 
 
 @dataclass(frozen=True)
@@ -140,6 +147,16 @@ class RunRecord:
     def values(self, metric: str) -> list[float]:
         """The values of one metric in this run, in repetition order."""
         return [s.value for s in sorted(self.samples, key=lambda s: s.repetition) if s.metric == metric]
+
+    def start_labels(self, metric: str) -> list[tuple[int, int]]:
+        """The server start of each of :meth:`values`, as (run id, start within the run)."""
+        ordered = sorted(self.samples, key=lambda s: s.repetition)
+        return [(self.id, s.start) for s in ordered if s.metric == metric]
+
+    @property
+    def starts(self) -> int:
+        """How many server starts this run's samples come from."""
+        return len({s.start for s in self.samples}) if self.samples else 0
 
     @property
     def metrics(self) -> list[str]:

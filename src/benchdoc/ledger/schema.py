@@ -6,6 +6,10 @@ free-form parts (environment, command, metadata), timestamps stored in UTC.
 Version 2 added the cause of a failure read from the log (``runs.failure_cause``), the
 per-request records of a run (``run_requests``) and retractions (``retractions``: runs
 stay append-only; taking one back, or undoing that, is a row of its own).
+
+Version 3 added the server start of each sample (``samples.server_start``, numbered from 0
+within its run): comparisons are made between starts. A run recorded before it is one
+start, which is what the column's default says.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import sqlalchemy as sa
 
 from benchdoc.ledger.models import Outcome
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = sa.MetaData()
 
@@ -58,6 +62,7 @@ samples_table = sa.Table(
     sa.Column("metric", sa.String(200), nullable=False),
     sa.Column("repetition", sa.Integer, nullable=False),
     sa.Column("value", sa.Float(precision=53), nullable=False),
+    sa.Column("server_start", sa.Integer, nullable=False, server_default="0"),
     sa.Index("samples_by_run", "run_id"),
     sa.Index("samples_by_metric", "metric"),
 )
@@ -96,6 +101,10 @@ def _to_version_2(conn: sa.Connection) -> None:
     retractions_table.create(conn)
 
 
+def _to_version_3(conn: sa.Connection) -> None:
+    conn.execute(sa.text("ALTER TABLE samples ADD COLUMN server_start INTEGER NOT NULL DEFAULT 0"))
+
+
 # Migrations from version N to N+1, in order. Each runs inside the transaction that
 # bumps the stored version, so a ledger is never left half-migrated.
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _to_version_2}
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {1: _to_version_2, 2: _to_version_3}

@@ -373,12 +373,15 @@ class Ledger:
             if with_samples and rows:
                 run_ids = query.with_only_columns(runs_table.c.id).order_by(None).subquery()
                 sample_rows = conn.execute(
-                    sa.select(samples_table.c.run_id, samples_table.c.metric, samples_table.c.repetition, samples_table.c.value)
+                    sa.select(
+                        samples_table.c.run_id, samples_table.c.metric, samples_table.c.repetition,
+                        samples_table.c.value, samples_table.c.server_start,
+                    )
                     .where(samples_table.c.run_id.in_(sa.select(run_ids.c.id)))
                     .order_by(samples_table.c.run_id, samples_table.c.repetition, samples_table.c.id)
                 )
-                for run_id, metric, repetition, value in sample_rows:
-                    samples.setdefault(run_id, []).append(Sample(metric, value, repetition))
+                for run_id, metric, repetition, value, start in sample_rows:
+                    samples.setdefault(run_id, []).append(Sample(metric, value, repetition, start))
             retracted = current_retractions(conn, query.with_only_columns(runs_table.c.id).order_by(None).subquery()) if rows else {}
         return [_record(row, samples.get(row["id"], []), retracted.get(row["id"])) for row in rows]
 
@@ -468,7 +471,11 @@ def _insert_run(conn: sa.Connection, run: NewRun) -> int:
     if run.samples:
         conn.execute(
             samples_table.insert(),
-            [{"run_id": run_id, "metric": s.metric, "repetition": s.repetition, "value": float(s.value)} for s in run.samples],
+            [
+                {"run_id": run_id, "metric": s.metric, "repetition": s.repetition, "value": float(s.value),
+                 "server_start": s.start}
+                for s in run.samples
+            ],
         )
     insert_requests(conn, run_id, run.requests)
     return run_id

@@ -422,9 +422,9 @@ def vs_cell_claim(text: str) -> Claim | None:
 
 # Verdicts under which the ledger cannot tell the two apart: no direction is supported.
 _CANNOT_TELL = {
-    "same": "no significant difference",
+    "same": "inconclusive",
     "equivalent": "equivalent within the margin",
-    "insufficient": "too few runs to tell",
+    "insufficient": "too few server starts to tell",
     "undecided": "undecided by the sequential test",
 }
 

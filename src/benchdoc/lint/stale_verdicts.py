@@ -185,9 +185,11 @@ def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
     if meaning == WORKS:
         return status is Status.FAILED
     if meaning == WINS:
-        return status is Status.FAILED or status.loses or (no_difference and goodness is not None and goodness <= 0)
+        return (status is Status.FAILED or status.loses or status is Status.INCONCLUSIVE
+                or (no_difference and goodness is not None and goodness <= 0))
     if meaning == LOSES:
-        return status is Status.WORKS or (no_difference and goodness is not None and goodness >= 0)
+        return (status is Status.WORKS or status is Status.INCONCLUSIVE
+                or (no_difference and goodness is not None and goodness >= 0))
     if meaning == SAME:
         return status is Status.WORKS or status.loses
     return False

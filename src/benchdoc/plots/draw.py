@@ -63,6 +63,7 @@ STATUS_COLOURS: dict[Status, str] = {
     Status.SLOWER: OKABE_ITO["vermillion"],
     Status.WORSE: OKABE_ITO["vermillion"],
     Status.NO_DIFFERENCE: OKABE_ITO["sky_blue"],
+    Status.INCONCLUSIVE: OKABE_ITO["yellow"],
     Status.MEASURED: OKABE_ITO["orange"],
     Status.SUPERSEDED: NEUTRAL_GREY,
 }

@@ -18,7 +18,7 @@ from benchdoc.ledger.models import Outcome
 from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
 from benchdoc.report.logs import log_tail
 from benchdoc.results.status import Status
-from benchdoc.results.words import format_p, verdict_text
+from benchdoc.results.words import format_p, shift_interval_text, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -97,10 +97,10 @@ def header(results: ResultSet, source: str | None) -> str:
         f"latest run {esc(when(latest))}.</p>",
         f'<p class="lede">Each number is the median of the pooled runs ({esc(results.pooling.describe())}), '
         f"with the {esc(level)} interval of the median (exact order-statistic interval; none when an experiment has "
-        f"too few values). Comparisons against each experiment's <code>compare_to</code> use a two-sided "
-        f"Mann–Whitney U test{correction}; a delta is the median of the pairwise ratios, with the interval that "
-        f"inverts the same test; "
-        f"~ marks a difference that is noise.</p>",
+        f"too few values). Comparisons against each experiment's <code>compare_to</code> are made between "
+        f"server starts: Welch's two-sided t-test on the per-start means of log values{correction}; a delta is the "
+        f"ratio of the two sides' geometric means, with the interval at the level the verdict is decided at; "
+        f"~ marks a comparison the test could not decide.</p>",
     ]
     simulated = [run for run in runs if is_simulated(run)]
     if simulated:
@@ -336,8 +336,8 @@ def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]
         items = []
         for metric_name, comparison in result.comparisons.items():
             spec = results.config.metric_or_default(metric_name)
-            low, high = comparison.delta_ci_low, comparison.delta_ci_high
-            interval = f" [{low:+.1f}%, {high:+.1f}%]" if low is not None and high is not None else ""
+            shown = shift_interval_text(comparison)
+            interval = f" {shown}" if shown else ""
             verdict = verdict_text(comparison, spec)
             p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}{comparison.p_label}, "
             shift = "" if comparison.verdict == "undecided" else f"{comparison.delta_pct:+.1f}%{interval} — "

@@ -26,7 +26,7 @@ from benchdoc.report.sections import (
     when,
 )
 from benchdoc.results.status import STATUSES, Status
-from benchdoc.results.words import interval_text, vs_cell
+from benchdoc.results.words import interval_text, shift_interval_text, vs_cell
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -159,9 +159,7 @@ def delta_interval(comparison: Any) -> str | None:
     or a sequential test that stopped without a direction)."""
     if comparison.verdict == "undecided":
         return None
-    if comparison.delta_ci_low is None or comparison.delta_ci_high is None:
-        return comparison.delta_ci_reason or None
-    return f"[{comparison.delta_ci_low:+.1f}%, {comparison.delta_ci_high:+.1f}%]"
+    return shift_interval_text(comparison) or comparison.delta_ci_reason or None
 
 
 def _runs_cell(result: ExperimentResult, primary: MetricConfig | None) -> str:

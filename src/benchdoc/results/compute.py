@@ -250,15 +250,16 @@ def _corrected_comparisons(
             base = summaries[target].get(metric)
             if base is None or not can_compare(base) or summary.median < 0:
                 continue  # see _below_zero: one unusable value must not stop the rest
-            comparison = compare_summaries(config, metric, summary, base)
+            comparison = compare_summaries(config, metric, summary, base, pooled[name], pooled[target])
             outcome = sequential_outcome(pooled[name], pooled[target], metric, target)
             raw.setdefault(metric, {})[name] = read_sequentially(comparison, outcome) if outcome else comparison
     comparisons: dict[str, dict[str, Comparison]] = {}
     family_sizes: dict[str, int] = {}
     for metric, family in raw.items():
-        family_sizes[metric] = len(family)
+        family_sizes[metric] = sum(1 for comparison in family.values() if comparison.estimate is not None)
         # A family of one is corrected by nothing: its p is left unmarked, as correction_note says.
-        corrected = adjust_comparisons(family, config.stats.correction) if config.stats.correction != "none" and len(family) > 1 else family
+        testable = config.stats.correction != "none" and family_sizes[metric] > 1
+        corrected = adjust_comparisons(family, config.stats.correction) if testable else family
         for name, comparison in corrected.items():
             comparisons.setdefault(name, {})[metric] = comparison
     return comparisons, family_sizes

@@ -246,7 +246,7 @@ class ResultSet:
             return PairComparison(a.name, b.name, spec.name, a.comparisons[spec.name], True, note)
         key = (a.name, b.name, spec.name)
         if key not in self._ad_hoc:
-            self._ad_hoc[key] = compare_summaries(self.config, spec.name, mine, theirs)
+            self._ad_hoc[key] = compare_summaries(self.config, spec.name, mine, theirs, a.pooled, b.pooled)
         note = f"not part of the corrected family ({b.name} is not {a.name}'s compare_to): p is uncorrected"
         return PairComparison(a.name, b.name, spec.name, self._ad_hoc[key], False, note)
 

@@ -8,6 +8,7 @@ equivalence margin for both, so a pair reads the same wherever it is shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from benchdoc.stats import TEST_NAME as TEST_NAME  # re-exported: the test behind every p-value, as captions name it
@@ -15,10 +16,22 @@ from benchdoc.stats import compare
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
+    from benchdoc.ledger.models import RunRecord
     from benchdoc.stats import Comparison, Summary
 
-def compare_summaries(config: Config, metric: str, candidate: Summary, baseline: Summary) -> Comparison:
-    """``candidate`` against ``baseline`` for ``metric``, uncorrected, with the project's settings."""
+def compare_summaries(
+    config: Config,
+    metric: str,
+    candidate: Summary,
+    baseline: Summary,
+    candidate_runs: Sequence[RunRecord] = (),
+    baseline_runs: Sequence[RunRecord] = (),
+) -> Comparison:
+    """``candidate`` against ``baseline`` for ``metric``, uncorrected, with the project's settings.
+
+    The runs each summary pools (in the order their values were pooled) say which server
+    start measured each value, so the comparison is made between starts; without them each
+    value counts as its own start."""
     spec = config.metric_or_default(metric)
     return compare(
         candidate.values,
@@ -29,7 +42,14 @@ def compare_summaries(config: Config, metric: str, candidate: Summary, baseline:
         equivalence_margin=spec.equivalence_margin,
         candidate_summary=candidate,
         baseline_summary=baseline,
+        candidate_starts=start_labels(candidate_runs, metric) if candidate_runs else None,
+        baseline_starts=start_labels(baseline_runs, metric) if baseline_runs else None,
     )
+
+
+def start_labels(runs: Sequence[RunRecord], metric: str) -> list[tuple[int, int]]:
+    """The server start of every pooled value of ``metric``, in pooling order."""
+    return [label for run in runs for label in run.start_labels(metric)]
 
 
 def can_compare(baseline: Summary) -> bool:

@@ -24,7 +24,8 @@ class Status(str, Enum):
     WORKS = "Works"
     SLOWER = "Slower"
     WORSE = "Worse"
-    NO_DIFFERENCE = "No difference"
+    NO_DIFFERENCE = "No difference"  # equivalence within the metric's margin is shown
+    INCONCLUSIVE = "Inconclusive"  # compared, and the test could not decide (never "No difference")
     FAILED = "Failed"
     UNTESTED = "Untested"
     MEASURED = "Measured"
@@ -45,7 +46,7 @@ class Status(str, Enum):
     @property
     def ran(self) -> bool:
         """The latest run completed and was compared (whatever the verdict)."""
-        return self in (Status.WORKS, Status.SLOWER, Status.WORSE, Status.NO_DIFFERENCE)
+        return self in (Status.WORKS, Status.SLOWER, Status.WORSE, Status.NO_DIFFERENCE, Status.INCONCLUSIVE)
 
     @property
     def loses(self) -> bool:
@@ -83,6 +84,8 @@ def decide_status(
         return Status.MEASURED, None
     # A speed (a throughput or a latency) loses by being slower; anything else by being worse.
     status = status_of_verdict(comparison.verdict, config.metric_or_default(metric).measures_speed)
+    if status is Status.INCONCLUSIVE:
+        return status, verdict_text(comparison)  # with what would decide it
     if status is not None:
         return status, None
-    return Status.MEASURED, verdict_text(comparison)  # insufficient: say how many runs it needs
+    return Status.MEASURED, verdict_text(comparison)  # one start a side, undecided: say what it needs

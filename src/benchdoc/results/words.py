@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from benchdoc.results.status import Status
+from benchdoc.stats import MAX_STARTS_SUGGESTED
 from benchdoc.stats import format_p as format_p  # re-exported: a p-value for people ('0.0079', '<0.001')
 from benchdoc.stats.summary import OUTLIER_IQR_FACTOR
 
@@ -47,7 +48,9 @@ _DEFAULT_WORDS = ("better", "worse")
 
 
 def change_words(delta_pct: float, metric: Wording, digits: int = 1, *, named: bool = False) -> str:
-    """How far a change went, in words that agree with its sign; never "-50.8% faster".
+    """How far a change went, in words that agree with its sign; never "-50.8% faster",
+    and never a size that rounds to nothing ("0.0% slower", "1.00x faster"): a change
+    too small for ``digits`` is given with as many more digits as it takes.
 
     - a throughput (a unit per second): '3.8% faster', '10.0% slower';
     - a latency or duration (a time unit, lower is better): the ratio of the times, as
@@ -63,33 +66,83 @@ def change_words(delta_pct: float, metric: Wording, digits: int = 1, *, named: b
     ratio = 1 + delta_pct / 100
     if is_time_unit(metric.unit) and metric.direction == "lower" and ratio > 0:
         factor = 1 / ratio if ratio < 1 else ratio
-        return f"{factor:.2f}x {word}"
-    size = f"{abs(delta_pct):.{digits}f}%"
+        return f"{_visible(factor, 2, above=1.0)}x {word}"
+    size = f"{_visible(abs(delta_pct), digits)}%"
     if is_speed_unit(metric.unit) or (metric.better_word, metric.worse_word) != _DEFAULT_WORDS:
         return f"{size} {word}"
     moved = f"{size} {'higher' if delta_pct > 0 else 'lower'}"
     return f"{moved} {metric.label}" if named and metric.label else moved
 
 
-def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: int = 1) -> str:
-    """The verdict alone: '3.8% faster', '~ (no significant difference, p=0.41)',
-    'equivalent within ±1%', 'need >= 4 runs each', in the metric's words.
+def _visible(value: float, digits: int, above: float = 0.0) -> str:
+    """``value`` with ``digits`` decimals, or more when fewer would show it as ``above``."""
+    for places in range(digits, digits + 6):
+        text = f"{value:.{places}f}"
+        if float(text) != above:
+            return text
+    return f"{value:.{digits + 6}g}"
 
-    The statistics word their own verdict (what a test concluded is theirs to say); every
-    view asks here, with the metric's words, so none words it another way.
-    """
-    if metric is None:
-        return comparison.verdict_text("better", "worse", digits)
-    if comparison.verdict in ("better", "worse"):
-        text = change_words(comparison.delta_pct, metric, digits)
+
+def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: int = 1) -> str:
+    """The verdict alone, in the metric's words: '3.8% faster', 'equivalent within ±1%',
+    'inconclusive (p=0.41); about 9 server starts each would decide',
+    '+1.8% within one server start each: start-to-start variation not measured; need >= 2
+    starts each', 'undecided after 20 runs (sequential test)'. Every view words a verdict here."""
+    better, worse = (metric.better_word, metric.worse_word) if metric is not None else _DEFAULT_WORDS
+    verdict = comparison.verdict
+    if verdict in ("better", "worse"):
+        if metric is not None:
+            text = change_words(comparison.delta_pct, metric, digits)
+        else:
+            text = f"{_visible(abs(comparison.delta_pct), digits)}% {better if verdict == 'better' else worse}"
         if comparison.medians_disagree:
             text += f" (the medians differ the other way: {comparison.median_delta_pct:+.{digits}f}%)"
         return text
-    return comparison.verdict_text(metric.better_word, metric.worse_word, digits)
+    if verdict == "equivalent":
+        return f"equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%"
+    if verdict == "undecided":
+        runs = comparison.sequential.repetitions if comparison.sequential else 0
+        return f"undecided after {runs} runs (sequential test)"
+    if verdict == "insufficient":
+        return insufficient_text(comparison, digits)
+    return f"{INCONCLUSIVE} (p={format_p(comparison.p_used)}{comparison.p_label}){_deciding(comparison)}"
+
+
+INCONCLUSIVE = "inconclusive"
+
+
+def insufficient_text(comparison: Comparison, digits: int = 1) -> str:
+    """Why no test was made: a side with fewer than two server starts."""
+    needed = comparison.starts_needed or 2
+    if comparison.single_start:
+        return (f"{comparison.delta_pct:+.{digits}f}% within one server start each: start-to-start "
+                f"variation not measured; need >= {needed} starts each")
+    return (f"need >= {needed} server starts each "
+            f"(has {comparison.starts_candidate} and {comparison.starts_baseline})")
+
+
+def _deciding(comparison: Comparison) -> str:
+    """What would decide an inconclusive comparison: '; about 9 server starts each would decide'."""
+    if comparison.starts_needed is None and comparison.equivalence_margin is None:
+        return f"; a shift this small needs over {MAX_STARTS_SUGGESTED} server starts each: an equivalence_margin would decide sooner"
+    if comparison.starts_needed is None:
+        return f"; a shift this close to the margin needs over {MAX_STARTS_SUGGESTED} server starts each"
+    return f"; about {comparison.starts_needed} server starts each would decide"
+
+
+def components_text(comparison: Comparison) -> str | None:
+    """Kalibera & Jones's variance components: 'between-start CV 1.2%, within-start CV 0.4%'."""
+    parts = comparison.components
+    shown = []
+    if parts.between_cv is not None:
+        shown.append(f"between-start CV {parts.between_cv * 100:.2g}%")
+    if parts.within_cv is not None:
+        shown.append(f"within-start CV {parts.within_cv * 100:.2g}%")
+    return ", ".join(shown) or None
 
 
 def delta_text(comparison: Comparison) -> str:
-    """The delta as a table shows it: '+3.8%', '~' when the difference is noise, and no
+    """The delta as a table shows it: '+3.8%', '~' when the test could not tell, and no
     direction at all ('?') when a sequential test stopped undecided."""
     if comparison.verdict == "undecided":
         return UNDECIDED
@@ -97,8 +150,8 @@ def delta_text(comparison: Comparison) -> str:
 
 
 def delta_mark(comparison: Comparison | None) -> str | None:
-    """A chart's short label: '+3.8%', '~' for noise or equivalence, '+3.8%?' with too few
-    runs, '?' when a sequential test stopped undecided."""
+    """A chart's short label: '+3.8%', '~' for inconclusive or equivalent, '+3.8%?' with
+    too few starts, '?' when a sequential test stopped undecided."""
     if comparison is None:
         return None
     if comparison.verdict in ("same", "equivalent"):
@@ -113,25 +166,27 @@ def vs_line(comparison: Comparison, metric: Wording, target: str, digits: int = 
     """One line against the reference: '+3.8% vs baseline: 3.8% faster'; an undecided
     sequential test shows no signed delta: 'vs baseline: undecided after 20 runs (sequential test)'."""
     verdict = verdict_text(comparison, metric, digits)
-    if comparison.verdict == "undecided":
+    if comparison.verdict in ("undecided", "insufficient"):
         return f"vs {target}: {verdict}"
     return f"{comparison.delta_pct:+.1f}% vs {target}: {verdict}"
 
 
 def vs_cell(comparison: Comparison, metric: Wording) -> str:
     """A table's "vs" cell: '3.8% faster (p=0.008)', '2.03x faster (p=0.008)' for a latency,
-    '~ +0.2% (no significant difference, p=0.41)': a direction in words, or a signed delta
-    with no direction claimed."""
+    '~ +0.2% (inconclusive, p=0.41)': a direction in words, or a signed delta with no
+    direction claimed."""
     delta = f"{comparison.delta_pct:+.1f}%"
     if comparison.verdict in ("better", "worse"):
         return f"{change_words(comparison.delta_pct, metric)} (p={format_p(comparison.p_used)})"
     if comparison.verdict == "equivalent":
         return f"≈ {delta} (equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%)"
     if comparison.verdict == "insufficient":
-        return f"{delta} (too few runs to tell: need >= {comparison.runs_needed} each)"
+        if comparison.single_start:
+            return f"{delta} (one server start each: too few to tell)"
+        return f"{delta} (too few server starts to tell: need >= {comparison.starts_needed} each)"
     if comparison.verdict == "undecided":  # a sequential test stopped without a direction: show none
         return verdict_text(comparison, metric)
-    return f"{NOISE} {delta} (no significant difference, p={format_p(comparison.p_used)})"
+    return f"{NOISE} {delta} ({INCONCLUSIVE}, p={format_p(comparison.p_used)})"
 
 
 def verdict_sentence(
@@ -154,11 +209,30 @@ def verdict_sentence(
     if verdict == "equivalent":
         return f"equivalent to {other} (within ±{(margin or 0) * 100:g}%)"
     if verdict == "insufficient":
-        return f"{delta_pct:+.1f}% vs {other} (too few runs to tell)"
+        return f"{delta_pct:+.1f}% vs {other} (too few server starts to tell)"
     if verdict == "undecided":  # no direction: the sequential test found none
         after = f" after {runs} runs" if runs is not None else ""
         return f"undecided against {other}{after} (sequential test)"
-    return f"no significant difference from {other} ({delta_pct:+.1f}%)"
+    return f"{INCONCLUSIVE} against {other} ({delta_pct:+.1f}%)"
+
+
+def shift_interval_text(comparison: Comparison) -> str | None:
+    """The shift's interval as shown beside a verdict: '[+1.2%, +6.3%] (97.5%)'. Its bounds
+    keep as many digits as it takes for one that excludes 0 not to read as 0."""
+    low, high, level = comparison.delta_ci_low, comparison.delta_ci_high, comparison.delta_ci_level
+    if low is None or high is None or level is None:
+        return None
+    return f"[{_signed_bound(low)}, {_signed_bound(high)}] ({level * 100:.4g}%)"
+
+
+def _signed_bound(value: float) -> str:
+    if value == 0:
+        return "0%"
+    for places in range(1, 7):
+        text = f"{value:+.{places}f}"
+        if float(text) != 0:
+            return f"{text}%"
+    return f"{value:+.2e}%"
 
 
 def interval_text(summary: Summary) -> str | None:
@@ -197,7 +271,8 @@ OUTLIER_MARK = "†"
 
 def outlier_rule() -> str:
     """How an outlier is found, in words."""
-    return f"outside {OUTLIER_IQR_FACTOR:g}×IQR of the quartiles; flagged, still counted in the median"
+    return (f"outside {OUTLIER_IQR_FACTOR:g}×IQR of the quartiles (wider below 7 values, none below 5); "
+            "flagged, still counted in the median")
 
 
 def failure_reason(run: RunRecord) -> str:
@@ -210,10 +285,11 @@ _STATUS_PHRASES: dict[Status, str] = {
     Status.WORKS: "now works",
     Status.SLOWER: "is now slower",
     Status.WORSE: "is now worse",
-    Status.NO_DIFFERENCE: "now makes no significant difference",
+    Status.NO_DIFFERENCE: "now makes no difference (equivalent within its margin)",
     Status.FAILED: "now fails",
     Status.REFERENCE: "is the reference",
     Status.UNTESTED: "is untested",
+    Status.INCONCLUSIVE: "is now inconclusive",
     Status.MEASURED: "has no verdict yet",
     Status.SUPERSEDED: "is superseded",
 }
@@ -231,8 +307,10 @@ def status_of_verdict(verdict: str, measures_speed: bool = True) -> Status | Non
         return Status.WORKS
     if verdict == "worse":
         return Status.SLOWER if measures_speed else Status.WORSE
-    if verdict in ("same", "equivalent"):
+    if verdict == "equivalent":  # "No difference" only where equivalence is shown
         return Status.NO_DIFFERENCE
+    if verdict == "same":
+        return Status.INCONCLUSIVE
     return None
 
 

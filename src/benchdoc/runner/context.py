@@ -26,7 +26,8 @@ EventSink = Callable[[RunEvent], None]
 class RunOptions:
     """How `run_experiments` runs: overrides and modes."""
 
-    repetitions: int | None = None  # overrides each experiment's own count
+    repetitions: int | None = None  # overrides each experiment's own count (per server start with ``starts``)
+    starts: int | None = None  # server starts per experiment, each running ``repetitions``
     until_decided: bool = False
     max_repetitions: int | None = None  # with until_decided (default DEFAULT_MAX_REPETITIONS)
     interleave: bool = False
@@ -40,11 +41,25 @@ class RunOptions:
             raise UsageError(f"--wait-for-port must be 0 or more seconds, got {self.port_wait_s:g}")
         if self.repetitions is not None and self.repetitions < 1:
             raise UsageError(f"--repetitions must be at least 1, got {self.repetitions}")
+        if self.starts is not None and self.starts < 1:
+            raise UsageError(f"--starts must be at least 1, got {self.starts}")
+        if self.starts is not None and self.until_decided:
+            raise UsageError("--starts with --until-decided is not supported yet: run a fixed number of starts, "
+                             "or --interleave --until-decided (every repetition a start of its own)")
         if self.max_repetitions is not None:
             if not self.until_decided:
                 raise UsageError("--max-repetitions goes with --until-decided")
             if self.max_repetitions < 1:
                 raise UsageError(f"--max-repetitions must be at least 1, got {self.max_repetitions}")
+
+    def repetitions_per_start(self, planned: int) -> int | None:
+        """How many of an experiment's ``planned`` repetitions one server start runs:
+        ``planned / starts``, one with ``interleave`` or ``until_decided`` (every repetition a
+        start of its own), else None: one start runs every repetition."""
+        if self.starts is not None:
+            return max(1, planned // self.starts)
+        # --until-decided adds server starts: every repetition is one.
+        return 1 if self.interleave or self.until_decided else None
 
     def max_repetitions_for(self, planned: int) -> int:
         """The most repetitions --until-decided may take for an experiment planned with ``planned``."""

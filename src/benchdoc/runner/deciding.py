@@ -28,6 +28,7 @@ class UntilDecided:
         self.notes: list[str] = []
         self.baseline: list[float] = []
         self.baseline_runs: list[int] = []  # the ledger ids of the runs the baseline values come from
+        self.baseline_starts: list[tuple[int, int]] = []  # the server start of each baseline value
         self.looks: list[Look] = []
         self.decision: str | None = None
 
@@ -42,17 +43,23 @@ class UntilDecided:
             return
         results = build_results(config, self.context.ledger, metrics=[self.metric])
         if target in results.experiments:
+            from benchdoc.results.pairs import start_labels
+
             self.baseline = results[target].values(self.metric)
             self.baseline_runs = [run.id for run in results[target].pooled]
+            self.baseline_starts = start_labels(results[target].pooled, self.metric)
         if not self.baseline:
             self._note(
                 f"'{target}' has no successful {self.metric} result in the ledger to decide against; "
                 f"running {self.planned} repetitions"
             )
             return
-        plan = plan_stopping(config.stats.alpha, self.planned, self.max_repetitions, len(self.baseline))
+        # Each added repetition is a server start of its own; the baseline counts by its starts.
+        starts = len(set(self.baseline_starts))
+        plan = plan_stopping(config.stats.alpha, self.planned, self.max_repetitions, starts)
         self.plan = plan
-        self._note(f"until decided against '{target}' on {self.metric} (n={len(self.baseline)}): {plan.describe()}")
+        self._note(f"until decided against '{target}' on {self.metric} (n={len(self.baseline)}, {starts} server "
+                   f"start(s)): {plan.describe()}")
 
     def wants_more(self, completed: int) -> bool:
         """True while a planned look beyond ``completed`` repetitions is still to come, undecided."""
@@ -65,7 +72,8 @@ class UntilDecided:
         if plan is None or completed not in plan.looks:
             return
         config = self.context.config
-        values = [s.value for s in sorted(samples, key=lambda s: s.repetition) if s.metric == self.metric]
+        ordered = [s for s in sorted(samples, key=lambda s: s.repetition) if s.metric == self.metric]
+        values = [s.value for s in ordered]
         if len(values) != completed:
             self.plan = None
             self._note(f"the workload does not measure {self.metric} in every repetition; no more looks")
@@ -75,6 +83,7 @@ class UntilDecided:
             look = take_look(
                 plan, values, self.baseline, direction=spec.direction,
                 equivalence_margin=spec.equivalence_margin,
+                candidate_starts=[s.start for s in ordered], baseline_starts=self.baseline_starts,
             )
         except UsageError as err:
             self.plan = None

@@ -68,10 +68,11 @@ class PlannedRun:
     ready_timeout_s: float
     shutdown_grace_s: float
     workload: dict[str, Any]
-    repetitions: int
+    repetitions: int  # per server start
     max_repetitions: int | None
     interleave: bool
     log_dir: Path
+    starts: int = 1
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ def plan_runs(
                 max_repetitions=options.max_repetitions_for(setup.repetitions) if options.until_decided else None,
                 interleave=options.interleave,
                 log_dir=config.root / LOGS_DIR,
+                starts=options.starts or 1,
             )
         )
     return planned
@@ -151,6 +153,10 @@ def run_experiments(
         raise UsageError(f"--max-repetitions ({options.max_repetitions}) is below --repetitions ({options.repetitions})")
     order = baselines_first(config, names) if options.until_decided else list(names)
     setups = _expanded(config, check_setups(config, order, options.repetitions))
+    swept = next((setup.swept for setup in setups if setup.swept is not None), None)
+    if options.starts is not None and swept is not None:
+        raise UsageError(f"--starts: the load sweep of '{swept}' runs its levels on one server start; "
+                         "run it without --starts, or with --interleave")
     context = RunContext(
         config=config,
         ledger=ledger,
@@ -200,6 +206,8 @@ def _run_one_by_one(groups: list[list[ExperimentRun]]) -> list[ExperimentOutcome
                         # A level after the first finds the server up (or restarts one that died).
                         if session.running() or run.start_server():
                             while run.wants_more():
+                                if run.start_is_done() and not _restart(run):
+                                    break
                                 run.run_repetition()
                     finally:
                         if position == len(group) - 1:
@@ -210,6 +218,12 @@ def _run_one_by_one(groups: list[list[ExperimentRun]]) -> list[ExperimentOutcome
         finally:
             session.stop()  # interrupted mid-sweep: the server still goes down
     return outcomes
+
+
+def _restart(run: ExperimentRun) -> bool:
+    """A fresh server start for ``run``'s next share of repetitions (``--starts``)."""
+    run.stop_server()
+    return run.start_server(tag=f"start{len(run.server.pids) + 1}")
 
 
 def _run_interleaved(runs: list[ExperimentRun]) -> list[ExperimentOutcome]:
@@ -226,8 +240,11 @@ def _run_interleaved(runs: list[ExperimentRun]) -> list[ExperimentOutcome]:
         for run in list(active):
             try:
                 try:
-                    if run.start_server(tag=f"rep{run.completed + 1}"):
-                        run.run_repetition()
+                    tag = f"rep{run.completed + 1}" if run.per_start == 1 else f"start{len(run.server.pids) + 1}"
+                    if run.start_server(tag=tag):
+                        run.run_repetition()  # this turn's start runs its share of repetitions
+                        while run.wants_more() and not run.start_is_done():
+                            run.run_repetition()
                 finally:
                     run.stop_server()
             except Exception as exc:

@@ -53,7 +53,9 @@ class ExperimentRun:
         self.index = index
         self.total = total
         self.name = setup.name
-        self.planned = setup.repetitions
+        # With --starts the repetitions asked for are per start.
+        self.planned = setup.repetitions * (context.options.starts or 1)
+        self.per_start = context.options.repetitions_per_start(self.planned)
         self.repetitions: list[Repetition] = []  # what each repetition measured, as the recorder takes it
         self.completed = 0
         self.failure: FailureReason | None = None
@@ -101,6 +103,10 @@ class ExperimentRun:
 
     def stop_server(self) -> None:
         self.server.stop()
+
+    def start_is_done(self) -> bool:
+        """The current server start has run its share of repetitions: the next needs a fresh one."""
+        return self.per_start is not None and self.completed > 0 and self.completed % self.per_start == 0
 
     def wants_more(self) -> bool:
         if self.failure is not None or self.error is not None:

@@ -8,12 +8,13 @@ looks in equal shares (Bonferroni, the simplest alpha-spending plan): with K loo
 each is tested at alpha / K, so by the union bound the chance that ANY look declares a
 difference that is not there is at most alpha, whatever the test and however the looks
 are correlated. It is conservative (Pocock's constant boundary would be a little less
-strict for normal data), but it needs no distributional assumption, which suits rank
-tests on a handful of runs.
+strict for normal data), but it needs no distributional assumption, and the same split
+makes the intervals of all looks hold at once (repeated confidence intervals).
 
-Looks where the test cannot reach alpha / K at all (too few runs on either side: the
-Mann-Whitney p-value has a floor) are not taken, and do not count in K: a look that can
-never reject spends nothing. K is the smallest count for which the looks that can
+Each repetition it adds is a server start of its own (the unit a comparison counts), and
+the baseline counts by its starts. Looks where the test cannot be made at all (fewer than
+two server starts on a side) are not taken, and do not count in K: a look that can never
+reject spends nothing. K is the smallest count for which the looks that can
 reject at alpha / K number at most K. The same per-look level decides equivalence (TOST
 within the metric's margin), so "equivalent" is equally protected.
 
@@ -22,7 +23,7 @@ Pure functions over numbers: the runner and the benchmark in ``benchmarks/`` sha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,7 +32,8 @@ Decision = Literal["significant", "equivalent"]
 
 @dataclass(frozen=True)
 class StoppingPlan:
-    """When to look and at what level: ``looks`` are candidate repetition counts."""
+    """When to look and at what level: ``looks`` are candidate repetition counts, each
+    repetition a server start of its own; ``baseline_n`` counts the baseline's starts."""
 
     alpha: float
     first: int  # repetitions always run before the first look can happen
@@ -71,7 +73,7 @@ def plan_stopping(alpha: float, first: int, maximum: int, baseline_n: int) -> St
     K is the smallest share count such that the sizes at which a rejection at alpha / K
     is attainable number at most K; looks elsewhere are skipped.
     """
-    from benchdoc.stats import min_attainable_p
+    from benchdoc.stats import MIN_STARTS
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
@@ -80,7 +82,7 @@ def plan_stopping(alpha: float, first: int, maximum: int, baseline_n: int) -> St
     if baseline_n < 1:
         return StoppingPlan(alpha, first, maximum, baseline_n, (), alpha, 0)
     sizes = range(first, maximum + 1)
-    floors = {n: min_attainable_p(n, baseline_n) for n in sizes}
+    floors = {n: 0.0 if min(n, baseline_n) >= MIN_STARTS else 1.0 for n in sizes}
     for shares in range(1, len(sizes) + 1):
         level = alpha / shares
         looks = tuple(n for n in sizes if floors[n] <= level)
@@ -96,8 +98,11 @@ def take_look(
     *,
     direction: str = "higher",
     equivalence_margin: float | None = None,
+    candidate_starts: Sequence[Hashable] | None = None,
+    baseline_starts: Sequence[Hashable] | None = None,
 ) -> Look:
-    """Compare at the plan's per-look level and say whether the question is decided."""
+    """Compare at the plan's per-look level and say whether the question is decided; the
+    starts label the server start of each value (None: every value a start of its own)."""
     from benchdoc.stats import compare
 
     comparison = compare(
@@ -106,6 +111,8 @@ def take_look(
         direction=direction,
         alpha=plan.alpha_per_look,
         equivalence_margin=equivalence_margin,
+        candidate_starts=candidate_starts,
+        baseline_starts=baseline_starts,
     )
     decision: Decision | None = None
     if comparison.significant:

@@ -1,4 +1,4 @@
-"""Statistics over samples: summaries, comparisons and verdicts, multiple comparisons,
+"""Statistics over samples grouped by server start: summaries, comparisons and verdicts, multiple comparisons,
 before/after changes. Pure functions over sequences of floats; no storage, no config.
 
 numpy and scipy are imported inside the functions that use them, so importing this
@@ -10,6 +10,8 @@ from __future__ import annotations
 from benchdoc.stats.change import Change, change
 from benchdoc.stats.compare import (
     EQUIVALENCE_TEST_NAME,
+    MAX_STARTS_SUGGESTED,
+    MIN_STARTS,
     TEST_NAME,
     VERDICTS,
     Comparison,
@@ -17,8 +19,7 @@ from benchdoc.stats.compare import (
     Verdict,
     compare,
     format_p,
-    min_attainable_p,
-    runs_needed,
+    starts_needed,
 )
 from benchdoc.stats.multiple import CORRECTION_NAMES, CORRECTIONS, adjust_comparisons, adjust_pvalues, compare_many
 from benchdoc.stats.sequential import read_sequentially
@@ -40,11 +41,12 @@ __all__ = [
     "change",
     "compare",
     "compare_many",
+    "MAX_STARTS_SUGGESTED",
+    "MIN_STARTS",
     "format_p",
-    "min_attainable_p",
     "min_samples_for_interval",
     "outlier_indices",
     "read_sequentially",
-    "runs_needed",
+    "starts_needed",
     "summarize",
 ]

@@ -1,49 +1,62 @@
-"""Comparing a candidate sample against a baseline: shift, its interval, a test, a verdict."""
+"""Comparing a candidate against a baseline at the level of server starts: shift, its
+interval, a test, a verdict.
+
+Each side's values are grouped by the server start that measured them
+(``benchdoc.stats.starts``); each start becomes one mean on the log scale, and Welch's
+t-test compares the two sides' start means (``benchdoc.stats.welch``). The shift, its
+interval, the p-value and the equivalence test are all read off that one test, at the
+level the test is decided at (after a sequential test's share and a family correction),
+so no interval shown can disagree with the verdict beside it.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from benchdoc.errors import UsageError
 from benchdoc.stats._checks import as_values, check_alpha, check_direction, check_level, check_margin
-from benchdoc.stats.ranktest import mann_whitney
-from benchdoc.stats.shift import shift
+from benchdoc.stats.starts import LOG_SCALE, Components, Starts, analysis_scale, components, group
 from benchdoc.stats.summary import Summary, summarize
+from benchdoc.stats.welch import Welch, welch
 
 Verdict = Literal["better", "worse", "same", "equivalent", "insufficient", "undecided"]
 VERDICTS: tuple[str, ...] = ("better", "worse", "same", "equivalent", "insufficient", "undecided")
 
-TEST_NAME = "Mann-Whitney U, two-sided"
-EQUIVALENCE_TEST_NAME = "two one-sided Mann-Whitney U tests (TOST) against the baseline scaled by 1 ± margin"
-# Largest run count searched when asking how many runs each side needs.
-_MAX_RUNS_SEARCHED = 10_000
+TEST_NAME = "Welch's t-test on the per-start means of log values, two-sided"
+EQUIVALENCE_TEST_NAME = "two one-sided Welch tests (TOST): the 1 - 2α interval inside ± margin"
+# The fewest server starts a side needs before start-to-start variation can be measured.
+MIN_STARTS = 2
+# The power a suggested design aims at.
+DESIGN_POWER = 0.8
+MAX_STARTS_SUGGESTED = 1000
 
 
 @dataclass(frozen=True)
 class Sequential:
-    """How a sequential test (`run --until-decided`) ended for the candidate's run."""
+    """How a sequential test (`run --until-decided`) ended for the candidate."""
 
-    repetitions: int  # the candidate's runs when it stopped
+    repetitions: int  # the candidate's starts (or repetitions, in older records) when it stopped
     shares: int  # alpha was split into this many equal shares, one per look
     decision: str | None  # "significant", "equivalent", or None: stopped undecided
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Candidate ``a`` against baseline ``b`` for one metric.
+    """Candidate ``a`` against baseline ``b`` for one metric, at the level of server starts.
 
-    ``delta_pct`` is the Hodges-Lehmann shift in percent: the median over all pairs of
-    (a_i / b_j - 1) * 100 (on the log scale; see ``benchdoc.stats.shift``), signed,
-    whatever the direction; ``delta_ci_low``/``delta_ci_high`` bound it by inverting
-    the same rank test, so delta, interval and test agree. ``median_delta_pct`` is the
-    plain ratio of medians, kept for reference. ``p_value`` is the two-sided
-    Mann-Whitney U p-value (``test_method`` says exact or approximate). A sequential
-    test scales it by its number of looks (``p_sequential``); a family correction
-    adjusts that (``p_adjusted``, ``correction``), and the verdict uses the last one.
+    ``delta_pct`` is the ratio of the two sides' geometric means of per-start means, in
+    percent (on the log scale; on the value scale, relative to the baseline, when a side
+    has a value <= 0). ``delta_ci_low``/``delta_ci_high`` is the interval that matches the
+    verdict: at ``1 - level`` for a direction or an inconclusive result (``level`` the
+    one the test is decided at: alpha, divided by a sequential test's shares, lowered by
+    the family correction), and the TOST interval ``1 - 2 level`` for ``equivalent``.
+    ``delta_ci_level`` is its confidence. ``p_value`` is Welch's two-sided p of the
+    start means; a sequential test scales it by its looks (``p_sequential``); a family
+    correction adjusts that (``p_adjusted``).
     """
 
     candidate: Summary
@@ -55,19 +68,24 @@ class Comparison:
     confidence: float
     delta_ci_low: float | None
     delta_ci_high: float | None
-    delta_ci_coverage: float | None
+    delta_ci_level: float | None
     delta_ci_reason: str | None
     scale: str  # "log" (a ratio) or "difference" (a side has values <= 0)
     test: str
-    test_method: str
-    u_statistic: float
+    test_method: str  # "welch", or why no test could be made
+    starts_candidate: int
+    starts_baseline: int
+    estimate: Welch | None  # on the analysis scale; None with fewer than MIN_STARTS a side
+    within_delta: float  # the difference of start means on the analysis scale (exists with one start)
+    baseline_centre: float  # the baseline's mean of start means (value scale), for the difference scale
+    components: Components
     p_value: float
     alpha: float
-    alpha_left: float | None  # set when a correction leaves a level these sizes cannot reach
-    min_attainable_p: float
-    runs_needed: int | None  # set when the sample sizes can never reach alpha_left
+    alpha_left: float | None  # the level a family correction leaves this comparison (before a sequential share)
+    starts_needed: int | None  # starts each side would need to decide (the suggested design)
     equivalence_margin: float | None  # a fraction: 0.01 is ±1%
     equivalence_p: float | None
+    equivalence_alpha_left: float | None
     sequential: Sequential | None
     p_sequential: float | None
     equivalence_p_sequential: float | None
@@ -75,7 +93,7 @@ class Comparison:
     equivalence_p_adjusted: float | None
     correction: str | None
     significant: bool
-    equivalent: bool | None  # None when no margin was given or sizes are insufficient
+    equivalent: bool | None  # None when no margin was given or no test could be made
     verdict: Verdict
 
     @property
@@ -100,34 +118,38 @@ class Comparison:
         return " sequential" if self.p_sequential is not None else ""
 
     @property
+    def single_start(self) -> bool:
+        """Each side is one server start: the configuration cannot be told from the start."""
+        return self.starts_candidate < MIN_STARTS and self.starts_baseline < MIN_STARTS
+
+    @property
+    def level(self) -> float:
+        """The two-sided level the difference is tested at, on the raw p-value."""
+        shares = self.sequential.shares if self.sequential is not None else 1
+        return (self.alpha_left if self.alpha_left is not None else self.alpha) / shares
+
+    @property
+    def equivalence_level(self) -> float:
+        """The level each one-sided equivalence test is run at."""
+        shares = self.sequential.shares if self.sequential is not None else 1
+        left = self.equivalence_alpha_left if self.equivalence_alpha_left is not None else self.alpha
+        return left / shares
+
+    @property
     def medians_disagree(self) -> bool:
         """A significant shift one way while the medians moved the other way."""
         return self.significant and self.delta_pct * self.median_delta_pct < 0
 
-    def verdict_text(self, better_word: str = "faster", worse_word: str = "slower", digits: int = 1) -> str:
-        """The verdict in words: '3.8% faster', '~ (no significant difference, p=0.41)',
-        'equivalent within ±1%', 'need >= 4 runs each', 'undecided after 20 runs (sequential test)'."""
-        if self.verdict == "undecided":
-            assert self.sequential is not None
-            return f"undecided after {self.sequential.repetitions} runs (sequential test)"
-        if self.verdict == "insufficient":
-            return f"need >= {self.runs_needed} runs each"
-        if self.verdict in ("better", "worse"):
-            word = better_word if self.verdict == "better" else worse_word
-            text = f"{abs(self.delta_pct):.{digits}f}% {word}"
-            if self.medians_disagree:
-                text += f" (the medians differ the other way: {self.median_delta_pct:+.{digits}f}%)"
-            return text
-        if self.verdict == "equivalent":
-            assert self.equivalence_margin is not None
-            return f"equivalent within ±{self.equivalence_margin * 100:g}%"
-        return f"~ (no significant difference, p={format_p(self.p_used)}{self.p_label})"
+    def to_pct(self, value: float) -> float:
+        """A difference on the analysis scale as a percentage of the baseline."""
+        if self.scale == LOG_SCALE:
+            return math.expm1(value) * 100.0
+        return value / self.baseline_centre * 100.0
 
     def redecided(self, **changes: object) -> Comparison:
         """The same comparison with ``changes`` applied and its verdict derived again."""
         updated = dataclasses.replace(self, **changes)  # type: ignore[arg-type]
-        significant, equivalent, verdict = _decide(updated)
-        return dataclasses.replace(updated, significant=significant, equivalent=equivalent, verdict=verdict)
+        return _decided(updated)
 
     def with_adjusted(
         self,
@@ -135,20 +157,17 @@ class Comparison:
         correction: str,
         equivalence_p_adjusted: float | None = None,
         alpha_left: float | None = None,
+        equivalence_alpha_left: float | None = None,
     ) -> Comparison:
-        """The same comparison re-decided on p-values adjusted for multiple comparisons.
-
-        ``alpha_left``, given when the correction leaves this comparison a level its
-        sample sizes cannot reach, makes the verdict ``insufficient`` with the runs
-        needed at that level.
-        """
-        level = self.alpha if alpha_left is None else float(alpha_left)
+        """The same comparison re-decided within a corrected family: ``alpha_left`` is
+        the largest p_tested the correction would still declare, the others as they are;
+        the interval shown is then the one at that level."""
         return self.redecided(
             p_adjusted=float(p_adjusted),
             equivalence_p_adjusted=None if equivalence_p_adjusted is None else float(equivalence_p_adjusted),
             correction=correction,
-            alpha_left=None if alpha_left is None else level,
-            runs_needed=_runs_needed_at(self.min_attainable_p, level) if self.sequential is None else None,
+            alpha_left=None if alpha_left is None else float(alpha_left),
+            equivalence_alpha_left=None if equivalence_alpha_left is None else float(equivalence_alpha_left),
         )
 
 
@@ -162,31 +181,27 @@ def compare(
     equivalence_margin: float | None = None,
     candidate_summary: Summary | None = None,
     baseline_summary: Summary | None = None,
+    candidate_starts: Sequence[Hashable] | None = None,
+    baseline_starts: Sequence[Hashable] | None = None,
 ) -> Comparison:
     """Compare candidate ``a`` against baseline ``b``.
 
-    ``candidate_summary``/``baseline_summary`` may pass summaries of ``a`` and ``b``
-    already computed at this ``confidence`` (a project compares thousands of them).
+    ``candidate_starts``/``baseline_starts`` label the server start of each value
+    (parallel to ``a`` and ``b``); without them every value is its own start, as for
+    values that are already one per start. ``candidate_summary``/``baseline_summary``
+    may pass summaries of ``a`` and ``b`` already computed at this ``confidence``.
 
     The verdict is, in order:
 
-    - ``insufficient`` when the sample sizes can never give p <= alpha (even with every
-      candidate value beyond every baseline value); ``runs_needed`` is then the smallest
-      equal size per side from which every larger size could, with the same test;
-    - ``better``/``worse`` when the Mann-Whitney p-value is <= alpha, read through
-      ``direction`` ('higher': a larger value is better; 'lower': a smaller one is) from
-      the sign of the shift, which agrees with the side the test found;
-    - ``equivalent`` when not significantly different and, with ``equivalence_margin``
-      given, equivalence is shown by TOST: two one-sided Mann-Whitney tests, a against
-      the baseline scaled by (1 - margin) ("a is not lower than that") and by
-      (1 + margin) ("a is not higher than that"), both at alpha. A significant
-      difference that also lies within the margin keeps its better/worse verdict;
-      ``equivalent`` still records that it is practically negligible;
-    - ``same`` otherwise: no significant difference (printed ``~``).
-
-    The p-values are exact permutation p-values (ties included) up to 20 runs on the
-    smaller side, the normal approximation with tie correction beyond
-    (``benchdoc.stats.ranktest``).
+    - ``insufficient`` when a side has fewer than two starts: start-to-start variation
+      is not measured, so the configuration cannot be told from its start;
+    - ``better``/``worse`` when the interval at the tested level excludes 0 (Welch's p
+      <= that level), read through ``direction`` from the sign of the shift;
+    - ``equivalent`` when, with ``equivalence_margin`` given, the 1 - 2·level interval
+      lies inside ± margin (TOST). A significant difference that also lies within the
+      margin keeps its better/worse verdict and records ``equivalent``;
+    - ``same`` otherwise: inconclusive (never "no difference"), with ``starts_needed``
+      the starts each side would need to decide it (see :func:`starts_needed`).
     """
     check_direction(direction)
     level = check_alpha(alpha)
@@ -201,48 +216,58 @@ def compare(
             "a ratio needs a positive baseline median and a non-negative candidate median, "
             f"got {summary_a.median:g} against {summary_b.median:g}"
         )
-    return _tested(summary_a, summary_b, direction=direction, alpha=level, confidence=confidence, margin=margin).redecided()
+    scale = analysis_scale(values_a, values_b)
+    try:
+        starts_a = group(values_a, candidate_starts, scale)
+        starts_b = group(values_b, baseline_starts, scale)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    tested = _tested(summary_a, summary_b, starts_a, starts_b, scale, direction=direction, alpha=level, margin=margin)
+    return _decided(dataclasses.replace(tested, confidence=float(confidence)))
 
 
 def _tested(
-    summary_a: Summary, summary_b: Summary, *, direction: str, alpha: float, confidence: float, margin: float | None
+    summary_a: Summary, summary_b: Summary, starts_a: Starts, starts_b: Starts, scale: str,
+    *, direction: str, alpha: float, margin: float | None,
 ) -> Comparison:
-    """The tests and the shift estimate of two checked samples, before any verdict."""
-    import numpy as np
-
-    array_a = np.asarray(summary_a.values, dtype=float)
-    array_b = np.asarray(summary_b.values, dtype=float)
-    test = mann_whitney(array_a, array_b)
+    """The test of two checked sides, before any verdict."""
+    estimate = welch(starts_a, starts_b)
+    centre = (
+        math.exp(starts_b.mean) if scale == LOG_SCALE else starts_b.mean
+    )
+    within = starts_a.mean - starts_b.mean
     equivalence_p = None
-    if margin is not None:
-        p_not_lower = mann_whitney(array_a, array_b * (1 - margin), "greater").p_value
-        p_not_higher = mann_whitney(array_a, array_b * (1 + margin), "less").p_value
-        equivalence_p = max(p_not_lower, p_not_higher)
-    min_p = min_attainable_p(len(array_a), len(array_b))
-    estimate = shift(array_a, array_b, summary_b.median, confidence)
+    if estimate is not None and margin is not None:
+        low, high = _margin_bounds(margin, scale, centre)
+        equivalence_p = max(estimate.one_sided_above(low), estimate.one_sided_below(high))
     return Comparison(
         candidate=summary_a,
         baseline=summary_b,
         direction=direction,
-        ratio=1.0 + estimate.delta_pct / 100.0,
-        delta_pct=estimate.delta_pct,
+        ratio=1.0,
+        delta_pct=0.0,
         median_delta_pct=(summary_a.median / summary_b.median - 1.0) * 100.0,
-        confidence=float(confidence),
-        delta_ci_low=estimate.ci_low,
-        delta_ci_high=estimate.ci_high,
-        delta_ci_coverage=estimate.ci_coverage,
-        delta_ci_reason=estimate.ci_reason,
-        scale=estimate.scale,
+        confidence=0.95,
+        delta_ci_low=None,
+        delta_ci_high=None,
+        delta_ci_level=None,
+        delta_ci_reason=None,
+        scale=scale,
         test=TEST_NAME,
-        test_method=test.method,
-        u_statistic=test.u,
-        p_value=test.p_value,
+        test_method="welch" if estimate is not None else "fewer than two starts a side",
+        starts_candidate=starts_a.n,
+        starts_baseline=starts_b.n,
+        estimate=estimate,
+        within_delta=within,
+        baseline_centre=centre if centre != 0 else 1.0,
+        components=components(starts_a, starts_b, scale, centre),
+        p_value=estimate.p_value() if estimate is not None else 1.0,
         alpha=alpha,
         alpha_left=None,
-        min_attainable_p=min_p,
-        runs_needed=_runs_needed_at(min_p, alpha),
+        starts_needed=None,
         equivalence_margin=margin,
         equivalence_p=equivalence_p,
+        equivalence_alpha_left=None,
         sequential=None,
         p_sequential=None,
         equivalence_p_sequential=None,
@@ -255,6 +280,13 @@ def _tested(
     )
 
 
+def _margin_bounds(margin: float, scale: str, centre: float) -> tuple[float, float]:
+    """The equivalence margin on the analysis scale: (low, high) around 0."""
+    if scale == LOG_SCALE:
+        return math.log1p(-margin), math.log1p(margin)
+    return -margin * abs(centre), margin * abs(centre)
+
+
 def _reuse(summary: Summary | None, values: list[float], confidence: float) -> Summary:
     """The given summary when it is of these values at this level, else a new one."""
     if summary is not None and summary.confidence == confidence and list(summary.values) == values:
@@ -262,65 +294,93 @@ def _reuse(summary: Summary | None, values: list[float], confidence: float) -> S
     return summarize(values, confidence)
 
 
-def min_attainable_p(n_a: int, n_b: int) -> float:
-    """The smallest two-sided p-value the test can give for these sample sizes.
-
-    Computed, not tabulated: the test is run on the most extreme arrangement (every
-    candidate value above every baseline value, no ties).
-    """
-    if n_a < 1 or n_b < 1:
-        raise UsageError(f"sample sizes must be at least 1, got {n_a} and {n_b}")
-    return _min_attainable_p(int(n_a), int(n_b))
-
-
-@lru_cache(maxsize=1024)  # a pure function of two sizes, asked for again on every comparison
-def _min_attainable_p(n_a: int, n_b: int) -> float:
-    above = [float(n_b + i) for i in range(n_a)]
-    below = [float(i) for i in range(n_b)]
-    return mann_whitney(above, below).p_value
-
-
-def runs_needed(alpha: float = 0.05) -> int:
-    """The smallest N such that p <= alpha is attainable with n runs each for every n >= N.
-
-    Found by search, not by assuming the attainable p falls as n grows: it does not where
-    the exact test hands over to the normal approximation (20 runs each reach 1.5e-11,
-    21 each only 3e-8).
-    """
-    return _runs_needed(check_alpha(alpha))
-
-
-@lru_cache(maxsize=256)
-def _runs_needed(level: float) -> int:
-    from benchdoc.stats.ranktest import EXACT_MAX_SMALLER
-
-    # Beyond the exact range the approximate floor falls steadily with n: the first
-    # size that reaches the level there is where every larger size does too.
-    first_approximate = EXACT_MAX_SMALLER + 1
-    low, high = first_approximate, first_approximate
-    while min_attainable_p(high, high) > level:
-        low, high = high, high * 2
-        if high > _MAX_RUNS_SEARCHED:
-            raise UsageError(f"alpha {level!r} is too small to reach with up to {_MAX_RUNS_SEARCHED} runs each")
-    while low < high:  # the smallest approximate size that reaches the level
-        middle = (low + high) // 2
-        if min_attainable_p(middle, middle) <= level:
-            high = middle
-        else:
-            low = middle + 1
-    needed = high
-    if needed > first_approximate:  # a size just above the exact range fails: no smaller N holds
-        return needed
-    for n in range(first_approximate - 1, 0, -1):  # extend downwards while every size reaches it
-        if min_attainable_p(n, n) > level:
-            break
-        needed = n
-    return needed
+def _decided(c: Comparison) -> Comparison:
+    """``c`` with its interval, verdict and suggested design derived from its levels."""
+    shown = c.estimate.difference if c.estimate is not None else c.within_delta
+    base = dataclasses.replace(c, delta_pct=c.to_pct(shown), ratio=1.0 + c.to_pct(shown) / 100.0)
+    if c.sequential is not None and c.sequential.decision is None:
+        return _with_interval(base, None, "undecided", False, None, None)
+    if c.estimate is None:
+        reason = f"need >= {MIN_STARTS} server starts each to measure start-to-start variation"
+        return dataclasses.replace(
+            base, delta_ci_low=None, delta_ci_high=None, delta_ci_level=None, delta_ci_reason=reason,
+            significant=False, equivalent=None, verdict="insufficient", starts_needed=MIN_STARTS,
+        )
+    level = c.level
+    low, high = c.estimate.interval(1.0 - level)
+    significant = low > 0 or high < 0
+    equivalent, tost = _equivalence(c)
+    if significant:
+        verdict: Verdict = _direction_verdict(c.estimate.difference, c.direction)
+        return _with_interval(base, (low, high, 1.0 - level), verdict, True, equivalent, None)
+    if equivalent:
+        assert tost is not None
+        return _with_interval(base, tost, "equivalent", False, True, None)
+    bounds = _margin_bounds(c.equivalence_margin, c.scale, c.baseline_centre) if c.equivalence_margin else None
+    needed = starts_needed(c.estimate, c.starts_candidate, c.starts_baseline, level, bounds)
+    return _with_interval(base, (low, high, 1.0 - level), "same", False, equivalent, needed)
 
 
-def _runs_needed_at(min_p: float, level: float) -> int | None:
-    """None when ``min_p`` reaches ``level``; otherwise the runs each side needs."""
-    return runs_needed(level) if min_p > level else None
+def _equivalence(c: Comparison) -> tuple[bool | None, tuple[float, float, float] | None]:
+    """(equivalent, the TOST interval) at the comparison's equivalence level."""
+    if c.estimate is None or c.equivalence_margin is None:
+        return None, None
+    level = c.equivalence_level
+    if 2.0 * level >= 1.0:
+        return False, None
+    low, high = c.estimate.interval(1.0 - 2.0 * level)
+    lowest, highest = _margin_bounds(c.equivalence_margin, c.scale, c.baseline_centre)
+    return (lowest < low and high < highest), (low, high, 1.0 - 2.0 * level)
+
+
+def _with_interval(
+    c: Comparison, interval: tuple[float, float, float] | None, verdict: Verdict,
+    significant: bool, equivalent: bool | None, needed: int | None,
+) -> Comparison:
+    if interval is None:
+        low = high = level = None
+    else:
+        low, high, level = c.to_pct(interval[0]), c.to_pct(interval[1]), interval[2]
+    return dataclasses.replace(
+        c, delta_ci_low=low, delta_ci_high=high, delta_ci_level=level, delta_ci_reason=None,
+        significant=significant, equivalent=equivalent, verdict=verdict, starts_needed=needed,
+    )
+
+
+def _direction_verdict(difference: float, direction: str) -> Verdict:
+    """'better' or 'worse' for a significant difference, read through the direction."""
+    return "better" if (difference > 0) == (direction == "higher") else "worse"
+
+
+def starts_needed(
+    estimate: Welch,
+    starts_a: int,
+    starts_b: int,
+    level: float,
+    margin: tuple[float, float] | None = None,
+    power: float = DESIGN_POWER,
+) -> int | None:
+    """Starts each side would need, with start means as spread as these, for the test at
+    ``level`` to find a shift the size of this estimate with probability ``power`` or,
+    given the equivalence ``margin`` (bounds on the analysis scale), for TOST to show a
+    shift this size inside it (Kalibera & Jones dimension a benchmark the same way).
+    The fewer of the two; None when neither is reachable within MAX_STARTS_SUGGESTED."""
+    import numpy as np
+    from scipy.special import stdtrit
+
+    spread2 = estimate.se**2 / (1.0 / starts_a + 1.0 / starts_b)  # the variance of one start's mean
+    size = abs(estimate.difference)
+    room = min(margin[1] - size, size - margin[0]) if margin is not None else 0.0
+    sizes = np.arange(max(MIN_STARTS, min(starts_a, starts_b)), MAX_STARTS_SUGGESTED + 1)
+    df = 2.0 * sizes - 2.0
+    spread = np.sqrt(2.0 * spread2 / sizes)
+    found = np.zeros(len(sizes), dtype=bool)
+    if size > 0:
+        found |= (stdtrit(df, 1.0 - level / 2.0) + stdtrit(df, power)) * spread <= size
+    if room > 0:
+        found |= (stdtrit(df, 1.0 - level) + stdtrit(df, 0.5 + power / 2.0)) * spread <= room
+    hits = np.nonzero(found)[0]
+    return int(sizes[hits[0]]) if hits.size else None
 
 
 def format_p(p: float) -> str:
@@ -330,50 +390,16 @@ def format_p(p: float) -> str:
     return f"{p:.2g}"
 
 
-def _decide(comparison: Comparison) -> tuple[bool, bool | None, Verdict]:
-    """(significant, equivalent, verdict) from a comparison's p-values and direction."""
-    if comparison.sequential is not None and comparison.sequential.decision is None:
-        return False, None, "undecided"
-    if comparison.runs_needed is not None:
-        return False, None, "insufficient"
-    significant = comparison.p_used <= comparison.alpha
-    equivalent = None
-    p_equivalence = (
-        comparison.equivalence_p_adjusted
-        if comparison.equivalence_p_adjusted is not None
-        else comparison.equivalence_p_tested
-    )
-    if p_equivalence is not None:
-        equivalent = p_equivalence <= comparison.alpha
-    if significant:
-        return True, equivalent, _direction_verdict(comparison)
-    if equivalent:
-        return False, True, "equivalent"
-    return False, equivalent, "same"
-
-
-def _direction_verdict(comparison: Comparison) -> Verdict:
-    """'better' or 'worse' for a significant difference, read through the direction."""
-    if comparison.delta_pct != 0:
-        candidate_higher = comparison.delta_pct > 0
-    else:
-        # A zero shift yet a significant rank difference (heavy ties): the side the
-        # test found is where more pairs lie.
-        pairs = comparison.candidate.n * comparison.baseline.n
-        candidate_higher = comparison.u_statistic > pairs / 2.0
-    higher_is_better = comparison.direction == "higher"
-    return "better" if candidate_higher == higher_is_better else "worse"
-
-
 __all__ = [
     "Comparison",
     "EQUIVALENCE_TEST_NAME",
+    "MAX_STARTS_SUGGESTED",
+    "MIN_STARTS",
     "Sequential",
     "TEST_NAME",
     "VERDICTS",
     "Verdict",
     "compare",
     "format_p",
-    "min_attainable_p",
-    "runs_needed",
+    "starts_needed",
 ]

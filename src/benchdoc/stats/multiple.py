@@ -55,8 +55,7 @@ def compare_many(
 ) -> dict[str, Comparison]:
     """Compare each candidate against one baseline, correcting for the family of tests.
 
-    Every comparison counts in the family, including those whose sizes are insufficient
-    (they were still looked at). Difference p-values and, with a margin, equivalence
+    Every comparison that could make a test counts in the family. Difference p-values and, with a margin, equivalence
     p-values are adjusted as two separate families with the same method; each Comparison
     records ``p_adjusted``, ``equivalence_p_adjusted`` and ``correction`` and its verdict
     is re-derived from them. The result keeps the candidates' order.
@@ -80,46 +79,42 @@ def compare_many(
 def adjust_comparisons(comparisons: Mapping[str, Comparison], correction: str = "holm") -> dict[str, Comparison]:
     """Re-decide already computed comparisons as one family (e.g. across metrics).
 
-    A comparison whose sample sizes cannot reach the level the correction leaves it (the
-    largest p-value that would still have been declared significant, the others'
-    p-values as they are) is ``insufficient``: it records that level as ``alpha_left``
-    and says how many runs each side needs at it, never "no difference".
+    Each comparison records the level the correction leaves it (``alpha_left``: the
+    largest p-value that would still have been declared, the others' p-values as they
+    are); its interval is then drawn at that level, so it excludes 0 exactly when the
+    adjusted p is <= alpha. A comparison that could make no test (fewer than two server
+    starts a side) can reject nothing, spends nothing and is left out of the family.
     """
-    names = list(comparisons)
+    names = [name for name, comparison in comparisons.items() if comparison.estimate is not None]
     tested = [comparisons[name].p_tested for name in names]
     adjusted_p = adjust_pvalues(tested, correction)
     equivalence_names = [name for name in names if comparisons[name].equivalence_p_tested is not None]
-    adjusted_equivalence = dict(
-        zip(
-            equivalence_names,
-            adjust_pvalues([comparisons[name].equivalence_p_tested for name in equivalence_names], correction),  # type: ignore[misc]
-        )
-    )
-    result: dict[str, Comparison] = {}
+    equivalence_tested = [comparisons[name].equivalence_p_tested or 0.0 for name in equivalence_names]
+    adjusted_equivalence = dict(zip(equivalence_names, adjust_pvalues(equivalence_tested, correction)))
+    result: dict[str, Comparison] = dict(comparisons)
     for index, (name, p) in enumerate(zip(names, adjusted_p)):
         comparison = comparisons[name]
-        level = None
-        if p > comparison.alpha and comparison.sequential is None:
-            level = _level_left(tested, index, correction, comparison.alpha, comparison.min_attainable_p)
-        result[name] = comparison.with_adjusted(p, correction, adjusted_equivalence.get(name), level)
+        level = level_left(tested, index, correction, comparison.alpha)
+        equivalence_level = None
+        if name in adjusted_equivalence:
+            equivalence_index = equivalence_names.index(name)
+            equivalence_level = level_left(equivalence_tested, equivalence_index, correction, comparison.alpha)
+        result[name] = comparison.with_adjusted(p, correction, adjusted_equivalence.get(name), level, equivalence_level)
     return result
 
 
-def _level_left(pvalues: list[float], index: int, method: str, alpha: float, floor: float) -> float | None:
-    """None when the ``index``-th comparison could reach significance with its smallest
-    attainable p-value ``floor``, the others' p-values held as they are; otherwise the
-    largest p-value that would have passed."""
+def level_left(pvalues: Sequence[float], index: int, method: str, alpha: float) -> float:
+    """The largest p-value the ``index``-th comparison could have and still be declared
+    at ``alpha`` by the correction, the others' p-values held as they are."""
     import numpy as np
 
     if method == "none" or len(pvalues) < 2:
-        level = alpha
-    elif method == "bonferroni":
-        level = alpha / len(pvalues)
-    elif method == "holm":
-        level = _holm_level(np.sort(np.delete(np.asarray(pvalues, dtype=float), index)), alpha)
-    else:
-        level = _level_by_bisection(np.asarray(pvalues, dtype=float), index, method, alpha, floor)
-    return None if floor <= level else level
+        return alpha
+    if method == "bonferroni":
+        return alpha / len(pvalues)
+    if method == "holm":
+        return _holm_level(np.sort(np.delete(np.asarray(pvalues, dtype=float), index)), alpha)
+    return _level_by_bisection(np.asarray(pvalues, dtype=float), index, method, alpha)
 
 
 def _holm_level(others: np.ndarray, alpha: float) -> float:
@@ -143,7 +138,7 @@ def _holm_level(others: np.ndarray, alpha: float) -> float:
     return float(high[reachable].max())
 
 
-def _level_by_bisection(pvalues: np.ndarray, index: int, method: str, alpha: float, floor: float) -> float:
+def _level_by_bisection(pvalues: np.ndarray, index: int, method: str, alpha: float) -> float:
     """The same level for any correction whose adjusted p-value grows with the raw one
     (a raw p of 0 always passes): found by bisection on the raw p-value."""
 
@@ -152,9 +147,9 @@ def _level_by_bisection(pvalues: np.ndarray, index: int, method: str, alpha: flo
         trial[index] = p
         return bool(_adjusted(trial, method)[index] <= alpha)
 
-    if passes(floor):
-        return floor
-    low, high = 0.0, floor
+    low, high = 0.0, 1.0
+    if passes(high):
+        return high
     for _ in range(60):
         middle = (low + high) / 2.0
         if passes(middle):

@@ -1,11 +1,14 @@
 """A comparison read through the sequential test that decided when its runs stopped.
 
-`benchdoc run --until-decided` looks at the comparison after each planned repetition,
-each look at alpha / K (Bonferroni alpha spending over K looks), and stops at the first
-decision. The fixed-sample p-value of the data it stopped with is then no longer a
-valid p-value: the number of runs depended on it. The valid one scales it by K, which
-is exactly the per-look level the run decided at; that is the p every view shows, and a
-run that stopped undecided stays undecided, whatever its last p-value.
+`benchdoc run --until-decided` looks at the comparison after each planned look, each at
+alpha / K (Bonferroni alpha spending over K looks), and stops at the first decision. The
+fixed-sample p-value of the data it stopped with is then no longer a valid p-value: the
+number of starts depended on it. The valid one scales it by K, which is exactly the
+per-look level the run decided at; that is the p every view shows. The interval shown
+is drawn at the same level (1 - alpha / K, lowered further by a family correction):
+a repeated confidence interval, which covers the true shift at every look at once and so
+after a stop chosen by the data too. A run that stopped undecided stays undecided,
+whatever its last p-value.
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ def read_sequentially(comparison: Comparison, outcome: Sequential) -> Comparison
         sequential=outcome,
         p_sequential=min(1.0, comparison.p_value * outcome.shares),
         equivalence_p_sequential=None if equivalence is None else min(1.0, equivalence * outcome.shares),
-        runs_needed=None,
     )
 
 

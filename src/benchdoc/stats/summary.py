@@ -12,8 +12,17 @@ from benchdoc.stats._checks import as_values, check_level, percent
 if TYPE_CHECKING:
     import numpy as np
 
-# Tukey's fences: a value further than this many IQRs outside the quartiles is flagged.
-OUTLIER_IQR_FACTOR = 1.5
+# Fences outside the quartiles, in IQRs, by sample size: Tukey's "far out" 3 IQR from 7
+# values on, wider below, where the quartiles of a few values are themselves noisy. Each
+# flags at least one value in at most about 5% of clean normal samples of its size
+# (measured by benchmarks/stats_power.py); Tukey's 1.5 flagged one in 26-40%.
+OUTLIER_IQR_FACTOR = 3.0
+_SMALL_SAMPLE_FACTORS = {5: 6.0, 6: 3.5}
+# Fewer values than this: no value can be told an outlier.
+OUTLIER_MIN_VALUES = 5
+# The spread used is never below this share of the median: a value within about a percent of
+# identical others ([100, 100, 100, 100, 101]) is resolution, not an outlier.
+OUTLIER_MIN_SPREAD = 0.0025
 
 
 @dataclass(frozen=True)
@@ -107,13 +116,26 @@ def _min_samples_for_interval(level: float) -> int:
     return n
 
 
+def outlier_factor(n: int) -> float | None:
+    """How many IQRs outside the quartiles a value of a sample of ``n`` must lie to be
+    flagged; None when ``n`` is too small to tell."""
+    if n < OUTLIER_MIN_VALUES:
+        return None
+    return _SMALL_SAMPLE_FACTORS.get(n, OUTLIER_IQR_FACTOR)
+
+
 def outlier_indices(values: Iterable[float]) -> tuple[int, ...]:
-    """Indices of values beyond 1.5 IQR outside the quartiles (Tukey's fences)."""
+    """Indices of values beyond the fences: ``outlier_factor(n)`` IQRs outside the quartiles,
+    the IQR taken as at least 0.25% of the median."""
     import numpy as np
 
     data = as_values(values, "outlier check")
-    q1, q3 = (float(q) for q in np.percentile(np.asarray(data, dtype=float), [25.0, 75.0]))
-    spread = OUTLIER_IQR_FACTOR * (q3 - q1)
+    factor = outlier_factor(len(data))
+    if factor is None:
+        return ()
+    array = np.asarray(data, dtype=float)
+    q1, q3 = (float(q) for q in np.percentile(array, [25.0, 75.0]))
+    spread = factor * max(q3 - q1, OUTLIER_MIN_SPREAD * abs(float(np.median(array))))
     low, high = q1 - spread, q3 + spread
     return tuple(i for i, value in enumerate(data) if value < low or value > high)
 
