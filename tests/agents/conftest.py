@@ -45,7 +45,7 @@ def story_project(root: Path) -> Project:
     project.write_config(STORY_CONFIG + '\n[documents]\npaths = ["log.md"]\n')
     (root / "log.md").write_text(LOG, encoding="utf-8")
     for name, values in OLD.items():
-        result = project.run("record", name, "--metric", "output_tok_s=" + ",".join(map(str, values)))
+        result = project.run("record", name, "--each-start", "--metric", "output_tok_s=" + ",".join(map(str, values)))
         assert result.returncode == 0, result.stderr
     assert project.run("sync", "--write", "--quiet").returncode == 0
     return project

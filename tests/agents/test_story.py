@@ -21,7 +21,7 @@ def cli_twin(project: Project, twin_root: Path) -> Project:
 def play_with_the_cli(twin: Project) -> None:
     """The loop as a person at a terminal plays it: record, sync --write, paste each fix, sync --write."""
     for name, values in NEW.items():
-        assert twin.run("record", name, "--metric", "output_tok_s=" + ",".join(map(str, values))).returncode == 0
+        assert twin.run("record", name, "--each-start", "--metric", "output_tok_s=" + ",".join(map(str, values))).returncode == 0
     assert twin.run("sync", "--write", "--quiet").returncode == 0
     log = twin.root / "log.md"
     while True:
@@ -46,7 +46,7 @@ def test_the_seed_loop_through_mcp(story: Project, tmp_path: Path) -> None:
     async def agent() -> None:
         async with connect(story, "--allow-write") as client:
             for name, values in NEW.items():
-                recorded = await call(client, "record", experiment=name, metrics={"output_tok_s": values})
+                recorded = await call(client, "record", experiment=name, metrics={"output_tok_s": values}, each_start=True)
                 assert recorded["source"] == "mcp"
             shown = await call(client, "experiments")
             status = {e["name"]: e for e in shown["experiments"]}
@@ -94,10 +94,11 @@ def test_a_plan_is_refused_once_the_ledger_moved(story: Project) -> None:
 
     async def agent() -> None:
         async with connect(story, "--allow-write") as client:
-            await call(client, "record", experiment="baseline", metrics={"output_tok_s": NEW["baseline"]})
+            await call(client, "record", experiment="baseline", metrics={"output_tok_s": NEW["baseline"]}, each_start=True)
             plan = await call(client, "sync_plan")
             assert plan["changed"] == ["log.md"]
-            await call(client, "record", experiment="eagle3-cuda13", metrics={"output_tok_s": NEW["eagle3-cuda13"]})
+            await call(client, "record", experiment="eagle3-cuda13", metrics={"output_tok_s": NEW["eagle3-cuda13"]},
+                       each_start=True)
             line = await refused(client, "sync_write", plan_id=plan["plan_id"])
             assert line.startswith(f"benchdoc: error: sync plan {plan['plan_id']} is out of date: ")
             assert "nothing was written" in line and "\n" not in line

@@ -126,7 +126,7 @@ def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
         for day, (name, (tok_s, ttft, goodput)) in enumerate(RUNS.items()):
             at = T0 + timedelta(days=day)
             samples = [
-                Sample(metric, value, i)
+                Sample(metric, value, i, i)
                 for metric, values in (("output_tok_s", spread(tok_s, 1.0)), ("ttft_ms_p95", spread(ttft, 1.0)),
                                        ("goodput_req_s", spread(goodput, 0.01)))
                 for i, value in enumerate(values)
@@ -137,7 +137,7 @@ def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
                                      **({"metadata": metadata} if metadata else {})))
         at = T0 + timedelta(days=8)
         (retracted,) = ledger.record_runs([NewRun(
-            experiment="spec-decode", samples=[Sample("output_tok_s", v, i) for i, v in enumerate(spread(1800.0, 1.0))],
+            experiment="spec-decode", samples=[Sample("output_tok_s", v, i, i) for i, v in enumerate(spread(1800.0, 1.0))],
             started_at=at, finished_at=at + timedelta(minutes=5), host="gpu-a")])
         ledger.retract(retracted, "the draft model leaked the answers")
         at = T0 + timedelta(days=9)

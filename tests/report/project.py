@@ -68,7 +68,7 @@ def _ok(experiment: str, minutes: int, samples: list[Sample]) -> NewRun:
 
 
 def _tok(values: list[float]) -> list[Sample]:
-    return [Sample("output_tok_s", v, i) for i, v in enumerate(values)]
+    return [Sample("output_tok_s", v, i, i) for i, v in enumerate(values)]
 
 
 def record_project(ledger: Ledger) -> None:

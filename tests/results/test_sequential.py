@@ -109,3 +109,19 @@ def test_against_other_baseline_runs_than_it_looked_at_it_is_an_ordinary_compari
     comparison = compute_results(config, _project(DRIFTING, baseline_runs=[99]).runs)["candidate"].comparisons
     assert comparison["output_tok_s"].sequential is None
     assert comparison["output_tok_s"].verdict == "worse"
+
+
+def test_the_runs_other_metrics_are_shown_as_not_decided(config) -> None:  # type: ignore[no-untyped-def]
+    from benchdoc.ledger.models import Sample
+    from benchdoc.results.words import verdict_text
+
+    runs = _project(AHEAD)
+    for index, run in enumerate(runs.runs):  # a TTFT far apart on both runs
+        ttft = [(40.0 if index == 0 else 20.0) + i / 10 for i in range(len(run.values("output_tok_s")))]
+        runs.runs[index] = dataclasses.replace(run, samples=(*run.samples, *(Sample("ttft_ms", v, i, i) for i, v in enumerate(ttft))))
+    result = compute_results(config, runs.runs, all_metrics=True)["candidate"]
+    ttft = result.comparisons["ttft_ms"]
+    assert compare([20.0 + i / 10 for i in range(5)], [40.0 + i / 10 for i in range(5)]).verdict == "worse"
+    assert ttft.verdict == "undecided" and ttft.delta_ci_low is None
+    assert verdict_text(ttft) == "not decided: the sequential test stopped on output_tok_s, not on this metric"
+    assert result.comparisons["output_tok_s"].verdict == "better"

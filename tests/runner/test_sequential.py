@@ -52,3 +52,24 @@ def test_identical_setups_are_decided_equivalent_within_the_margin() -> None:
     assert look.equivalence_p <= plan.alpha_per_look
     undecided = take_look(plan, list(rng.normal(100, 0.2, 5)), baseline)  # no margin: only "significant" stops
     assert undecided.decision is None
+
+
+def test_until_decided_looks_at_the_level_its_family_correction_leaves_it() -> None:
+    from types import SimpleNamespace
+
+    from benchdoc.runner.deciding import UntilDecided
+    from benchdoc.stats import compare
+    from benchdoc.stats.multiple import level_left
+
+    base = [92.6, 92.4, 92.9, 92.5, 92.7]
+    others = [compare([92.5, 92.8, 92.4, 92.6, 92.7], base), compare([93.1, 92.8, 93.3, 92.9, 93.2], base)]
+    results = [SimpleNamespace(name=f"o{i}", comparisons={"tok_s": c}) for i, c in enumerate(others)]
+    results.append(SimpleNamespace(name="me", comparisons={}))
+    deciding = object.__new__(UntilDecided)
+    deciding.name, deciding.metric = "me", "tok_s"
+    for correction in ("holm", "bonferroni", "none"):
+        deciding.context = SimpleNamespace(config=SimpleNamespace(stats=SimpleNamespace(alpha=0.05, correction=correction)))
+        level, family = deciding._family_level(results)
+        expected = 0.05 if correction == "none" else level_left([o.p_value for o in others] + [0.0], 2, correction, 0.05)
+        assert family == 3 and level == pytest.approx(expected) and level <= 0.05
+    assert deciding._family_level(results[-1:]) == (0.05, 1)

@@ -108,10 +108,13 @@ def _read_tools(server: MCPServer, scope: Scope) -> None:
 def _write_tools(server: MCPServer, scope: Scope) -> None:
     @server.tool(annotations=WRITE)
     def record(experiment: str, metrics: dict[str, list[float]] | None = None, failed: str | None = None,
-               note: str | None = None) -> dict[str, Any]:
+               note: str | None = None, each_start: bool = False) -> dict[str, Any]:
         """Record one run measured elsewhere: metrics {name: [values, one per repetition]}, or failed
-        with its reason. The run's source is "mcp". Needs --allow-write."""
-        return answer(lambda: writing.record(scope, experiment, metrics, failed=failed, note=note))
+        with its reason. The values are one server start's repetitions, or with each_start each
+        from a server start of its own (verdicts compare starts: one a side gives none). The
+        run's source is "mcp". Needs --allow-write."""
+        return answer(lambda: writing.record(scope, experiment, metrics, failed=failed, note=note,
+                                             each_start=each_start))
 
     @server.tool(annotations=WRITE)
     def retract(run_id: int, reason: str) -> dict[str, Any]:

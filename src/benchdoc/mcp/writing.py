@@ -21,13 +21,15 @@ SOURCE = "mcp"
 
 def record(
     scope: Scope, experiment: str, metrics: Mapping[str, Sequence[float]] | None = None, *,
-    failed: str | None = None, note: str | None = None,
+    failed: str | None = None, note: str | None = None, each_start: bool = False,
 ) -> dict[str, Any]:
-    """One run of ``experiment`` measured elsewhere (values, or a failure and its reason)."""
+    """One run of ``experiment`` measured elsewhere (values, or a failure and its reason): one
+    server start, or with ``each_start`` one start per value."""
     from benchdoc.measured import record_measured
 
     scope.require_write("record")
-    recorded = record_measured(scope.config(), experiment, dict(metrics or {}), failed=failed, note=note, source=SOURCE)
+    recorded = record_measured(scope.config(), experiment, dict(metrics or {}), failed=failed, note=note, source=SOURCE,
+                               each_start=each_start)
     return {"run_id": recorded.run_id, "experiment": recorded.experiment, "source": SOURCE, "message": recorded.describe()}
 
 

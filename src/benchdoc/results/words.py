@@ -101,7 +101,10 @@ def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: 
     if verdict == "equivalent":
         return f"equivalent within ±{(comparison.equivalence_margin or 0) * 100:g}%"
     if verdict == "undecided":
-        runs = comparison.sequential.repetitions if comparison.sequential else 0
+        sequential = comparison.sequential
+        if sequential is not None and sequential.decided_on:
+            return f"not decided: the sequential test stopped on {sequential.decided_on}, not on this metric"
+        runs = sequential.repetitions if sequential else 0
         return f"undecided after {runs} runs (sequential test)"
     if verdict == "insufficient":
         return insufficient_text(comparison, digits)

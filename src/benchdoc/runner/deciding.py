@@ -56,10 +56,21 @@ class UntilDecided:
             return
         # Each added repetition is a server start of its own; the baseline counts by its starts.
         starts = len(set(self.baseline_starts))
-        plan = plan_stopping(config.stats.alpha, self.planned, self.max_repetitions, starts)
+        level, family = self._family_level(results)
+        plan = plan_stopping(level, self.planned, self.max_repetitions, starts)
         self.plan = plan
+        within = f"; at the level the {config.stats.correction} correction leaves it among {family}" if family > 1 else ""
         self._note(f"until decided against '{target}' on {self.metric} (n={len(self.baseline)}, {starts} server "
-                   f"start(s)): {plan.describe()}")
+                   f"start(s){within}): {plan.describe()}")
+
+    def _family_level(self, results: Any) -> tuple[float, int]:
+        """(level, family size): the level the project's correction leaves this comparison
+        among the others on its metric (their p-values as the ledger has them now), so that
+        what the run decides is what every view, which corrects, will show."""
+        from benchdoc.results.sequential import family_level
+
+        stats = self.context.config.stats
+        return family_level(results, self.name, self.metric, stats.correction, stats.alpha)
 
     def wants_more(self, completed: int) -> bool:
         """True while a planned look beyond ``completed`` repetitions is still to come, undecided."""

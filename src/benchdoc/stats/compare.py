@@ -42,6 +42,7 @@ class Sequential:
     repetitions: int  # the candidate's starts (or repetitions, in older records) when it stopped
     shares: int  # alpha was split into this many equal shares, one per look
     decision: str | None  # "significant", "equivalent", or None: stopped undecided
+    decided_on: str | None = None  # set on another metric of the run: the one the test decided on
 
 
 @dataclass(frozen=True)
