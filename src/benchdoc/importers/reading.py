@@ -137,11 +137,13 @@ def load_json_values(path: Path, expected: str) -> list[tuple[int, Any]]:
     decoder = json.JSONDecoder()
     values: list[tuple[int, Any]] = []
     position = 0
+    counted_to, start_line = 0, 1  # lines counted up to here, once: a file of many values stays linear
     while True:
         position = _skip_whitespace(text, position)
         if position >= len(text):
             return values
-        start_line = text.count("\n", 0, position) + 1
+        start_line += text.count("\n", counted_to, position)
+        counted_to = position
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
