@@ -85,6 +85,9 @@ def test_the_table_fits_with_every_reason_in_view_and_no_text_overlaps(page: Pat
         labels = [c["label"] for c in card["cells"]]
         assert labels[:3] == ["", "Status", "tok/s"] and "vs baseline" in labels and "—" not in card["cells"][2]["text"]
         assert "faster" in next(c["text"] for c in card["cells"] if c["label"] == "vs baseline")
+        # A load level is a short card under its sweep's: its load, status and figures.
+        height = lambda name: rows[name]["row"][3] - rows[name]["row"][1]  # noqa: E731
+        assert height("serve-a@rate=1") < height("cfg-11") and rows["serve-a@rate=1"]["row"][0] > rows["serve-a"]["row"][0]
     else:
         assert layout["head"] == "table-header-group"
 

@@ -92,9 +92,9 @@ def test_failures_environments_and_log_excerpts(page: str) -> None:
     assert "hf_abcdef" not in page
     assert "NCCL fewer channels" in failures and "OOM (wrong mem-fraction, could retry)" in failures
     # The comparison's environment difference, and each run's whole environment.
-    assert "<li>driver 570.86 -&gt; 580.65</li>" not in page  # baseline and eagle3-cuda13 share the driver
-    assert "<li>SGLANG_ENABLE_FUSION (none) -&gt; 1</li>" in page
-    assert "<li>CUDA 13.0.1 -&gt; 12.8</li>" in page  # the superseded eagle3 ran on the old stack
+    assert "<li>driver 570.86 → 580.65</li>" not in page  # baseline and eagle3-cuda13 share the driver
+    assert "<li>SGLANG_ENABLE_FUSION (none) → 1</li>" in page
+    assert "<li>CUDA 13.0.1 → 12.8</li>" in page  # the superseded eagle3 ran on the old stack
     assert "<summary>Environment of run #5</summary>" in page and "<th>env_vars.NCCL_ALGO</th><td>Tree</td>" in page
 
 

@@ -92,7 +92,11 @@ li .name { display: inline; margin: 0 2px; }
   #results td { border: none; padding: 2px 0; text-align: left; white-space: normal; }
   #results td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: 12px; }
   #results td.experiment { font-size: 15px; font-weight: 600; }
-  #results tr.level { margin-left: 14px; }
+  #results tr.level { margin-left: 14px; padding: 4px 10px; }
+  /* A load level is a line or two under its sweep: its load, status and figures side by side. */
+  #results tr.level td { display: inline-block; margin-right: 12px; }
+  #results tr.level td.experiment { display: block; }
+  #results tr.level td[data-label="Runs"], #results tr.level td[data-label="Last run"], #results tr.level td.empty { display: none; }
   #results .against { display: none; }
   #results tr.level td.experiment { padding-left: 0; border-left: none; }
   svg.spark { display: inline; margin: 0 0 0 6px; vertical-align: middle; }

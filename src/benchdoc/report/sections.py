@@ -348,7 +348,7 @@ def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]
         facts.append(f"<p>Against {esc(_label(results, result.compare_to or ''))}:</p><ul>{''.join(items)}</ul>")
     if result.compare_to and result.pooled:
         if result.environment_diff:
-            diffs = "".join(f"<li>{esc(d.text())}</li>" for d in result.environment_diff)
+            diffs = "".join(f"<li>{esc(d.text().replace(' -> ', ' → '))}</li>" for d in result.environment_diff)
             facts.append(
                 f"<p>Environment, {esc(result.compare_to)} → {esc(result.name)} (latest pooled runs):</p>"
                 f'<ul class="envdiff">{diffs}</ul>'
