@@ -42,6 +42,10 @@ class LedgerError(BenchdocError):
     """The ledger cannot be opened, is of an unknown schema, or a query failed."""
 
 
+class LedgerUnreachable(LedgerError):
+    """The ledger could not be reached or written just now: trying again may succeed."""
+
+
 class UsageError(BenchdocError):
     """The user asked for something that cannot be done as asked (unknown experiment, bad value)."""
 

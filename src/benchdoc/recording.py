@@ -231,11 +231,14 @@ def record(ledger: Ledger, measured: Measurement, *, once: bool) -> int | None: 
 def record(ledger: Ledger, measured: Measurement, *, once: bool = False) -> int | None:
     """Write ``measured`` as one run, in one transaction; its id. With ``once`` (a run
     whose metadata has a ``record_id``), nothing is written when a run of the same event
-    is already recorded, and the answer is None."""
-    run = build_run(measured)
-    if once:
-        return ledger.record_run_once(run)
-    return ledger.record_run(run)
+    is already recorded, and the answer is None. A ledger that cannot be reached is
+    retried for ``ledger.retry``'s time, then the run is kept in ``ledger.spool`` and
+    RunSpooled raised."""
+    from benchdoc.ledger.spool import write
+
+    # An unreachable ledger is retried, then the run is kept in the spool (RunSpooled):
+    # a measured run is never lost (see benchdoc.ledger.spool).
+    return write(ledger, build_run(measured), once=once)
 
 
 def record_all(ledger: Ledger, measured: Sequence[Measurement], *, once: bool = False) -> list[int | None]:

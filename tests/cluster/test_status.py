@@ -49,3 +49,11 @@ def test_only_slurm_without_accounting_forgets_a_task() -> None:
     assert not JobView({}, accounting=True).forgotten(0)
     assert JobView({}, accounting=False).forgotten(0)
     assert not JobView({0: TaskState(0, "COMPLETED")}, accounting=False).forgotten(0)
+
+
+def test_a_task_that_kept_its_run_in_the_spool_is_a_harness_error_not_a_failure() -> None:
+    from benchdoc.cluster.status import _kept_its_run
+
+    assert _kept_its_run(TaskState(0, "FAILED", exit_code="75:0"))
+    assert not _kept_its_run(TaskState(0, "FAILED", exit_code="1:0"))
+    assert not _kept_its_run(TaskState(0, "NODE_FAIL", exit_code="75:0"))

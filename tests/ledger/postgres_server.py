@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -29,9 +30,36 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class PostgresServer:
+    """A running private PostgreSQL server that a test may stop and start again."""
+
+    url: str
+    pg_ctl: str
+    data: Path
+    options: str
+    log: Path
+    as_user: tuple[str, ...]
+
+    def stop(self) -> None:
+        subprocess.run([*self.as_user, self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop"],
+                       check=True, capture_output=True, timeout=60)
+
+    def start(self) -> None:
+        subprocess.run([*self.as_user, self.pg_ctl, "-D", str(self.data), "-o", self.options, "-l", str(self.log),
+                        "-w", "-t", "60", "start"], check=True, capture_output=True, timeout=120)
+
+
 @contextmanager
 def postgres_server() -> Iterator[str]:
     """Start a private PostgreSQL cluster in a temporary folder; yield its URL; stop and delete it after."""
+    with postgres_instance() as server:
+        yield server.url
+
+
+@contextmanager
+def postgres_instance() -> Iterator[PostgresServer]:
+    """Start a private PostgreSQL cluster in a temporary folder; yield it; stop and delete it after."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if not initdb or not pg_ctl:
         raise RuntimeError("PostgreSQL server binaries not found: install Debian's 'postgresql' package")
@@ -48,13 +76,11 @@ def postgres_server() -> Iterator[str]:
         [*as_user, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
         check=True, capture_output=True, timeout=120,
     )
-    options = f"-h 127.0.0.1 -p {port} -k {folder} -F"
-    subprocess.run(
-        [*as_user, pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "server.log"), "-w", "-t", "60", "start"],
-        check=True, capture_output=True, timeout=120,
-    )
+    server = PostgresServer(f"postgresql://postgres@127.0.0.1:{port}/postgres", pg_ctl, data,
+                            f"-h 127.0.0.1 -p {port} -k {folder} -F", folder / "server.log", tuple(as_user))
+    server.start()
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+        yield server
     finally:
         subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"], capture_output=True, timeout=60)
         shutil.rmtree(folder, ignore_errors=True)

@@ -40,6 +40,7 @@ exit codes:
   1  a check failed (stale document, lint finding) or validation failed
   2  usage error
   3  a document is broken or was edited by hand inside a managed region
+  75 the ledger could not be reached: the measured run is kept in .benchdoc/spool/
 """
 
 

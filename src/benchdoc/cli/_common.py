@@ -51,7 +51,62 @@ def open_ledger(config: Config, *, create: bool = True, write: bool = False) -> 
         from benchdoc.ledger.writable import refuse_in_memory
 
         refuse_in_memory(config.ledger_url)
-    return Ledger.open(config.ledger_url, create=create, read_only=not write)
+    ledger = Ledger.open(config.ledger_url, create=create, read_only=not write)
+    replay_spool(config, ledger if write else None)
+    if write:
+        from benchdoc.ledger.spool import SPOOL_DIR, RetryPolicy
+
+        ledger.retry = RetryPolicy(budget_s=retry_budget_s())
+        ledger.spool = config.root / SPOOL_DIR
+    return ledger
+
+
+RETRY_ENV = "BENCHDOC_LEDGER_RETRY_S"
+
+
+def retry_budget_s() -> float:
+    """How long a command that measured waits for an unreachable ledger before keeping the
+    run in the spool: BENCHDOC_LEDGER_RETRY_S seconds, 60 by default."""
+    from benchdoc.errors import UsageError
+
+    text = os.environ.get(RETRY_ENV, "60")
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 86_400:
+        raise UsageError(f"{RETRY_ENV}={text!r}: expected seconds between 0 and 86400")
+    return value
+
+
+def replay_spool(config: Config, ledger: Ledger | None) -> None:
+    """Record the runs kept in the project's spool while the ledger was unreachable, once,
+    and say so on stderr; nothing when the spool is empty. ``ledger``: one opened for
+    writing, else one is opened for the replay."""
+    from benchdoc.ledger.spool import SPOOL_DIR, pending, replay
+    from benchdoc.ledger.store import Ledger
+
+    folder = config.root / SPOOL_DIR
+    if not pending(folder):
+        return
+    from benchdoc.errors import LedgerError
+
+    try:
+        writer = ledger or Ledger.open(config.ledger_url)
+    except LedgerError as err:
+        print(f"benchdoc: {len(pending(folder))} run(s) still kept in {SPOOL_DIR}/: {err}", file=sys.stderr)
+        return
+    try:
+        done = replay(writer, folder)
+    finally:
+        if writer is not ledger:
+            writer.close()
+    for experiment, run_id in done.recorded:
+        print(f"benchdoc: recorded run {run_id} of {experiment}, kept in {SPOOL_DIR}/ while the ledger was unreachable",
+              file=sys.stderr)
+    if done.kept:
+        print(f"benchdoc: {len(done.kept)} run(s) still kept in {SPOOL_DIR}/ (the ledger cannot take them yet)",
+              file=sys.stderr)
 
 
 # Width for output that is not a terminal: wide enough that no table is ever cut or

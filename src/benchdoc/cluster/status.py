@@ -21,6 +21,7 @@ from benchdoc.cluster.submit import Submission
 from benchdoc.cluster.task import record_key
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import Outcome, RunRecord
+from benchdoc.ledger.spool import EXIT_SPOOLED, SPOOL_DIR
 from benchdoc.provenance import Provenance
 from benchdoc.recording import Failure, Measurement, now, record
 
@@ -75,8 +76,9 @@ def sweep_status(
     slurm = view.tasks
     recorded: dict[str, RunRecord] = {}
     for run in ledger.runs(list(set(submission.experiments)), with_samples=False):  # newest first
-        if run.metadata.record_id:
-            recorded.setdefault(run.metadata.record_id, run)
+        key = run.metadata.record_id
+        if key and (key not in recorded or (_reconciled(recorded[key]) and not _reconciled(run))):
+            recorded[key] = run  # the newest; a run the task measured over one reconciled from Slurm's view
     states = []
     for task, name in enumerate(submission.experiments):
         key = record_key(submission.job_id, task)
@@ -99,8 +101,20 @@ def _state(
         state: State = "pending" if slurm.state == "PENDING" else "running"
         return ExperimentState(name, task, state, slurm.state.lower())
     reason = slurm.failure_reason() or slurm.state
+    if _kept_its_run(slurm):
+        reason = ("the ledger was unreachable when the task ended: its run is kept in "
+                  f"{SPOOL_DIR}/ and is recorded by the next command that reaches the ledger")
     run_id = record(ledger, _reconciled_run(config, submission, task, name, slurm, reason), once=True)
     return ExperimentState(name, task, "failed", reason, run_id, reconciled=run_id is not None)
+
+
+def _reconciled(run: RunRecord) -> bool:
+    return bool((run.metadata.slurm or {}).get("reconciled"))
+
+
+def _kept_its_run(slurm: TaskState) -> bool:
+    """The task exited 75: it could not reach the ledger and kept its run in the spool."""
+    return slurm.state == "FAILED" and slurm.exit_code.split(":")[0] == str(EXIT_SPOOLED)
 
 
 # Final states only Slurm knows for sure: the task itself saw a SIGTERM or a killed server.
@@ -125,8 +139,9 @@ def _reconciled_run(
         source="run",
         started_at=moment,
         finished_at=moment,
-        # A task that finished normally yet recorded nothing says nothing about the configuration.
-        failure=Failure(reason, harness=slurm.state == "COMPLETED"),
+        # A task that finished normally yet recorded nothing, or kept its run because the
+        # ledger was down, says nothing about the configuration: a harness error.
+        failure=Failure(reason, harness=slurm.state == "COMPLETED" or _kept_its_run(slurm)),
         provenance=Provenance(environment={}, host=socket.gethostname(), git_commit=None, git_dirty=None),
         metadata=RunMetadata(
             slurm={"job": submission.job_id, "task": task, "state": slurm.state, "ended_by": "slurm", "reconciled": True,

@@ -12,11 +12,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from benchdoc.errors import LedgerError
+from benchdoc.errors import LedgerError, LedgerUnreachable
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RequestRow, Retraction, RunRecord, Sample, as_utc
 from benchdoc.ledger.requests import insert_requests, read_requests
@@ -30,6 +30,9 @@ from benchdoc.ledger.schema import (
     runs_table,
     samples_table,
 )
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.spool import RetryPolicy
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 # A run's metadata key naming the event it records, for record_run_once.
@@ -57,6 +60,10 @@ class Ledger:
         self.engine = engine
         self.url = url
         self.is_sqlite = engine.dialect.name == "sqlite"
+        # Set by a command that measures (see benchdoc.ledger.spool): how long a write waits
+        # for an unreachable ledger, and where a run is kept when it still cannot be written.
+        self.retry: RetryPolicy | None = None
+        self.spool: Path | None = None
 
     # -- opening ---------------------------------------------------------------------
 
@@ -272,7 +279,7 @@ class Ledger:
             with self._write() as conn, conn.begin():
                 return [_insert_run(conn, run) for run in runs]
         except sa.exc.SQLAlchemyError as exc:
-            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
+            raise _write_error(self.url, exc) from exc
 
     def record_imported(self, runs: Sequence[NewRun]) -> list[int | None]:
         """Append imported runs in one transaction, each unless a run with its import
@@ -294,7 +301,7 @@ class Ledger:
                     seen.add(fingerprint)
                 return ids
         except sa.exc.SQLAlchemyError as exc:
-            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
+            raise _write_error(self.url, exc) from exc
 
     def retract(self, run_id: int, reason: str) -> Retraction:
         """Take run ``run_id`` back (it stays in the ledger and its history) with ``reason``."""
@@ -318,11 +325,13 @@ class Ledger:
             append_retraction(conn, run_id, retracted=False, reason=None, at=_utc(None))
         return run.retraction
 
-    def record_run_once(self, run: NewRun) -> int | None:
+    def record_run_once(self, run: NewRun, *, over_reconciled: bool = False) -> int | None:
         """Record ``run`` unless a run of its experiment already has the same
         ``metadata["record_id"]``; its id, or None when one had. Check and insert share
         one transaction (on PostgreSQL under a lock), so two recorders racing to record
-        the same event (a job's end seen by its task and by a status check) record it once."""
+        the same event (a job's end seen by its task and by a status check) record it once.
+        ``over_reconciled``: a run a status check recorded from Slurm's view does not count
+        (a measured run replayed from the spool is recorded beside it)."""
         key = run.metadata.record_id
         if not key:
             raise LedgerError("record_run_once needs the run's metadata.record_id")
@@ -334,11 +343,12 @@ class Ledger:
                 rows = conn.execute(
                     sa.select(runs_table.c.run_metadata).where(runs_table.c.experiment == run.experiment)
                 ).scalars()
-                if any(isinstance(meta, dict) and meta.get(RECORD_KEY) == key for meta in rows):
+                if any(isinstance(meta, dict) and meta.get(RECORD_KEY) == key
+                       and not (over_reconciled and _reconciled(meta)) for meta in rows):
                     return None
                 return _insert_run(conn, run)
         except sa.exc.SQLAlchemyError as exc:
-            raise LedgerError(f"could not record the run in {display_url(self.url)}: {_first_line(exc)}") from exc
+            raise _write_error(self.url, exc) from exc
 
     # -- reading ---------------------------------------------------------------------
 
@@ -421,6 +431,20 @@ class Ledger:
         """The highest run id (0 when empty): a cheap token that changes whenever a run is added."""
         with self._reading() as conn:
             return int(conn.execute(sa.select(sa.func.max(runs_table.c.id))).scalar() or 0)
+
+
+def _reconciled(meta: dict[str, Any]) -> bool:
+    slurm = meta.get("slurm")
+    return isinstance(slurm, dict) and bool(slurm.get("reconciled"))
+
+
+def _write_error(url: str, exc: sa.exc.SQLAlchemyError) -> LedgerError:
+    """A failed write as a LedgerError; LedgerUnreachable when trying again may succeed
+    (the server down or restarting, the connection lost, SQLite locked)."""
+    message = f"could not record the run in {display_url(url)}: {_first_line(exc)}"
+    if isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError)) or getattr(exc, "connection_invalidated", False):
+        return LedgerUnreachable(message)
+    return LedgerError(message)
 
 
 def _validate(run: NewRun) -> None:
