@@ -96,7 +96,7 @@ def record_measured(
         provenance=provenance(config.root),
         note=note,
     )
-    from benchdoc.ledger.writable import refuse_in_memory
+    from benchdoc.recording import refuse_in_memory
 
     refuse_in_memory(config.ledger_url)
     with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:

@@ -23,6 +23,8 @@ The API, all of it:
   times, repetitions, failure, command, provenance, note, and the metadata only its road
   knows (the launch, the load level, the import source, the Slurm task...).
 - :func:`build_run`, :func:`record`, :func:`record_all`.
+- :func:`prove_writable`: before measuring, the ledger takes a write (a transaction
+  rolled back) and has room, or nothing is measured; a ledger in memory is refused.
 
 This module knows the ledger and nothing above it: the load generator, the runner and the
 commands build measurements; nothing here measures or prints.
@@ -249,3 +251,19 @@ def record_all(ledger: Ledger, measured: Sequence[Measurement], *, once: bool = 
     if once:
         return ledger.record_imported(runs)
     return list(ledger.record_runs(runs))
+
+
+def prove_writable(ledger: Ledger, expected_requests: int = 0) -> None:
+    """Raise LedgerError unless ``ledger`` takes a write now (and, for SQLite, has room
+    for a run of ``expected_requests`` requests): every road that measures calls this
+    before it sends a request or starts a server (see :mod:`benchdoc.ledger.writable`)."""
+    from benchdoc.ledger.writable import prove_writable as probe
+
+    probe(ledger, expected_requests)
+
+
+def refuse_in_memory(url: str) -> None:
+    """A ledger in memory keeps nothing after the command: refused by every road that records."""
+    from benchdoc.ledger.writable import refuse_in_memory as refuse
+
+    refuse(url)

@@ -48,7 +48,7 @@ def open_ledger(config: Config, *, create: bool = True, write: bool = False) -> 
     from benchdoc.ledger.store import Ledger
 
     if write:
-        from benchdoc.ledger.writable import refuse_in_memory
+        from benchdoc.recording import refuse_in_memory
 
         refuse_in_memory(config.ledger_url)
     ledger = Ledger.open(config.ledger_url, create=create, read_only=not write)

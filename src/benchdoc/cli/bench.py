@@ -311,7 +311,7 @@ def _prove_recordable(config: Any, requests: int | None, repetitions: int) -> No
     """The ledger takes a write now (and has room), or nothing is measured."""
     from benchdoc.cli._common import open_ledger
     from benchdoc.errors import LedgerError
-    from benchdoc.ledger.writable import prove_writable
+    from benchdoc.recording import prove_writable
 
     try:
         with open_ledger(config, write=True) as ledger:

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
     started = datetime.now(timezone.utc)
-    from benchdoc.ledger.writable import prove_writable
+    from benchdoc.recording import prove_writable
 
     with open_ledger(config, write=True) as ledger:
         prove_writable(ledger)  # before any server starts: a measurement must not be thrown away
