@@ -173,6 +173,8 @@ def test_concurrency_sweep_as_json(project: Project, sim_url: str) -> None:
     rows = json.loads(res.stdout)["sweep"]
     assert [r["level"] for r in rows] == ["concurrency=1", "concurrency=3"]
     assert all(r["requests"] == 6 and r["error_rate"] == 0.0 for r in rows)
+    assert [r["concurrency_max"] for r in rows] == [1.0, 3.0]
+    assert all(r["concurrency_mean"] <= r["concurrency_max"] and r["output_tok_s_peak"] > 0 for r in rows)
 
 
 @pytest.mark.timing

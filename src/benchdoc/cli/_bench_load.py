@@ -85,8 +85,8 @@ def capacity(args: argparse.Namespace, spec: WorkloadSpec, target: BenchTarget |
 def _row(label: str, result: WorkloadResult, per_request: bool = False) -> dict[str, Any]:
     """One level as --json gives it: its figures, the client's verdict, and its requests when asked."""
     metrics = result.metrics
-    names = ("request_s", "output_tok_s", "ttft_ms_p50", "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99",
-             "goodput_req_s", "slo_attainment", "error_rate")
+    names = ("request_s", "output_tok_s", "output_tok_s_peak", "concurrency_mean", "concurrency_max", "ttft_ms_p50",
+             "ttft_ms_p99", "tpot_ms_p50", "tpot_ms_p99", "goodput_req_s", "slo_attainment", "error_rate")
     row: dict[str, Any] = {"level": label, "value": float(label.split("=", 1)[1]), "requests": len(result.records),
                            **{n: metrics.get(n) for n in names}, "aborted": result.aborted,
                            "client": result.client.to_dict() if result.client is not None else None}
@@ -118,6 +118,7 @@ def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadRe
         out.print("server: the benchdoc simulator; its figures are simulated, not measured on hardware")
     table = Table(title=title, show_edge=False, header_style="bold")
     columns = [("level", None), ("req/s", ("request_s", 2)), ("tok/s", ("output_tok_s", 0)),
+               ("in flight", ("concurrency_mean", 1)),
                ("TTFT p50", ("ttft_ms_p50", 1)), ("p99", ("ttft_ms_p99", 1)),
                ("TPOT p50", ("tpot_ms_p50", 2)), ("p99", ("tpot_ms_p99", 2))]
     if any(r.get("slo_attainment") is not None for r in rows):

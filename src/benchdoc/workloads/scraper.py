@@ -42,7 +42,10 @@ class Scraper:
 
     async def _scrape(self) -> None:
         at = perf_counter() - self._start
-        text = await self._fetch()
+        try:
+            text = await self._fetch()
+        except Exception:  # noqa: BLE001 - the server's figures are a side view: never the run's failure
+            text = None
         samples = parse_samples(text) if text else {}
         if not samples:
             self._misses += 1
