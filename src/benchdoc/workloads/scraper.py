@@ -11,7 +11,8 @@ from benchdoc.workloads.server_metrics import SCRAPE_INTERVAL_S, ServerSeries, d
 
 class Scraper:
     """Scrapes with ``fetch`` from ``start()`` until ``await stop()``, which returns the
-    series (None when the server exported none of the metrics)."""
+    series (None when the server exported none of the metrics, or the phase ended before
+    the first scrape, half an interval in)."""
 
     def __init__(self, fetch: Callable[[], Awaitable[str | None]], phase_start: float, prefer: str,
                  interval_s: float = SCRAPE_INTERVAL_S) -> None:
@@ -30,15 +31,16 @@ class Scraper:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
-        await self._scrape()  # the state at the end of the phase
         return self._series
 
     async def _run(self) -> None:
-        tick = self._start
+        # Half an interval in, then every interval: neither the idle instant before the first
+        # request nor the one after the last is sampled (they would pull every mean down).
+        tick = self._start + self._interval / 2
         while self._misses < 3 or self._series is not None:  # a server without metrics is left alone
+            await asyncio.sleep(max(0.0, tick - perf_counter()))
             await self._scrape()
             tick += self._interval
-            await asyncio.sleep(max(0.0, tick - perf_counter()))
 
     async def _scrape(self) -> None:
         at = perf_counter() - self._start
