@@ -13,7 +13,7 @@ import stat
 
 # Files benchdoc reads whole.
 MAX_DOCUMENT_BYTES = 8 * 1024 * 1024  # a managed Markdown document
-MAX_IMPORT_BYTES = 64 * 1024 * 1024  # a results file to import
+MAX_IMPORT_BYTES = 16 * 1024 * 1024  # a results file to import
 MAX_DATASET_BYTES = 64 * 1024 * 1024  # a --dataset file of prompts
 MAX_TOKENIZER_BYTES = 64 * 1024 * 1024  # a tokenizer.json
 

@@ -128,7 +128,7 @@ def test_a_device_as_dataset_or_tokenizer_is_refused_at_once(project: Project, o
 @pytest.mark.parametrize(("content", "message"), [
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ('{"output_throughput": 1' + "0" * 5000 + "}", "thousands of digits"),
-    (None, "over the 64 MiB"),
+    (None, "over the 16 MiB"),
 ])
 @pytest.mark.parametrize("fmt", ["auto", "sglang-serving"])
 def test_hostile_import_files_are_one_line_in_little_memory(project: Project, content: str | None, message: str,
