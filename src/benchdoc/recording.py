@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
 
 # Where a run came from (NewRun.source); an import is "import:<format>". A Slurm task is a
-# `run` (its task is in the metadata's ``slurm``).
-SOURCES: tuple[str, ...] = ("run", "bench", "record", "import")
+# `run` (its task is in the metadata's ``slurm``); a value recorded through the MCP server
+# (`benchdoc mcp`'s record tool) is "mcp".
+SOURCES: tuple[str, ...] = ("run", "bench", "record", "import", "mcp")
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ class NewRun:
     git_dirty: bool | None = None
     environment: dict[str, Any] = field(default_factory=dict)
     note: str | None = None
-    source: str = "record"  # record | run | bench | import:<format>
+    source: str = "record"  # record | run | bench | import:<format> | mcp
     metadata: RunMetadata = field(default_factory=RunMetadata)
     requests: list[RequestRow] = field(default_factory=list)  # kept in the ledger's run_requests
 

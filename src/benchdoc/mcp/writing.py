@@ -15,7 +15,8 @@ from benchdoc.mcp.reading import reading
 if TYPE_CHECKING:
     from benchdoc.mcp.scope import Scope
 
-# How a run recorded through the MCP server says where it came from (the ledger's `source`).
+# How a run recorded through the MCP server says where it came from (the ledger's `source`,
+# one of benchdoc.recording.SOURCES); the recorder writes it like any other road's.
 SOURCE = "mcp"
 
 
