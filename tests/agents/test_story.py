@@ -158,7 +158,7 @@ def test_a_fix_in_a_document_named_by_the_call(story: Project) -> None:
     async def agent() -> None:
         async with connect(story, "--allow-write") as client:
             for name, values in NEW.items():
-                await call(client, "record", experiment=name, metrics={"output_tok_s": values})
+                await call(client, "record", experiment=name, metrics={"output_tok_s": values}, each_start=True)
             findings = (await call(client, "lint", documents=["notes.md"]))["findings"]
             assert [f["file"] for f in findings] == ["notes.md"]
             line = await refused(client, "apply_fix", fix_id=findings[0]["fix_id"])  # not among the listed documents' fixes
@@ -167,4 +167,6 @@ def test_a_fix_in_a_document_named_by_the_call(story: Project) -> None:
             assert fixed["file"] == "notes.md"
 
     anyio.run(agent)
-    assert "3.8% faster than Baseline (no spec)<!-- benchdoc:end sum=" in notes.read_text(encoding="utf-8")
+    text = notes.read_text(encoding="utf-8")
+    assert "40% slower" not in text
+    assert "<!-- benchdoc:value eagle3-cuda13 show=verdict -->3.8% faster than Baseline (no spec)<!-- benchdoc:end sum=" in text
