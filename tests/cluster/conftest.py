@@ -111,7 +111,7 @@ def project_text(sim: list[str], marker: str, body: str) -> str:
 
         [servers.sim]
         argv = {json.dumps(sim)}
-        env = {{ BENCHDOC_TEST_MARK = "{marker}" }}
+        env = {{ SERVER_TEST_MARK = "{marker}" }}
         ready_timeout = 60
         shutdown_grace = 3
 

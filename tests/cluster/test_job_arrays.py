@@ -4,6 +4,8 @@ PostgreSQL ledger, with `benchdoc sim` as the server under test."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -118,6 +120,17 @@ repetitions = 1
     resubmitted = project.run("submit", "--slurm", "--missing", "--time", "1")
     assert resubmitted.returncode == 0, resubmitted.stderr
     new_job = resubmitted.stdout.strip()
+    # Still queued or running in new_job: --missing leaves them alone.
+    twice = project.run("submit", "--slurm", "--missing", "--time", "1")
+    assert twice.returncode == 0 and "nothing to submit" in twice.stdout, twice.stdout + twice.stderr
+    assert f"endless: skipped, still queued or running in job {new_job}" in twice.stderr
+    # A teammate's clone (no .benchdoc/slurm/ of its own) sees the submission through the ledger.
+    teammate = project.root.parent / (project.root.name + "-clone")
+    teammate.mkdir()
+    (teammate / "benchdoc.toml").write_bytes((project.root / "benchdoc.toml").read_bytes())
+    seen = subprocess.run([sys.executable, "-m", "benchdoc", "status", job_id], cwd=teammate, env=project.env,
+                          capture_output=True, text=True, timeout=120)
+    assert seen.returncode == 0 and f"job {job_id}" in seen.stdout and "3/3 finished" in seen.stdout, seen.stdout + seen.stderr
     project.cluster.run("scancel", new_job)
     manifests = sorted((project.root / ".benchdoc" / "slurm").glob("*/submission.json"))
     assert '"endless",\n    "cancelled"' in manifests[-1].read_text()

@@ -54,3 +54,11 @@ def test_a_bad_value_on_the_command_line_names_the_option(tmp_path: Path) -> Non
         slurm_options(config, {"max_parallel": 0})
     with pytest.raises(UsageError, match="--partition: 'a b' holds characters"):
         slurm_options(config, {"partition": "a b"})
+
+
+def test_requeue_is_the_clusters_unless_asked(tmp_path: Path) -> None:
+    assert "--requeue" not in " ".join(slurm_options(config_with(tmp_path, ""), {}).directives())
+    assert slurm_options(config_with(tmp_path, "requeue = false\n"), {}).directives()[-1] == "--no-requeue"
+    assert slurm_options(config_with(tmp_path, "requeue = false\n"), {"requeue": True}).directives()[-1] == "--requeue"
+    with pytest.raises(ConfigError, match="expected true or false"):
+        slurm_options(config_with(tmp_path, 'requeue = "yes"\n'), {})

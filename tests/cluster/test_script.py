@@ -28,6 +28,7 @@ def test_the_script_runs_task_i_on_experiment_i(tmp_path: Path) -> None:
     assert lines[0] == "#!/bin/bash"
     assert "#SBATCH --array=0-1%1" in lines and "#SBATCH --partition=gpu" in lines and "#SBATCH --exclusive" in lines
     assert f"#SBATCH --output={tmp_path}/.benchdoc/slurm/x/%A_%a.out" in lines
+    assert "#SBATCH --open-mode=append" in lines  # a requeued attempt appends to the log, never truncates it
     assert "  'odd;name'" in lines  # quoted for the shell
     assert lines[-2] == "module load cuda/12.8"  # setup runs just before benchdoc
     assert lines[-1] == (f"exec /opt/venv/bin/python -m benchdoc --config {tmp_path}/benchdoc.toml run --slurm-task "

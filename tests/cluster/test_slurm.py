@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchdoc.cluster.slurm import TaskState, _clock, _task_ids, exit_words
+from benchdoc.cluster.slurm import TaskState, _clock, _task_ids, exit_words, parse_sacct
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,17 @@ def test_a_finished_task_fails_in_slurms_words(state: TaskState, reason: str | N
 )
 def test_sacct_exit_codes_read_as_exit_and_signal(exit_code: str, words: str) -> None:
     assert exit_words(exit_code) == words
+
+
+# Lines Slurm 22.05's sacct gave on the test cluster: a `kill -9 $$` job (0:9), tasks lost
+# with their node, a task at its one-minute limit, one cancelled by root.
+SACCT = """7_0|FAILED|365-00:00:00|0:9
+7_1|NODE_FAIL|365-00:00:00|0:0
+7_2|TIMEOUT|00:01:00|0:0
+7_3|CANCELLED by 0|00:01:00|0:15
+"""
+
+
+def test_sacct_lines_read_in_slurms_words() -> None:
+    reasons = {task: state.failure_reason() for task, state in parse_sacct(SACCT).items()}
+    assert reasons == {0: "FAILED (killed by signal 9)", 1: "NODE_FAIL", 2: "TIMEOUT after 00:01:00", 3: "CANCELLED by 0"}

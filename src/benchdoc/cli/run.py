@@ -139,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             with _signals_interrupt(), display:
                 report = run_experiments(config, ledger, names, options, on_event=display.handle)
+            if options.tags:  # a requeued task: this attempt's run counts, earlier ones become history
+                _retire_earlier(ledger, report, options.tags)
         except KeyboardInterrupt:
             display.interrupted()
             if options.tags:  # Slurm is ending this task: its servers are stopped; say why it failed
@@ -166,24 +168,35 @@ def _stop_survivors(root: Path) -> None:
 
 
 def _slurm_tags() -> dict[str, Any]:
-    from benchdoc.cluster import task_tags
+    from benchdoc.cluster.task import attempt_line, task_tags
     from benchdoc.errors import UsageError
 
     tags = task_tags(os.environ)
     if not tags:
         raise UsageError("--slurm-task is for the tasks of a job array (SLURM_ARRAY_JOB_ID is not set)")
+    print(attempt_line(tags), file=sys.stderr, flush=True)  # to the task's log, which every attempt appends to
     return tags
+
+
+def _retire_earlier(ledger: Any, report: Any, tags: Mapping[str, Any]) -> None:
+    from benchdoc.cluster.task import retire_earlier_attempts
+
+    for outcome in report.outcomes:
+        if outcome.run_id is not None:
+            retire_earlier_attempts(ledger, outcome.experiment, tags["record_id"], outcome.run_id)
 
 
 def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mapping[str, Any], started: datetime) -> None:
     """The failed run of an array task Slurm ended (time limit, scancel, preemption), once."""
     from benchdoc.cluster import record_termination, termination_reason
     from benchdoc.cluster.slurm import time_limit
+    from benchdoc.cluster.task import attempt_line
 
     log = os.environ.get("BENCHDOC_TASK_LOG")
     slurm = tags.get("slurm") or {}
     job_id = f"{slurm['job']}_{slurm['task']}" if slurm.get("job") else ""  # this task, not the whole array
-    reason = termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None)
+    reason = termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None,
+                                after=attempt_line(tags))
     for name in names:
         run_id = record_termination(config, ledger, name, reason, tags, started)
         if run_id is not None:

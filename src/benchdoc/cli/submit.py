@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import console, load_project, open_ledger
@@ -57,6 +58,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--qos", help="sbatch --qos")
     parser.add_argument("--exclusive", action=argparse.BooleanOptionalAction, default=None,
                         help="a node to each task alone (default: on; benchmarks need the node to themselves)")
+    parser.add_argument("--requeue", action=argparse.BooleanOptionalAction, default=None,
+                        help="let Slurm run a task again after a node failure or preemption (default: the cluster's "
+                        "JobRequeue); the attempt that finishes counts, earlier ones stay as history, and each "
+                        "attempt appends to the task's log")
     parser.add_argument("--max-parallel", type=int, metavar="K", help="at most K tasks at once (the array's %%K)")
     parser.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                         help="any other sbatch option, e.g. --sbatch-arg=--mem=64G (repeatable)")
@@ -88,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     refuse_sqlite(config)
     options = slurm_options(config, {
         "partition": args.partition, "gres": args.gres, "time": args.time, "account": args.account,
-        "qos": args.qos, "exclusive": args.exclusive, "max_parallel": args.max_parallel,
+        "qos": args.qos, "exclusive": args.exclusive, "requeue": args.requeue, "max_parallel": args.max_parallel,
         "sbatch_args": tuple(args.sbatch_arg),
     })
     names = select_experiments(config, args.experiments)
@@ -97,14 +102,17 @@ def run(args: argparse.Namespace) -> int:
 
         with open_ledger(config) as ledger:
             names = missing_in_ledger(config, names, ledger)
+            names = _not_queued(config, ledger, names)
         if not names:
-            print("nothing to submit: every selected experiment has a successful run of its current configuration")
+            print("nothing to submit: every selected experiment has a successful run of its current configuration, "
+                  "or is queued or running")
             return EXIT_OK
     submission = submit(config, names, options, dry_run=args.dry_run)
     if args.dry_run:
         print(script_text(config, submission), end="")
         return EXIT_OK
     print(submission.job_id)
+    _share(config, submission)
     console(stderr=True).print(
         f"submitted job {submission.job_id}: {len(names)} experiment(s), script "
         f"{_relative(submission.script, config.root)}; follow it with: benchdoc submit --status {submission.job_id}",
@@ -113,12 +121,38 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _not_queued(config: Any, ledger: Any, names: list[str]) -> list[str]:
+    """``names`` less those a submission (this clone's or the team's) still has queued or
+    running, each said on stderr."""
+    from benchdoc.cluster.shared import still_active, team_submissions
+    from benchdoc.cluster.submit import local_submissions
+
+    known = {s.job_id: s for s in [*team_submissions(ledger), *local_submissions(config)]}
+    active = still_active(list(known.values()), names)
+    for name, job in active.items():
+        print(f"benchdoc: {name}: skipped, still queued or running in job {job}", file=sys.stderr)
+    return [name for name in names if name not in active]
+
+
+def _share(config: Any, submission: Any) -> None:
+    """Keep the submission in the ledger, so that any clone's `status` sees it."""
+    from benchdoc.cluster.shared import publish
+    from benchdoc.errors import LedgerError
+
+    try:
+        with open_ledger(config, write=True) as ledger:
+            publish(ledger, submission)
+    except LedgerError as err:
+        print(f"benchdoc: job {submission.job_id} is submitted but not shared in the ledger ({err}); "
+              "`status` finds it in this clone only", file=sys.stderr)
+
+
 def show_status(args: argparse.Namespace, job_id: str | None) -> int:
     from benchdoc.cluster import load_submission, sweep_status
 
     config = load_project(args)
-    submission = load_submission(config, job_id)
     with open_ledger(config) as ledger:
+        submission = load_submission(config, job_id, ledger)
         status = sweep_status(config, ledger, submission)
     present(status)
     return EXIT_OK

@@ -12,7 +12,7 @@ from benchdoc.config import Config
 from benchdoc.errors import UsageError
 
 SLURM_KEYS = (
-    "partition", "gres", "time", "account", "qos", "exclusive", "max_parallel", "sbatch_args", "setup",
+    "partition", "gres", "time", "account", "qos", "exclusive", "requeue", "max_parallel", "sbatch_args", "setup",
 )
 # Slurm's time formats: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
 _TIME = re.compile(r"\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+(:\d{1,2}){0,2}")
@@ -32,6 +32,7 @@ class SlurmOptions:
     account: str | None = None
     qos: str | None = None
     exclusive: bool = True
+    requeue: bool | None = None  # None: the cluster's JobRequeue decides
     max_parallel: int | None = None
     sbatch_args: tuple[str, ...] = ()
     setup: tuple[str, ...] = field(default=())
@@ -45,6 +46,8 @@ class SlurmOptions:
                 found.append(f"--{key}={value}")
         if self.exclusive:
             found.append("--exclusive")
+        if self.requeue is not None:
+            found.append("--requeue" if self.requeue else "--no-requeue")
         found.extend(self.sbatch_args)
         return found
 
@@ -87,10 +90,11 @@ def _refuse_secrets(items: Sequence[str], error: Any) -> None:
 
 
 def _set(options: SlurmOptions, key: str, value: Any, error: Any) -> SlurmOptions:
-    if key == "exclusive":
+    if key in ("exclusive", "requeue"):
         if not isinstance(value, bool):
             raise error(f"expected true or false, got {value!r}")
-        return replace(options, exclusive=value)
+        flag: dict[str, Any] = {key: value}
+        return replace(options, **flag)
     if key == "max_parallel":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise error(f"expected a whole number of at least 1, got {value!r}")

@@ -52,6 +52,7 @@ def render_script(
         f"#SBATCH --job-name={job_name(names, sweeps)}",
         f"#SBATCH --array={array_spec(len(names), options.max_parallel)}",
         f"#SBATCH --output={folder}/%A_%a.out",
+        "#SBATCH --open-mode=append",  # a requeued task's next attempt appends: no attempt's log is lost
         f"#SBATCH --chdir={root}",
         *(f"#SBATCH {directive}" for directive in options.directives()),
         "",

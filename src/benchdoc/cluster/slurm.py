@@ -141,6 +141,11 @@ def time_limit(job_id: str, env: Mapping[str, str] | None = None) -> str | None:
     return _clock(limit) if done.returncode == 0 and limit and limit != "UNLIMITED" else None
 
 
+def active_tasks(job_id: str, env: Mapping[str, str] | None = None) -> set[int]:
+    """The tasks of ``job_id`` squeue lists as pending or running (none for a job it forgot)."""
+    return {task for task, state in _queued(job_id, env).items() if state.active}
+
+
 def _queued(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
     done = run_command(["squeue", "-h", "-r", "-j", job_id, "-o", "%K|%T|%l"], env)
     if done.returncode != 0:
@@ -161,20 +166,25 @@ def _finished(job_id: str, env: Mapping[str, str] | None) -> tuple[dict[int, Tas
     done = run_command(
         ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode"], env
     )
-    found: dict[int, TaskState] = {}
     if done.returncode == 0:
-        for line in done.stdout.splitlines():
-            parts = line.strip().split("|")
-            if len(parts) != 4 or "_" not in parts[0]:
-                continue
-            state, _, by = parts[1].partition(" by ")
-            for task in _task_ids(parts[0].split("_", 1)[1]):
-                found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
-    elif "accounting storage is disabled" in (done.stderr + done.stdout).lower():
+        return parse_sacct(done.stdout), True
+    if "accounting storage is disabled" in (done.stderr + done.stdout).lower():
         return _from_scontrol(job_id, env), False
-    else:
-        raise SlurmError(f"sacct failed: {first_line(done.stderr)}")
-    return found, True
+    raise SlurmError(f"sacct failed: {first_line(done.stderr)}")
+
+
+def parse_sacct(text: str) -> dict[int, TaskState]:
+    """``sacct -n -P -X --format=JobID,State,Timelimit,ExitCode`` lines of array tasks
+    ('7_0|FAILED|365-00:00:00|0:9', '7_2|CANCELLED by 0|...') by task id."""
+    found: dict[int, TaskState] = {}
+    for line in text.splitlines():
+        parts = line.strip().split("|")
+        if len(parts) != 4 or "_" not in parts[0]:
+            continue
+        state, _, by = parts[1].partition(" by ")
+        for task in _task_ids(parts[0].split("_", 1)[1]):
+            found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
+    return found
 
 
 def _from_scontrol(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:

@@ -77,8 +77,8 @@ def sweep_status(
     recorded: dict[str, RunRecord] = {}
     for run in ledger.runs(list(set(submission.experiments)), with_samples=False):  # newest first
         key = run.metadata.record_id
-        if key and (key not in recorded or (_reconciled(recorded[key]) and not _reconciled(run))):
-            recorded[key] = run  # the newest; a run the task measured over one reconciled from Slurm's view
+        if key and (key not in recorded or _rank(run) > _rank(recorded[key])):
+            recorded[key] = run  # the newest of the best: counting, then measured by the task itself
     states = []
     for task, name in enumerate(submission.experiments):
         key = record_key(submission.job_id, task)
@@ -106,6 +106,12 @@ def _state(
                   f"{SPOOL_DIR}/ and is recorded by the next command that reaches the ledger")
     run_id = record(ledger, _reconciled_run(config, submission, task, name, slurm, reason), once=True)
     return ExperimentState(name, task, "failed", reason, run_id, reconciled=run_id is not None)
+
+
+def _rank(run: RunRecord) -> tuple[bool, bool]:
+    """Which of a task's runs status shows: one still counting (an earlier attempt of a
+    requeued task is taken back), then one the task recorded over one reconciled from Slurm."""
+    return run.retraction is None, not _reconciled(run)
 
 
 def _reconciled(run: RunRecord) -> bool:

@@ -16,13 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdoc.cluster.options import SlurmOptions
 from benchdoc.cluster.script import render_script
 from benchdoc.cluster.slurm import sbatch
 from benchdoc.config import Config
 from benchdoc.errors import UsageError
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.store import Ledger
 
 SLURM_DIR = Path(".benchdoc") / "slurm"
 MANIFEST = "submission.json"
@@ -127,29 +130,31 @@ def _new_folder(parent: Path, moment: datetime) -> Path:
     return candidate
 
 
-def load_submission(config: Config, job_id: str | None = None) -> Submission:
-    """The submission of ``job_id``, or the latest one of this project."""
-    parent = config.root / SLURM_DIR
-    manifests = sorted(parent.glob(f"*/{MANIFEST}"), key=lambda p: p.parent.name)
-    found = []
-    for path in manifests:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if job_id is None or str(data.get("job_id")) == job_id:
-            found.append((path.parent, data))
+def load_submission(config: Config, job_id: str | None = None, ledger: Ledger | None = None) -> Submission:
+    """The submission of ``job_id``, or the latest one: of this clone's ``.benchdoc/slurm/``,
+    or, given ``ledger``, of the team's submissions kept there (the later of the two)."""
+    found = local_submissions(config)
+    if ledger is not None:
+        from benchdoc.cluster.shared import team_submissions
+
+        seen = {s.job_id for s in found}
+        found += [s for s in team_submissions(ledger) if s.job_id not in seen]
+    found = [s for s in found if job_id is None or s.job_id == job_id]
     if not found:
         which = f"job {job_id}" if job_id else "any job"
-        raise UsageError(f"no submission of {which} under {SLURM_DIR}/ (submit with: benchdoc submit --slurm)")
-    folder, data = found[-1]
-    saved: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.get("options", {}).items()}
-    options = SlurmOptions(**saved)
-    return Submission(
-        folder=folder,
-        experiments=tuple(data["experiments"]),
-        submitted_at=datetime.fromisoformat(data["submitted_at"]),
-        options=options,
-        fingerprints=dict(data.get("fingerprints", {})),
-        job_id=str(data["job_id"]),
-    )
+        where = f"under {SLURM_DIR}/" + (" nor in the ledger" if ledger is not None else "")
+        raise UsageError(f"no submission of {which} {where} (submit with: benchdoc submit --slurm)")
+    return max(found, key=lambda s: (s.submitted_at, int(s.job_id or 0)))
+
+
+def local_submissions(config: Config) -> list[Submission]:
+    """This clone's submissions, oldest first (an unreadable manifest skipped)."""
+    from benchdoc.cluster.shared import from_json
+
+    found = []
+    for path in sorted((config.root / SLURM_DIR).glob(f"*/{MANIFEST}"), key=lambda p: p.parent.name):
+        try:
+            found.append(from_json(json.loads(path.read_text(encoding="utf-8")), path.parent))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found

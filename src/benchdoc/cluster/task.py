@@ -43,18 +43,46 @@ def task_tags(environ: Mapping[str, str]) -> dict[str, Any]:
     task = environ.get("SLURM_ARRAY_TASK_ID")
     if not job or task is None or not task.isdigit():
         return {}
+    restarts = environ.get("SLURM_RESTART_COUNT", "0")
     return {
-        "slurm": {"job": job, "task": int(task), "job_id": environ.get("SLURM_JOB_ID"), "node": environ.get("SLURMD_NODENAME")},
+        "slurm": {"job": job, "task": int(task), "job_id": environ.get("SLURM_JOB_ID"), "node": environ.get("SLURMD_NODENAME"),
+                  "attempt": int(restarts) if restarts.isdigit() else 0},
         "record_id": record_key(job, task),
     }
 
 
-def termination_reason(log: Path | None, time_limit: str | None = None, wait_s: float = 1.0) -> str:
+def attempt_line(tags: Mapping[str, Any]) -> str:
+    """The line a task writes to its log as it starts: the log is appended to by every
+    attempt of a requeued task, and a reason is read only after this attempt's line."""
+    slurm = tags.get("slurm") or {}
+    return f"benchdoc: attempt {slurm.get('attempt', 0)} of {tags.get('record_id')} on {slurm.get('node') or '?'}"
+
+
+def retire_earlier_attempts(ledger: Ledger, experiment: str, key: str, keep: int) -> list[int]:
+    """Take back, as history, every other run of ``experiment`` with the task key ``key``
+    (earlier attempts of a task Slurm requeued, or a run a status check reconciled while
+    the task was between attempts): run ``keep``, of the attempt that finished, counts.
+    The ids taken back."""
+    retired = []
+    for run in ledger.runs([experiment], with_samples=False):
+        if run.metadata.record_id == key and run.id != keep and run.retraction is None:
+            ledger.retract(run.id, f"an earlier attempt of {key} (Slurm requeued the task): run {keep} counts")
+            retired.append(run.id)
+    return retired
+
+
+def termination_reason(
+    log: Path | None, time_limit: str | None = None, wait_s: float = 1.0, after: str | None = None
+) -> str:
     """Why Slurm is ending this task, from the line slurmstepd writes to its log:
-    'TIMEOUT after 00:01:00', 'PREEMPTED', 'NODE_FAIL', 'CANCELLED', or 'terminated by SIGTERM'."""
+    'TIMEOUT after 00:01:00', 'PREEMPTED', 'NODE_FAIL', 'CANCELLED', or 'terminated by SIGTERM'.
+    ``after``: only what follows the last occurrence of this line (this attempt's start)."""
     deadline = time.monotonic() + wait_s
     while True:
-        found = list(_SLURM_LINE.finditer(_tail(log))) if log else []
+        text = _tail(log) if log else ""
+        if after and after in text:
+            text = text.rsplit(after, 1)[1]
+        found = list(_SLURM_LINE.finditer(text))
         match = found[-1] if found else None  # the last: an earlier attempt's line may precede it
         if match or time.monotonic() >= deadline:
             break
@@ -100,4 +128,7 @@ def record_termination(
             config_fingerprint=experiment_fingerprint(config, experiment),
         ),
     )
-    return record(ledger, measured, once=True)
+    run_id = record(ledger, measured, once=True)
+    if run_id is not None and measured.metadata.record_id:
+        retire_earlier_attempts(ledger, experiment, measured.metadata.record_id, run_id)
+    return run_id

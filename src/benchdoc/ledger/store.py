@@ -252,6 +252,27 @@ class Ledger:
         with self._reading() as conn:
             return self._stored_version(conn)
 
+    def put_entry(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` (at most 64 characters) in the ledger's own table
+        of entries, replacing what was there: what the team shares beside the runs (a
+        Slurm submission, see benchdoc.cluster.shared)."""
+        if not key or len(key) > 64 or key == "schema_version":
+            raise LedgerError(f"invalid ledger entry key {key!r}")
+        try:
+            with self._write() as conn, conn.begin():
+                conn.execute(meta_table.delete().where(meta_table.c.key == key))
+                conn.execute(meta_table.insert().values(key=key, value=value))
+        except sa.exc.SQLAlchemyError as exc:
+            raise _write_error(self.url, exc) from exc
+
+    def entries(self, prefix: str) -> dict[str, str]:
+        """The entries whose key starts with ``prefix``."""
+        with self._reading() as conn:
+            if not sa.inspect(conn).has_table(meta_table.name):
+                return {}
+            rows = conn.execute(sa.select(meta_table.c.key, meta_table.c.value).where(meta_table.c.key.startswith(prefix, autoescape=True)))
+            return {str(key): str(value) for key, value in rows}
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -331,7 +352,8 @@ class Ledger:
         one transaction (on PostgreSQL under a lock), so two recorders racing to record
         the same event (a job's end seen by its task and by a status check) record it once.
         ``over_reconciled``: a run a status check recorded from Slurm's view does not count
-        (a measured run replayed from the spool is recorded beside it)."""
+        (a measured run replayed from the spool is recorded beside it). A run of an earlier
+        attempt of a requeued Slurm task (``slurm.attempt``) does not count either."""
         key = run.metadata.record_id
         if not key:
             raise LedgerError("record_run_once needs the run's metadata.record_id")
@@ -343,8 +365,9 @@ class Ledger:
                 rows = conn.execute(
                     sa.select(runs_table.c.run_metadata).where(runs_table.c.experiment == run.experiment)
                 ).scalars()
+                attempt = _attempt(run.metadata.to_json())
                 if any(isinstance(meta, dict) and meta.get(RECORD_KEY) == key
-                       and not (over_reconciled and _reconciled(meta)) for meta in rows):
+                       and not (over_reconciled and _reconciled(meta)) and _attempt(meta) >= attempt for meta in rows):
                     return None
                 return _insert_run(conn, run)
         except sa.exc.SQLAlchemyError as exc:
@@ -436,6 +459,12 @@ class Ledger:
 def _reconciled(meta: dict[str, Any]) -> bool:
     slurm = meta.get("slurm")
     return isinstance(slurm, dict) and bool(slurm.get("reconciled"))
+
+
+def _attempt(meta: dict[str, Any]) -> int:
+    slurm = meta.get("slurm")
+    attempt = slurm.get("attempt") if isinstance(slurm, dict) else None
+    return attempt if isinstance(attempt, int) else 0
 
 
 def _write_error(url: str, exc: sa.exc.SQLAlchemyError) -> LedgerError:
