@@ -21,6 +21,17 @@ def load_project(args: argparse.Namespace) -> Config:
     return load_config(getattr(args, "config", None))
 
 
+def metric_name(config: Config, name: str) -> str:
+    """A declared metric's name for a name or label; any other name as given, checked once measured."""
+    from benchdoc.naming import SelectionError
+    from benchdoc.selection import find_metric
+
+    try:
+        return find_metric(name, config.metrics).name
+    except SelectionError:
+        return name
+
+
 def recording_experiment(config: Config, name: str, allow_new: bool) -> str:
     """The experiment a recording command records under: a declared name or alias (or a level
     of one, EXP@rate=4); an undeclared name only with ``allow_new``, else the fix, as a usage error."""

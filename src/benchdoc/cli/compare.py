@@ -44,12 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.cli.show import _metric_name
+    from benchdoc.cli._common import metric_name
     from benchdoc.results import build_results
 
     config = load_project(args)
     # A metric asked for by name is summarised even when benchdoc.toml does not declare it.
-    asked = [_metric_name(config, m) for m in args.metric] if args.metric else None
+    asked = [metric_name(config, m) for m in args.metric] if args.metric else None
     with open_ledger(config) as ledger:
         results = build_results(config, ledger, pooling=pooling_from_args(args), metrics=asked)
         runs = _run_ids(results, args.candidate, args.baseline)

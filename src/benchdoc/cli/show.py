@@ -10,13 +10,13 @@ from benchdoc.cli._common import (
     add_pooling_arguments,
     console,
     load_project,
+    metric_name,
     open_ledger,
     pooling_from_args,
     print_json,
 )
 
 if TYPE_CHECKING:
-    from benchdoc.config import Config
     from benchdoc.results import ExperimentResult, ResultSet
 
 ORDER = 30
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.results import build_results
 
     config = load_project(args)
-    metrics = [_metric_name(config, m) for m in args.metric] if args.metric else None
+    metrics = [metric_name(config, m) for m in args.metric] if args.metric else None
     with open_ledger(config) as ledger:
         results = build_results(
             config, ledger, pooling=pooling_from_args(args), metrics=metrics, all_metrics=args.all_metrics
@@ -76,17 +76,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     present(results, chosen, metrics, markdown=args.markdown)
     return 0
-
-
-def _metric_name(config: Config, name: str) -> str:
-    """A declared metric's name for a name or label; any other name as given, checked once measured."""
-    from benchdoc.naming import SelectionError
-    from benchdoc.selection import find_metric
-
-    try:
-        return find_metric(name, config.metrics).name
-    except SelectionError:
-        return name
 
 
 def present(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str] | None, *, markdown: bool = False) -> None:
