@@ -17,9 +17,10 @@ MAX_IMPORT_BYTES = 16 * 1024 * 1024  # a results file to import
 MAX_DATASET_BYTES = 64 * 1024 * 1024  # a --dataset file of prompts
 MAX_TOKENIZER_BYTES = 64 * 1024 * 1024  # a tokenizer.json
 
-# JSON read from files and servers.
-MAX_JSON_DEPTH = 64  # nesting of objects and arrays
-MAX_INT_DIGITS = 30  # digits of an integer literal (Python's own default is 4300)
+# JSON read from files and servers: nesting as deep as the interpreter recurses (about
+# 1,000 levels) and integers of up to 4,300 digits (Python's own bound) decode; beyond,
+# json_limit_message says so in one line. Counts from a server are bounded by
+# MAX_SERVER_TOKENS before anything keeps them.
 
 # A load-generating run.
 MAX_CONCURRENCY = 100_000  # requests in flight at once
@@ -28,7 +29,7 @@ MAX_PREFIX_TOKENS = 10_000_000  # tokens of all shared prefixes together
 MAX_PROMPT_TOKENS_TOTAL = 30_000_000  # synthetic prompt tokens of one run, built before timing (~8 B each)
 MAX_SERVER_TOKENS = 10**9  # a token count reported by a server: beyond it the request failed
 MAX_EVENT_BYTES = 16 * 1024 * 1024  # one server-sent event (or line) not yet complete
-DEFAULT_REQUEST_TIMEOUT_S = 600.0  # one request, unless the workload sets timeout_s
+DEFAULT_REQUEST_TIMEOUT_S = 600.0  # one request, unless --timeout-request or timeouts.request_s says otherwise
 
 # Sweeps.
 MAX_SWEEP_EXPERIMENTS = 10_000  # experiments one sweep (or all together) expands to
