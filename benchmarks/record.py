@@ -31,6 +31,8 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
         {
             **{f"_k{k}": f"holm-{k}" for k in (1, 2, 6, 10)},
             **{f"_at_{n}": f"interval-{n}v{n}" for n in range(2, 11)},
+            **{f"_d{i}": f"starts-d{i}" for i in range(1, 6)},
+            **{f"_n{n}": f"outliers-n{n}" for n in (5, 6, 8, 10, 20)},
         },
     ),
     "until_decided.py": ("until-decided", {}),

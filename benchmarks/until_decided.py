@@ -17,7 +17,9 @@ look (`take_look`), recorded as the runner records a run (`stopping_record`), an
 back through the views' one computation (`benchdoc.results.compute_results`), the one
 `show`, tables and the lint print. For contrast it reports what re-testing the runs a
 trial stopped with at the full alpha would say (the fixed-sample verdict of data whose
-size was chosen by peeking), and the power to detect a real +3.8% change.
+size was chosen by peeking), the power to detect a real +3.8% change, and, replayed
+through the views, how far the shift shown after a decided stop is from the truth and how
+often the interval shown (the repeated confidence interval) holds it.
 
 Equivalence stopping is left out on purpose: it would only end trials earlier, giving
 false positives fewer chances, so this is the worst case. The p-values of all trials are
@@ -134,6 +136,30 @@ def _shown(plan: StoppingPlan, config: Config, candidate: np.ndarray, baseline: 
     return declared, disagreements
 
 
+def _shown_estimates(plan: StoppingPlan, config: Config, candidate: np.ndarray, baseline: np.ndarray) -> tuple[list[float], float]:
+    """(shift shown after each decided stop, share of shown intervals holding the true shift)
+    for trials with a real change, replayed through the runner and read back through the views."""
+    truth = EFFECT * 100.0
+    decided: list[float] = []
+    covered = shown = 0
+    for trial in range(len(candidate)):
+        base = [float(v) for v in baseline[trial]]
+        looks, decision = _replay(plan, candidate[trial], base)
+        stopped = looks[-1].repetitions if looks else plan.first
+        record = stopping_record(
+            plan, looks, decision, compare_to="baseline", metric=METRIC, baseline_runs=[1], baseline_n=len(base),
+            alpha=ALPHA, max_repetitions=plan.maximum,
+        )
+        runs = [_run(1, "baseline", base, None), _run(2, "candidate", [float(v) for v in candidate[trial, :stopped]], record)]
+        comparison = compute_results(config, runs)["candidate"].comparisons[METRIC]
+        if comparison.verdict == "better":
+            decided.append(comparison.delta_pct)
+        if comparison.delta_ci_low is not None and comparison.delta_ci_high is not None:
+            shown += 1
+            covered += comparison.delta_ci_low <= truth <= comparison.delta_ci_high
+    return decided, covered / shown if shown else float("nan")
+
+
 def measure(trials: int, seed: int, baseline_n: int, first: int, maximum: int, shown_trials: int) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     plan = plan_stopping(ALPHA, first, maximum, baseline_n)
@@ -157,6 +183,8 @@ def measure(trials: int, seed: int, baseline_n: int, first: int, maximum: int, s
     higher = np.median(candidate_e, axis=1) > np.median(baseline_e, axis=1)
     detected = (until_e > 0) & higher
     repetitions = np.where(until_e > 0, until_e, last)
+    estimated = min(sample, 2000)  # each replay reads its run back through the views
+    decided_deltas, coverage_shown = _shown_estimates(plan, config, candidate_e[:estimated], baseline_e[:estimated])
 
     return {
         "alpha": ALPHA,
@@ -176,6 +204,9 @@ def measure(trials: int, seed: int, baseline_n: int, first: int, maximum: int, s
         "power_until_decided": float(np.mean(detected)),
         "power_fixed": float(np.mean((p_e[first] <= ALPHA) & higher)),
         "mean_repetitions_with_effect": float(np.mean(repetitions)),
+        # After a stop the data chose, the shift shown runs high; its interval (1 - alpha / K) still holds.
+        "bias_shown_pct": float(np.mean(decided_deltas) - EFFECT * 100.0) if decided_deltas else float("nan"),
+        "coverage_shown": coverage_shown,
         "replay_disagreements": int(disagreements),
         "shown_disagreements": int(np.sum(shown != (until[:sample] > 0))),
     }
@@ -199,6 +230,11 @@ def _print_table(figures: dict[str, Any], args: argparse.Namespace, elapsed: flo
     print(
         f"power to detect +{EFFECT:.1%}: until decided {figures['power_until_decided']:.3f} "
         f"(mean {figures['mean_repetitions_with_effect']:.1f} repetitions), fixed {figures['power_fixed']:.3f}"
+    )
+    print(
+        f"after a decided stop the shift shown is {figures['bias_shown_pct']:+.2f} points off the true "
+        f"+{EFFECT:.1%} on average; the interval shown (repeated, 1 - alpha / K) holds it in "
+        f"{figures['coverage_shown']:.3f} of trials"
     )
     print(
         f"replayed through the runner and the views: {figures['shown_trials']} trials, "

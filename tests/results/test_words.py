@@ -127,3 +127,15 @@ def test_a_lower_is_better_change_never_reads_as_a_negative_gain() -> None:
         for verdict, delta in (("better", halved.delta_pct), ("worse", 25.0)):
             words = verdict_sentence(verdict, delta, "B", metric=metric, margin=None)
             assert "-" not in words and "+" not in words, words
+
+
+def test_the_design_and_its_variance_components_are_said() -> None:
+    from benchdoc.results.words import design_note
+
+    a = [100.0, 100.2, 99.9, 103.0, 103.1, 102.8, 101.0, 101.2, 100.9]
+    b = [99.0, 99.1, 98.8, 97.0, 97.2, 96.9, 98.0, 98.1, 98.2]
+    starts = [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    note = design_note(compare(a, b, candidate_starts=starts, baseline_starts=starts), "tok/s")
+    assert note is not None and note.startswith("tok/s: 3 v 3 server starts of about 3 repetitions; between-start CV ")
+    assert "within-start CV 0.1" in note
+    assert design_note(compare([96.1], [92.6]), "tok/s") is None  # one value a side: no spread to split

@@ -60,7 +60,7 @@ def _cell(summary: Summary, digits: int) -> str:
 
 def _notes(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison]) -> list[str]:
     from benchdoc.results import TEST_NAME
-    from benchdoc.results.words import interval_note, outlier_rule
+    from benchdoc.results.words import design_note, interval_note, outlier_rule
 
     confidence = results.config.stats.confidence
     from benchdoc.results.runpairs import RUN_NOTE
@@ -74,6 +74,7 @@ def _notes(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: 
     notes.extend(dict.fromkeys(f"p: {pair.metric}: {pair.note}" if len(pairs) > 1 else f"p: {pair.note}" for pair in pairs))
     notes.append(f"test: {TEST_NAME}; delta: ratio of the geometric means of the server starts, with its interval "
                  "at the level the verdict is decided at")
+    notes.extend(note for pair in pairs if (note := design_note(pair.comparison, pair.metric)))
     return notes
 
 

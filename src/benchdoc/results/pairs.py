@@ -24,14 +24,13 @@ def compare_summaries(
     metric: str,
     candidate: Summary,
     baseline: Summary,
-    candidate_runs: Sequence[RunRecord] = (),
-    baseline_runs: Sequence[RunRecord] = (),
+    candidate_runs: Sequence[RunRecord],
+    baseline_runs: Sequence[RunRecord],
 ) -> Comparison:
     """``candidate`` against ``baseline`` for ``metric``, uncorrected, with the project's settings.
 
     The runs each summary pools (in the order their values were pooled) say which server
-    start measured each value, so the comparison is made between starts; without them each
-    value counts as its own start."""
+    start measured each value, so the comparison is made between starts."""
     spec = config.metric_or_default(metric)
     return compare(
         candidate.values,
@@ -42,8 +41,8 @@ def compare_summaries(
         equivalence_margin=spec.equivalence_margin,
         candidate_summary=candidate,
         baseline_summary=baseline,
-        candidate_starts=start_labels(candidate_runs, metric) if candidate_runs else None,
-        baseline_starts=start_labels(baseline_runs, metric) if baseline_runs else None,
+        candidate_starts=start_labels(candidate_runs, metric),
+        baseline_starts=start_labels(baseline_runs, metric),
     )
 
 

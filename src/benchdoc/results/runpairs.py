@@ -15,7 +15,8 @@ from benchdoc.results.model import ExperimentResult, NoComparison, PairCompariso
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import Status
 
-RUN_NOTE = "two runs, each one's repetitions its sample; not part of the corrected family: p is uncorrected"
+RUN_NOTE = ("two runs, each one's repetitions its sample (compared start by start); not part of the corrected "
+            "family: p is uncorrected")
 
 
 def run_result(results: ResultSet, run: RunRecord) -> ExperimentResult:
@@ -55,7 +56,7 @@ def compare_runs(
         if not can_compare(theirs):
             raise NoComparison(f"cannot compare {metric}: run {baseline.id}'s median is {theirs.median:g}, "
                                "and a ratio needs a positive baseline")
-        comparison = compare_summaries(results.config, metric, mine, theirs)
+        comparison = compare_summaries(results.config, metric, mine, theirs, (candidate,), (baseline,))
         pairs.append(PairComparison(a.name, b.name, metric, comparison, False, RUN_NOTE))
     return a, b, pairs
 

@@ -144,6 +144,17 @@ def components_text(comparison: Comparison) -> str | None:
     return ", ".join(shown) or None
 
 
+def design_note(comparison: Comparison, metric: str) -> str | None:
+    """'tok/s: 5 v 5 server starts of 3 repetitions; between-start CV 1.2%, within-start CV 0.4%':
+    the design a comparison was made on and Kalibera & Jones's variance components."""
+    parts = components_text(comparison)
+    if parts is None:
+        return None
+    reps = comparison.components.repetitions
+    return (f"{metric}: {comparison.starts_candidate} v {comparison.starts_baseline} server starts of about "
+            f"{reps} repetition{'s' if reps != 1 else ''}; {parts}")
+
+
 def delta_text(comparison: Comparison) -> str:
     """The delta as a table shows it: '+3.8%', '~' when the test could not tell, and no
     direction at all ('?') when a sequential test stopped undecided."""
