@@ -62,3 +62,34 @@ def test_requeue_is_the_clusters_unless_asked(tmp_path: Path) -> None:
     assert slurm_options(config_with(tmp_path, "requeue = false\n"), {"requeue": True}).directives()[-1] == "--requeue"
     with pytest.raises(ConfigError, match="expected true or false"):
         slurm_options(config_with(tmp_path, 'requeue = "yes"\n'), {})
+
+
+def test_retries_imply_requeue_and_reach_the_task(tmp_path: Path) -> None:
+    from benchdoc.cluster.script import render_script
+
+    options = slurm_options(config_with(tmp_path, "retries = 2\n"), {})
+    assert options.retries == 2 and options.directives()[-1] == "--requeue"
+    assert slurm_options(config_with(tmp_path, "retries = 2\nrequeue = false\n"), {}).directives()[-1] == "--no-requeue"
+    with pytest.raises(UsageError, match="--retries: expected a whole number of at least 0"):
+        slurm_options(config_with(tmp_path, ""), {"retries": -1})
+    from datetime import datetime, timezone
+
+    text = render_script(names=["a"], options=options, config_path=tmp_path / "benchdoc.toml", folder=tmp_path,
+                         submitted_at=datetime(2026, 5, 4, tzinfo=timezone.utc), sweeps={})
+    assert "export BENCHDOC_TASK_RETRIES=2" in text.splitlines()
+
+
+def test_experiments_get_their_own_resources_and_one_array_per_set(tmp_path: Path) -> None:
+    from benchdoc.cluster.options import options_by_experiment
+
+    config = config_with(tmp_path, 'partition = "gpu"\ngres = "gpu:1"\ntime = "01:00:00"\n'
+                                   '[slurm.experiments."big-*"]\ngres = "gpu:8"\ntime = "04:00:00"\n'
+                                   '[slurm.experiments."big-long"]\ntime = "1-00:00:00"\n')
+    assert slurm_options(config, {}, "big-long") == SlurmOptions(partition="gpu", gres="gpu:8", time="1-00:00:00")
+    assert slurm_options(config, {"time": "30"}, "big-a").time == "30"  # the command line wins
+    groups = options_by_experiment(config, ["small", "big-a", "big-long", "big-b", "small2"], {})
+    assert [names for _, names in groups] == [["small", "small2"], ["big-a", "big-b"], ["big-long"]]
+    assert [o.gres for o, _ in groups] == ["gpu:1", "gpu:8", "gpu:8"]
+    bad = config_with(tmp_path, '[slurm.experiments."big-*"]\nmax_parallel = 2\n')
+    with pytest.raises(ConfigError, match=r'slurm\.experiments\.big-\*\.max_parallel: unknown key'):
+        slurm_options(bad, {}, "big-a")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchdoc.cluster import task_tags, termination_reason
-from benchdoc.cluster.task import attempt_line, retire_earlier_attempts
+from benchdoc.cluster.task import attempt_line, beyond_retries, retire_earlier_attempts
 from benchdoc.ledger import Ledger, NewRun, Sample
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import Outcome
@@ -78,3 +78,15 @@ def test_a_requeued_task_counts_once_the_attempt_that_finished(tmp_path: Path) -
         assert runs[first].retraction is not None and "earlier attempt" in runs[first].retraction.reason
         assert runs[second].retraction is None
         assert retire_earlier_attempts(ledger, "e", "slurm:36_0", second) == []
+
+
+def test_an_attempt_beyond_retries_gives_up_with_the_last_attempts_reason(tmp_path: Path) -> None:
+    log = tmp_path / "36_0.out"
+    log.write_text("benchdoc: attempt 0 of slurm:36_0 on vm\n"
+                   "slurmstepd-vm: error: *** JOB 37 ON vm CANCELLED AT 2026-12-03T19:24:32 DUE TO NODE FAILURE, SEE "
+                   "SLURMCTLD LOG FOR DETAILS ***\nbenchdoc: attempt 1 of slurm:36_0 on vm2\n")
+    tags = {"slurm": {"job": "36", "task": 0, "attempt": 1, "node": "vm2"}, "record_id": "slurm:36_0"}
+    assert beyond_retries(tags, {"BENCHDOC_TASK_RETRIES": "1"}, log) is None  # one requeue allowed
+    assert beyond_retries(tags, {}, log) is None  # no --retries: Slurm's own limit
+    assert beyond_retries(tags, {"BENCHDOC_TASK_RETRIES": "0"}, log) == (
+        "NODE_FAIL, requeued 1 time(s): beyond --retries 0, not run again")

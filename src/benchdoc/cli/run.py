@@ -132,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
     _stop_survivors(config.root)
     display = _Display(quiet=args.quiet, root=config.root)
     started = datetime.now(timezone.utc)
+    if options.tags and (beyond := _beyond_retries(options.tags)):  # submit --retries N: Slurm requeued it more
+        with open_ledger(config, write=True) as ledger:
+            _record_slurm_end(config, ledger, names, options.tags, started, beyond)
+        return EXIT_FAILED
     from benchdoc.recording import prove_writable
 
     with open_ledger(config, write=True) as ledger:
@@ -186,7 +190,15 @@ def _retire_earlier(ledger: Any, report: Any, tags: Mapping[str, Any]) -> None:
             retire_earlier_attempts(ledger, outcome.experiment, tags["record_id"], outcome.run_id)
 
 
-def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mapping[str, Any], started: datetime) -> None:
+def _beyond_retries(tags: Mapping[str, Any]) -> str | None:
+    from benchdoc.cluster.task import beyond_retries
+
+    log = os.environ.get("BENCHDOC_TASK_LOG")
+    return beyond_retries(tags, os.environ, Path(log) if log else None)
+
+
+def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mapping[str, Any], started: datetime,
+                      reason: str | None = None) -> None:
     """The failed run of an array task Slurm ended (time limit, scancel, preemption), once."""
     from benchdoc.cluster import record_termination, termination_reason
     from benchdoc.cluster.slurm import time_limit
@@ -195,8 +207,8 @@ def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mappi
     log = os.environ.get("BENCHDOC_TASK_LOG")
     slurm = tags.get("slurm") or {}
     job_id = f"{slurm['job']}_{slurm['task']}" if slurm.get("job") else ""  # this task, not the whole array
-    reason = termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None,
-                                after=attempt_line(tags))
+    reason = reason or termination_reason(Path(log) if log else None, time_limit(job_id) if job_id else None,
+                                          after=attempt_line(tags))
     for name in names:
         run_id = record_termination(config, ledger, name, reason, tags, started)
         if run_id is not None:

@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="let Slurm run a task again after a node failure or preemption (default: the cluster's "
                         "JobRequeue); the attempt that finishes counts, earlier ones stay as history, and each "
                         "attempt appends to the task's log")
+    parser.add_argument("--retries", type=int, metavar="N",
+                        help="let Slurm requeue a task at most N times (node failure, preemption; implies --requeue): "
+                        "an attempt beyond N records its failure and does not run")
     parser.add_argument("--max-parallel", type=int, metavar="K", help="at most K tasks at once (the array's %%K)")
     parser.add_argument("--sbatch-arg", action="append", default=[], metavar="ARG",
                         help="any other sbatch option, e.g. --sbatch-arg=--mem=64G (repeatable)")
@@ -87,15 +90,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.slurm:
         raise UsageError("say where to submit: --slurm (Slurm is the scheduler benchdoc submits to)")
     from benchdoc.cluster import refuse_sqlite, script_text, slurm_options, submit
+    from benchdoc.cluster.options import options_by_experiment
     from benchdoc.runner import select_experiments
 
     config = load_project(args)
     refuse_sqlite(config)
-    options = slurm_options(config, {
+    overrides = {
         "partition": args.partition, "gres": args.gres, "time": args.time, "account": args.account,
-        "qos": args.qos, "exclusive": args.exclusive, "requeue": args.requeue, "max_parallel": args.max_parallel,
-        "sbatch_args": tuple(args.sbatch_arg),
-    })
+        "qos": args.qos, "exclusive": args.exclusive, "requeue": args.requeue, "retries": args.retries,
+        "max_parallel": args.max_parallel, "sbatch_args": tuple(args.sbatch_arg),
+    }
+    slurm_options(config, overrides)  # every setting checked before anything is selected or written
     names = select_experiments(config, args.experiments)
     if args.missing:
         from benchdoc.runner.fingerprint import missing_in_ledger
@@ -107,17 +112,19 @@ def run(args: argparse.Namespace) -> int:
             print("nothing to submit: every selected experiment has a successful run of its current configuration, "
                   "or is queued or running")
             return EXIT_OK
-    submission = submit(config, names, options, dry_run=args.dry_run)
-    if args.dry_run:
-        print(script_text(config, submission), end="")
-        return EXIT_OK
-    print(submission.job_id)
-    _share(config, submission)
-    console(stderr=True).print(
-        f"submitted job {submission.job_id}: {len(names)} experiment(s), script "
-        f"{_relative(submission.script, config.root)}; follow it with: benchdoc submit --status {submission.job_id}",
-        markup=False, highlight=False,
-    )
+    # One job array per set of resources ([slurm.experiments."GLOB"] gives some experiments their own).
+    for options, group in options_by_experiment(config, names, overrides):
+        submission = submit(config, group, options, dry_run=args.dry_run)
+        if args.dry_run:
+            print(script_text(config, submission), end="")
+            continue
+        print(submission.job_id)
+        _share(config, submission)
+        console(stderr=True).print(
+            f"submitted job {submission.job_id}: {len(group)} experiment(s), script "
+            f"{_relative(submission.script, config.root)}; follow it with: benchdoc status {submission.job_id}",
+            markup=False, highlight=False,
+        )
     return EXIT_OK
 
 

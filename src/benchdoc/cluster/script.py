@@ -61,6 +61,7 @@ def render_script(
         ")",
         # Where Slurm writes this task's log: benchdoc reads why Slurm ends the task there.
         f'export BENCHDOC_TASK_LOG={shlex.quote(str(folder))}/"${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}.out"',
+        *([f"export BENCHDOC_TASK_RETRIES={options.retries}"] if options.retries is not None else []),
         *options.setup,
         # exec: benchdoc becomes the task's process and receives Slurm's SIGTERM itself.
         "exec " + shlex.join(command) + ' "${experiments[$SLURM_ARRAY_TASK_ID]}"',

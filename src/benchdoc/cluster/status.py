@@ -91,14 +91,18 @@ def _state(
     config: Config, ledger: Ledger, submission: Submission, task: int, name: str,
     run: RunRecord | None, slurm: TaskState | None,
 ) -> ExperimentState:
+    state: State
     if run is not None:
         if run.outcome == Outcome.OK:
             return ExperimentState(name, task, "done", f"run {run.id}", run.id)
+        if slurm is not None and slurm.active:  # requeued: the failed attempt is not the task's last word
+            state = "pending" if slurm.state == "PENDING" else "running"
+            return ExperimentState(name, task, state, f"{slurm.state.lower()}, again after: {run.failure_reason}")
         return ExperimentState(name, task, "failed", _with_slurms_word(run.failure_reason or run.outcome, slurm), run.id)
     if slurm is None:
         return ExperimentState(name, task, "unknown", "Slurm lists this task nowhere and it recorded no run")
     if slurm.active:
-        state: State = "pending" if slurm.state == "PENDING" else "running"
+        state = "pending" if slurm.state == "PENDING" else "running"
         return ExperimentState(name, task, state, slurm.state.lower())
     reason = slurm.failure_reason() or slurm.state
     if _kept_its_run(slurm):

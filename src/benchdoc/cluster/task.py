@@ -58,6 +58,22 @@ def attempt_line(tags: Mapping[str, Any]) -> str:
     return f"benchdoc: attempt {slurm.get('attempt', 0)} of {tags.get('record_id')} on {slurm.get('node') or '?'}"
 
 
+RETRIES_ENV = "BENCHDOC_TASK_RETRIES"  # set by the job script of `submit --retries N`
+
+
+def beyond_retries(tags: Mapping[str, Any], environ: Mapping[str, str], log: Path | None) -> str | None:
+    """The reason a requeued task gives up instead of running (Slurm requeued it more
+    than ``submit --retries N`` allows), with the last attempt's end read from its log;
+    None when it may run."""
+    retries = environ.get(RETRIES_ENV, "")
+    attempt = int((tags.get("slurm") or {}).get("attempt") or 0)
+    if not retries.isdigit() or attempt <= int(retries):
+        return None
+    previous = attempt_line({**tags, "slurm": {**(tags.get("slurm") or {}), "attempt": attempt - 1}})
+    last = termination_reason(log, wait_s=0, after=previous.rsplit(" on ", 1)[0])
+    return f"{last}, requeued {attempt} time(s): beyond --retries {retries}, not run again"
+
+
 def retire_earlier_attempts(ledger: Ledger, experiment: str, key: str, keep: int) -> list[int]:
     """Take back, as history, every other run of ``experiment`` with the task key ``key``
     (earlier attempts of a task Slurm requeued, or a run a status check reconciled while
