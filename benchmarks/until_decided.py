@@ -183,8 +183,7 @@ def measure(trials: int, seed: int, baseline_n: int, first: int, maximum: int, s
     higher = np.median(candidate_e, axis=1) > np.median(baseline_e, axis=1)
     detected = (until_e > 0) & higher
     repetitions = np.where(until_e > 0, until_e, last)
-    estimated = min(sample, 2000)  # each replay reads its run back through the views
-    decided_deltas, coverage_shown = _shown_estimates(plan, config, candidate_e[:estimated], baseline_e[:estimated])
+    decided_deltas, coverage_shown = _shown_estimates(plan, config, candidate_e[:sample], baseline_e[:sample])
 
     return {
         "alpha": ALPHA,
@@ -251,10 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline-runs", type=int, default=5, help="repetitions recorded for the baseline (default 5)")
     parser.add_argument("--first", type=int, default=5, help="planned repetitions before the first look (default 5)")
     parser.add_argument("--max-repetitions", type=int, default=20, help="most repetitions (default 20)")
-    parser.add_argument("--shown", type=int, default=None,
-                        help="A/A trials replayed through the runner and read back through the views (default: all)")
+    parser.add_argument("--shown", type=int, default=500,
+                        help="trials replayed through the runner and read back through the views (default 500: "
+                        "each reads its run back through every view's computation)")
     args = parser.parse_args(argv)
-    args.shown = args.trials if args.shown is None else args.shown
     if args.trials < 1 or args.baseline_runs < 1 or args.shown < 1 or not 1 <= args.first <= args.max_repetitions:
         parser.error("need --trials, --baseline-runs and --shown >= 1 and 1 <= --first <= --max-repetitions")
     started = time.perf_counter()

@@ -106,3 +106,13 @@ def test_compare_warns_when_the_load_generator_was_the_bottleneck(project: Proje
     assert res.returncode == 0, res.stderr
     text = " ".join(res.stdout.split())
     assert "the load generator was the bottleneck (client-bound) in 1 of 1 pooled runs: the client used 97%" in text
+
+
+def test_one_server_start_a_side_gives_no_direction_and_no_p(project: Project) -> None:
+    for name, values in (("baseline", BASE), ("eagle3-cuda13", NEW)):
+        assert project.run("record", name, "-m", "output_tok_s=" + ",".join(map(str, values))).returncode == 0
+    text = project.run("compare", "eagle3-cuda13", "baseline").stdout
+    assert "within one server start each: start-to-start" in text and "faster" not in text
+    assert "— (n=5+5)" in text and "1 v 1 server starts of about 5 repetitions" in text
+    shown = project.run("show").stdout
+    assert "Measured (+3.8% within one server start each" in shown and "Works" not in shown

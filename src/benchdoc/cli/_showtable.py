@@ -21,7 +21,7 @@ MAX_OUTLIERS_LISTED = 3  # per cell, in the footnote
 def show_table(results: ResultSet, chosen: list[ExperimentResult], metrics: list[str]) -> TextTable:
     """The table of ``chosen`` experiments over ``metrics`` (the first one the comparison's, when primary)."""
     from benchdoc.cli._common import format_when
-    from benchdoc.results.words import OUTLIER_MARK, format_p, summary_text
+    from benchdoc.results.words import OUTLIER_MARK, p_text, summary_text
 
     config = results.config
     primary = config.primary_metric if config.primary_metric in metrics else (metrics[0] if metrics else None)
@@ -44,7 +44,7 @@ def show_table(results: ResultSet, chosen: list[ExperimentResult], metrics: list
         vs, p = "—", "—"
         if primary and comparison is not None:
             vs = vs_text(comparison, config.metric_or_default(primary), result.compare_to or "")
-            p = format_p(comparison.p_used)
+            p = p_text(comparison)
         elif result.compare_to:
             vs = f"vs {result.compare_to}: no data"
         n = f"{len(result.pooled)}/{len(result.runs)}" if result.runs else "0"
@@ -67,8 +67,8 @@ def vs_text(comparison: Comparison, metric: MetricConfig, target: str) -> str:
     from benchdoc.results.words import verdict_text
 
     verdict = verdict_text(comparison, metric, metric.digits)
-    if comparison.verdict in ("better", "worse", "undecided"):
-        return f"vs {target}: {verdict}"
+    if comparison.verdict in ("better", "worse", "undecided") or comparison.single_start:
+        return f"vs {target}: {verdict}"  # a single start's verdict carries its shift
     return f"vs {target}: {comparison.delta_pct:+.1f}%, {verdict}"
 
 

@@ -144,6 +144,12 @@ def components_text(comparison: Comparison) -> str | None:
     return ", ".join(shown) or None
 
 
+def p_text(comparison: Comparison) -> str:
+    """The p-value a verdict was decided on, for a p column; '—' where no test could be made
+    (fewer than two server starts a side): a p of 1 there would read as evidence."""
+    return format_p(comparison.p_used) if comparison.estimate is not None else DASH
+
+
 def design_note(comparison: Comparison, metric: str) -> str | None:
     """'tok/s: 5 v 5 server starts of 3 repetitions; between-start CV 1.2%, within-start CV 0.4%':
     the design a comparison was made on and Kalibera & Jones's variance components."""
