@@ -66,7 +66,8 @@ def test_table_has_a_row_per_experiment_and_sortable_headers(page: str) -> None:
     headers = re.findall(r'<th scope="col" data-type="(\w+)"><button type="button">([^<]+)</button>', table)
     assert [title for _, title in headers][:4] == ["Experiment", "Status", "tok/s", "TTFT p50 (ms)"]
     # The median with its interval as show gives it: '± x%', or the interval itself when lopsided.
-    cell = re.search(r'<td class="num" data-label="tok/s" data-sort="96.15">96.2 <span class="interval">(± [\d.]+%|\[[-+\d.]+%, [-+\d.]+%\])</span> <span', table)
+    cell = re.search(r'<td class="num metric" data-label="tok/s" data-sort="96.15"><span class="value">96.2</span> '
+                     r'<span class="spread"><span class="interval">(± [\d.]+%|\[[-+\d.]+%, [-+\d.]+%\])</span> <span', table)
     assert cell is not None, table
     # The verdict once, with its p; then what it is against and the delta's interval.
     assert re.search(r"3\.8% faster \(p=(?:[\d.]+|&lt;0\.001)\)<br><span class=\"muted\"><span class=\"against\">vs baseline", table), table

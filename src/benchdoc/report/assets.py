@@ -42,6 +42,7 @@ th[aria-sort="descending"] button::after { content: "\\25BC"; color: var(--ink);
 .s-failed { background: #fbe3e0; color: #9b1c1c; border-color: #D55E00; }
 .s-untested { background: #eeeeee; color: #444; border-style: dashed; border-color: #999; }
 .s-measured { background: #fcefd2; color: #6d4c00; }
+.s-inconclusive { background: #eef1f4; color: #3d4a57; border-color: #9aa4ae; }
 .s-superseded { background: #eeeeee; color: #555; }
 .sim { display: inline-block; margin-left: 4px; padding: 0 6px; border-radius: 8px; font-size: 11px; background: #fff3cd; color: #6d4c00; border: 1px solid #E69F00; }
 fieldset#status-filter { border: 1px solid var(--line); padding: 6px 12px; margin: 8px 0; display: inline-flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; }
@@ -60,7 +61,10 @@ details.experiment .name { display: inline; margin-left: 6px; font-weight: 400; 
 #results code.name { background: none; padding: 0; }
 #results td.notes { min-width: 14em; overflow-wrap: anywhere; }
 #results td.date { white-space: nowrap; }
-#results .interval { white-space: nowrap; }
+#results .interval, #results .value, #results .spread { white-space: nowrap; }
+/* With many metrics a median's interval and n go under it rather than widen the table. */
+#results td.metric { white-space: normal; min-width: 4.5em; }
+#results td.metric .spread { font-size: 12px; }
 #results .logline { display: block; margin-top: 2px; padding: 0; background: none; color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 #results .warn { display: block; color: #8a3d00; }
 #results tr.level td.experiment { padding-left: 26px; border-left: 4px solid var(--line); }

@@ -133,8 +133,9 @@ def _metric_cell(result: ExperimentResult, metric: MetricConfig) -> str:
     shown = interval_text(summary)  # '± 0.4%', or the interval itself when lopsided, as show gives it
     interval = f' <span class="interval">{esc(shown)}</span>' if shown is not None else ""
     return (
-        f'<td class="num" data-label="{esc(unit_label(metric))}" data-sort="{sort_number(summary.median)}">'
-        f'{esc(format_value(summary.median, metric))}{interval} <span class="muted">n={summary.n}</span></td>'
+        f'<td class="num metric" data-label="{esc(unit_label(metric))}" data-sort="{sort_number(summary.median)}">'
+        f'<span class="value">{esc(format_value(summary.median, metric))}</span> '
+        f'<span class="spread">{interval.strip()} <span class="muted">n={summary.n}</span></span></td>'
     )
 
 
