@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchdoc.cluster.options import SlurmOptions
-from benchdoc.cluster.shared import publish, team_submissions
-from benchdoc.cluster.submit import Submission, load_submission
+from benchdoc.cluster.shared import load_submission, publish, team_submissions
+from benchdoc.cluster.submit import Submission
 from benchdoc.config import load_config
 from benchdoc.errors import UsageError
 from benchdoc.ledger import Ledger

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from benchdoc.ledger.store import Ledger
+from benchdoc.planning.fingerprint import experiment_fingerprint, missing_in_ledger
 from benchdoc.runner import RunOptions, plan_runs, run_experiments
 from benchdoc.runner import events as ev
-from benchdoc.runner.fingerprint import experiment_fingerprint, missing_in_ledger
 
 from .conftest import assert_gone, write_project
 

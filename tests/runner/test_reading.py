@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benchdoc.planning.spec import ResultReader
 from benchdoc.runner.reading import (
     ReportedFailure,
     ResultReadError,
@@ -16,7 +17,6 @@ from benchdoc.runner.reading import (
     read_results,
     value_at,
 )
-from benchdoc.runner.spec import ResultReader
 
 VLLM_LIKE = {
     "completed": 200,

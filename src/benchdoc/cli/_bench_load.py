@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_extra
+from benchdoc.cli._common import client_line
 from benchdoc.errors import EXIT_FAILED, EXIT_OK
 from benchdoc.naming import LoadLevel, level_experiment
 
@@ -96,8 +97,6 @@ def _row(label: str, result: WorkloadResult, per_request: bool = False) -> dict[
 
 
 def _progress_text(result: WorkloadResult, verbose: bool = False) -> str:
-    from benchdoc.cli.bench import client_line
-
     m = result.metrics
     ok = f"{result.succeeded}/{len(result.records)} ok"
     rate = f"{m['request_s']:.2f} req/s" if "request_s" in m else "no throughput"
@@ -132,8 +131,6 @@ def _print_rows(title: str, rows: list[dict[str, Any]], results: list[WorkloadRe
         cells = [f"{row['value']:g}"] + [format_number(row.get(key), digits) for _, (key, digits) in columns[1:]]  # type: ignore[misc]
         table.add_row(*cells, _verdict(result))
     out.print(table)
-    from benchdoc.cli.bench import client_line
-
     # The table's client column gives each level's verdict; a bound level says why; -v every figure.
     for row, result in zip(rows, results):
         if result.client is not None and (verbose or result.client.bound):

@@ -52,7 +52,7 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, target: BenchTarget | N
             data["recorded"] = {"experiment": target.experiment, "run_id": report.run_id}
         print_json(data)
     else:
-        from benchdoc.cli.bench import unreliable_line
+        from benchdoc.cli._common import unreliable_line
 
         _print_summary(done)
         measured = done.results[: done.completed]

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
+    from benchdoc.workloads import WorkloadResult
 
 
 def load_project(args: argparse.Namespace) -> Config:
@@ -242,3 +243,24 @@ def format_summary(summary: Any, digits: int) -> str:
     from benchdoc.results.words import summary_text
 
     return "—" if summary is None else summary_text(summary, digits)
+
+
+def unreliable_line(config: Any, requests: int, failed: int, cut_short: int) -> str | None:
+    """'warning: unreliable: 95.0% of requests failed (...)' when too many requests failed
+    ([stats] max_error_rate of the project, its default without one)."""
+    from benchdoc.config.model import StatsConfig
+    from benchdoc.results.reliability import counted
+    from benchdoc.results.words import unreliable_note
+
+    limit = config.stats.max_error_rate if config is not None else StatsConfig().max_error_rate
+    trust = counted(requests, failed, cut_short, limit)
+    if trust is None or not trust.unreliable:
+        return None
+    return f"warning: {unreliable_note(trust)}: the figures above come from the requests that succeeded"
+
+
+def client_line(result: WorkloadResult, verbose: bool) -> str:
+    """The client's verdict: a few words, or with ``verbose`` every figure behind it."""
+    if result.client is None:
+        return ""
+    return result.client.sentence() if verbose else result.client.headline()

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_extra
+from benchdoc.cli._common import client_line, unreliable_line
 from benchdoc.errors import EXIT_FAILED, EXIT_OK, UsageError
 from benchdoc.ledger.models import Outcome
 from benchdoc.limits import DEFAULT_REQUEST_TIMEOUT_S, number, whole_number
@@ -387,20 +388,6 @@ def _bench_with_progress(spec: WorkloadSpec, target: BenchTarget | None) -> Benc
         return bench(spec, target=target, progress=lambda _: advance)
 
 
-def unreliable_line(config: Any, requests: int, failed: int, cut_short: int) -> str | None:
-    """'warning: unreliable: 95.0% of requests failed (...)' when too many requests failed
-    ([stats] max_error_rate of the project, its default without one)."""
-    from benchdoc.config.model import StatsConfig
-    from benchdoc.results.reliability import counted
-    from benchdoc.results.words import unreliable_note
-
-    limit = config.stats.max_error_rate if config is not None else StatsConfig().max_error_rate
-    trust = counted(requests, failed, cut_short, limit)
-    if trust is None or not trust.unreliable:
-        return None
-    return f"warning: {unreliable_note(trust)}: the figures above come from the requests that succeeded"
-
-
 def _print_summary(result: WorkloadResult, verbose: bool = False) -> None:
     from rich.table import Table
 
@@ -480,11 +467,6 @@ def _print_summary(result: WorkloadResult, verbose: bool = False) -> None:
     _print_provenance_and_failures(out, result, verbose)
 
 
-def client_line(result: WorkloadResult, verbose: bool) -> str:
-    """The client's verdict: a few words, or with ``verbose`` every figure behind it."""
-    if result.client is None:
-        return ""
-    return result.client.sentence() if verbose else result.client.headline()
 
 
 def _print_provenance_and_failures(out: Any, result: WorkloadResult, verbose: bool = False) -> None:

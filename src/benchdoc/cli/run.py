@@ -217,7 +217,7 @@ def _record_slurm_end(config: Config, ledger: Any, names: list[str], tags: Mappi
 
 def missing_only(config: Config, names: list[str]) -> list[str]:
     """``names`` less those with a successful run of their current configuration."""
-    from benchdoc.runner.fingerprint import missing_in_ledger
+    from benchdoc.planning.fingerprint import missing_in_ledger
 
     with open_ledger(config) as ledger:
         return missing_in_ledger(config, names, ledger)

@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     slurm_options(config, overrides)  # every setting checked before anything is selected or written
     names = select_experiments(config, args.experiments)
     if args.missing:
-        from benchdoc.runner.fingerprint import missing_in_ledger
+        from benchdoc.planning.fingerprint import missing_in_ledger
 
         with open_ledger(config) as ledger:
             names = missing_in_ledger(config, names, ledger)
@@ -131,8 +131,7 @@ def run(args: argparse.Namespace) -> int:
 def _not_queued(config: Any, ledger: Any, names: list[str]) -> list[str]:
     """``names`` less those a submission (this clone's or the team's) still has queued or
     running, each said on stderr."""
-    from benchdoc.cluster.shared import still_active, team_submissions
-    from benchdoc.cluster.submit import local_submissions
+    from benchdoc.cluster.shared import local_submissions, still_active, team_submissions
 
     known = {s.job_id: s for s in [*team_submissions(ledger), *local_submissions(config)]}
     active = still_active(list(known.values()), names)

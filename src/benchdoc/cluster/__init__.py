@@ -7,9 +7,10 @@ records, once, the failure of tasks Slurm ended before they could record it.
 """
 
 from benchdoc.cluster.options import SLURM_KEYS, SlurmOptions, slurm_options
+from benchdoc.cluster.shared import load_submission
 from benchdoc.cluster.slurm import SlurmError, TaskState, task_states
 from benchdoc.cluster.status import ExperimentState, SweepStatus, sweep_status
-from benchdoc.cluster.submit import SLURM_DIR, Submission, load_submission, refuse_sqlite, script_text, submit
+from benchdoc.cluster.submit import SLURM_DIR, Submission, refuse_sqlite, script_text, submit
 from benchdoc.cluster.task import record_key, record_termination, task_tags, termination_reason
 
 __all__ = [

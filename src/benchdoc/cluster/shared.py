@@ -17,9 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cluster.options import SlurmOptions
 from benchdoc.cluster.slurm import ACTIVE, active_tasks
-from benchdoc.cluster.submit import Submission
+from benchdoc.cluster.submit import MANIFEST, SLURM_DIR, Submission
+from benchdoc.errors import UsageError
 
 if TYPE_CHECKING:
+    from benchdoc.config import Config
     from benchdoc.ledger.store import Ledger
 
 ENTRY_PREFIX = "slurm-submission:"
@@ -71,3 +73,29 @@ def still_active(submissions: list[Submission], names: list[str], env: Mapping[s
 
 
 __all__ = ["ACTIVE", "ENTRY_PREFIX", "from_json", "publish", "still_active", "team_submissions"]
+
+
+def load_submission(config: Config, job_id: str | None = None, ledger: Ledger | None = None) -> Submission:
+    """The submission of ``job_id``, or the latest one: of this clone's ``.benchdoc/slurm/``,
+    or, given ``ledger``, of the team's submissions kept there (the later of the two)."""
+    found = local_submissions(config)
+    if ledger is not None:
+        seen = {s.job_id for s in found}
+        found += [s for s in team_submissions(ledger) if s.job_id not in seen]
+    found = [s for s in found if job_id is None or s.job_id == job_id]
+    if not found:
+        which = f"job {job_id}" if job_id else "any job"
+        where = f"under {SLURM_DIR}/" + (" nor in the ledger" if ledger is not None else "")
+        raise UsageError(f"no submission of {which} {where} (submit with: benchdoc submit --slurm)")
+    return max(found, key=lambda s: (s.submitted_at, int(s.job_id or 0)))
+
+
+def local_submissions(config: Config) -> list[Submission]:
+    """This clone's submissions, oldest first (an unreadable manifest skipped)."""
+    found = []
+    for path in sorted((config.root / SLURM_DIR).glob(f"*/{MANIFEST}"), key=lambda p: p.parent.name):
+        try:
+            found.append(from_json(json.loads(path.read_text(encoding="utf-8")), path.parent))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return found

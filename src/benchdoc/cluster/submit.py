@@ -25,7 +25,7 @@ from benchdoc.config import Config
 from benchdoc.errors import UsageError
 
 if TYPE_CHECKING:
-    from benchdoc.ledger.store import Ledger
+    pass
 
 SLURM_DIR = Path(".benchdoc") / "slurm"
 MANIFEST = "submission.json"
@@ -81,8 +81,8 @@ def submit(
     """Write the script of one job array over ``names`` and submit it with ``sbatch
     --parsable`` (unless ``dry_run``). When the cluster refuses the job, its folder is
     removed again and the SlurmError says why; nothing is recorded either way."""
-    from benchdoc.runner.fingerprint import config_fingerprints
-    from benchdoc.runner.plan import check_setups
+    from benchdoc.planning.fingerprint import config_fingerprints
+    from benchdoc.planning.plan import check_setups
 
     if not names:
         raise UsageError("nothing to submit")
@@ -128,33 +128,3 @@ def _new_folder(parent: Path, moment: datetime) -> Path:
         number += 1
         candidate = parent / f"{base}-{number}"
     return candidate
-
-
-def load_submission(config: Config, job_id: str | None = None, ledger: Ledger | None = None) -> Submission:
-    """The submission of ``job_id``, or the latest one: of this clone's ``.benchdoc/slurm/``,
-    or, given ``ledger``, of the team's submissions kept there (the later of the two)."""
-    found = local_submissions(config)
-    if ledger is not None:
-        from benchdoc.cluster.shared import team_submissions
-
-        seen = {s.job_id for s in found}
-        found += [s for s in team_submissions(ledger) if s.job_id not in seen]
-    found = [s for s in found if job_id is None or s.job_id == job_id]
-    if not found:
-        which = f"job {job_id}" if job_id else "any job"
-        where = f"under {SLURM_DIR}/" + (" nor in the ledger" if ledger is not None else "")
-        raise UsageError(f"no submission of {which} {where} (submit with: benchdoc submit --slurm)")
-    return max(found, key=lambda s: (s.submitted_at, int(s.job_id or 0)))
-
-
-def local_submissions(config: Config) -> list[Submission]:
-    """This clone's submissions, oldest first (an unreadable manifest skipped)."""
-    from benchdoc.cluster.shared import from_json
-
-    found = []
-    for path in sorted((config.root / SLURM_DIR).glob(f"*/{MANIFEST}"), key=lambda p: p.parent.name):
-        try:
-            found.append(from_json(json.loads(path.read_text(encoding="utf-8")), path.parent))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return found

@@ -129,7 +129,7 @@ def record_termination(
 ) -> int | None:
     """Record the failed run of a task Slurm ended (unless this task's run is already
     recorded); its id or None."""
-    from benchdoc.runner.fingerprint import experiment_fingerprint
+    from benchdoc.planning.fingerprint import experiment_fingerprint
 
     measured = Measurement(
         experiment=experiment,

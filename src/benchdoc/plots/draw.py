@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import io
 import math
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from benchdoc.errors import UsageError
+from benchdoc.plots.draw_cdf import draw_latency_cdf
+from benchdoc.plots.draw_series import draw_server_series
 from benchdoc.plots.model import (
     Bar,
     BarChart,
@@ -31,6 +32,7 @@ from benchdoc.plots.model import (
     format_value,
     unit_label,
 )
+from benchdoc.plots.style import NEUTRAL_GREY, OKABE_ITO, TEXT_COLOUR, caption_width, legend, shorten, wrap
 from benchdoc.results.status import Status
 
 if TYPE_CHECKING:
@@ -44,19 +46,6 @@ if TYPE_CHECKING:
 FORMATS: tuple[str, ...] = ("svg", "png")
 PNG_DPI = 150
 
-# Okabe & Ito's palette: distinguishable with every common form of colour blindness.
-OKABE_ITO: dict[str, str] = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky_blue": "#56B4E9",
-    "bluish_green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish_purple": "#CC79A7",
-}
-NEUTRAL_GREY = "#999999"
-TEXT_COLOUR = "#222222"
 STATUS_COLOURS: dict[Status, str] = {
     Status.REFERENCE: OKABE_ITO["blue"],
     Status.WORKS: OKABE_ITO["bluish_green"],
@@ -95,7 +84,6 @@ STYLE: dict[str, Any] = {
 
 LABEL_WIDTH = 16  # characters per line of an experiment's tick label
 CROWDED = 8  # more bars than this: narrower slots, slanted one-line labels
-GAP_TEXT_LIMIT = 80
 LABEL_ZORDER = 4  # value labels sit above reference lines (zorder 3)
 
 
@@ -107,12 +95,8 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
         if isinstance(chart, LatencyThroughputChart):
             return _save(_draw_latency_throughput(chart), chart, fmt)
         if isinstance(chart, LatencyCdfChart):
-            from benchdoc.plots.draw_cdf import draw_latency_cdf
-
             return _save(draw_latency_cdf(chart), chart, fmt)
         if isinstance(chart, ServerSeriesChart):
-            from benchdoc.plots.draw_series import draw_server_series
-
             return _save(draw_server_series(chart), chart, fmt)
         figure = _new_figure(chart)
         axes = figure.add_subplot()
@@ -124,7 +108,7 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
             _draw_history(figure, axes, chart)
         axes.set_title(chart.title, loc="left", fontsize=12, fontweight="bold", color=TEXT_COLOUR)
         axes.set_ylabel(axis_label(chart.metric))
-        figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+        figure.supxlabel(wrap(chart.caption, caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
         return _save(figure, chart, fmt)
 
 
@@ -177,7 +161,7 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
             )
             line.set_gid(f"line-{index}-{metric}")
         handles.append(Line2D([], [], color=colour, marker=markers[index % len(markers)], markersize=5, linewidth=1.6,
-                              label=_shorten(series.label, 40)))
+                              label=shorten(series.label, 40)))
     x_label = f"{unit_label(chart.x_metric)}, achieved"
     for name, axes in panels.items():
         axes.set_title(f"{name} (ms)", loc="left", fontsize=11, fontweight="bold", color=TEXT_COLOUR)
@@ -193,7 +177,7 @@ def _draw_latency_throughput(chart: LatencyThroughputChart) -> Figure:
     figure.legend(handles=handles, loc="outside upper left", ncols=min(len(handles), 6), handlelength=1.6,
                   columnspacing=1.4, title=chart.title, alignment="left",
                   title_fontproperties={"weight": "bold", "size": 12})
-    figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+    figure.supxlabel(wrap(chart.caption, caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
     return figure
 
 
@@ -218,27 +202,13 @@ def _save(figure: Figure, chart: Chart, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-def _caption_width(figure: Figure) -> int:
-    inches = figure.get_size_inches()[0]
-    return max(60, int(inches * 72 / (8 * 0.55)))  # 8pt text, ~0.55em per character
-
-
-def _wrap(text: str, width: int) -> str:
-    return textwrap.fill(text, width=width, break_on_hyphens=False, break_long_words=True)
-
-
-def _shorten(text: str, limit: int = GAP_TEXT_LIMIT) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def _set_labels(axes: Axes, labels: list[str]) -> None:
     """Experiment names under their bars: wrapped when there is room, slanted when crowded."""
     if len(labels) <= CROWDED:
-        axes.set_xticks(range(len(labels)), [_wrap(_shorten(label, 72), LABEL_WIDTH) for label in labels], fontsize=9)
+        axes.set_xticks(range(len(labels)), [wrap(shorten(label, 72), LABEL_WIDTH) for label in labels], fontsize=9)
     else:
         axes.set_xticks(
-            range(len(labels)), [_shorten(label, 40) for label in labels], fontsize=8.5,
+            range(len(labels)), [shorten(label, 40) for label in labels], fontsize=8.5,
             rotation=40, ha="right", rotation_mode="anchor",
         )
 
@@ -257,7 +227,7 @@ def _draw_slot(axes: Axes, x: float, width: float, bar: Bar, colour: str, hatch:
         band.set_gid(f"gap-band-{gid}")
         gap_colour = FAILED_COLOUR if bar.status is Status.FAILED else "#555555"
         text = axes.text(
-            x, gap_height * 0.03, _wrap(_shorten(bar.gap), 34), rotation=90, ha="center", va="bottom",
+            x, gap_height * 0.03, wrap(shorten(bar.gap), 34), rotation=90, ha="center", va="bottom",
             fontsize=8.5, color=TEXT_COLOUR, linespacing=1.1,
             bbox={"boxstyle": "round,pad=0.25", "facecolor": "#ffffff", "edgecolor": gap_colour, "linewidth": 1.0},
         )
@@ -316,7 +286,7 @@ def _fit_gap_labels(figure: Figure, labels: list[GapLabel]) -> None:
             return
         for gap in overflowing:
             limit = max(8, int(len(gap.text.get_text().replace("\n", " ")) * 0.8))
-            gap.text.set_text(_wrap(_shorten(gap.full, limit), max(8, int(limit / 2.5))))
+            gap.text.set_text(wrap(shorten(gap.full, limit), max(8, int(limit / 2.5))))
             gap.text.set_fontsize(max(6.5, float(gap.text.get_fontsize()) - 0.5))
 
 
@@ -344,7 +314,7 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
         line.set_gid(f"reference-{index}")
         handles.append(
             Line2D([], [], color=OKABE_ITO["black"], linestyle=style, linewidth=1.2,
-                   label=_shorten(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 60))
+                   label=shorten(f"Reference: {reference.label} {format_value(reference.value, chart.metric)}", 60))
         )
     seen: list[Status] = []
     for bar in chart.bars:
@@ -356,7 +326,7 @@ def _draw_bar_chart(figure: Figure, axes: Axes, chart: BarChart) -> None:
     axes.set_xlim(-0.6, len(chart.bars) - 0.4)
     axes.set_ylim(0, top * 1.22)
     if handles:
-        _legend(figure, handles)
+        legend(figure, handles)
     _fit_gap_labels(figure, gaps)
 
 
@@ -379,11 +349,11 @@ def _draw_before_after(figure: Figure, axes: Axes, chart: BeforeAfterChart) -> N
                 textcoords="offset points", ha="center", va="bottom", fontsize=10, fontweight="bold", color=TEXT_COLOUR,
             )
             change.set_gid(f"change-{index}")
-    labels = [_wrap(f"{_shorten(p.before.label, 40)} → {_shorten(p.after.label, 40)}", LABEL_WIDTH + 4) for p in chart.pairs]
+    labels = [wrap(f"{shorten(p.before.label, 40)} → {shorten(p.after.label, 40)}", LABEL_WIDTH + 4) for p in chart.pairs]
     axes.set_xticks(range(len(chart.pairs)), labels, fontsize=9)
     axes.set_xlim(-0.7, len(chart.pairs) - 0.3)
     axes.set_ylim(0, top * 1.35)
-    _legend(figure, [Patch(facecolor=BEFORE_COLOUR, label="Before (superseded)"), Patch(facecolor=AFTER_COLOUR, label="After")])
+    legend(figure, [Patch(facecolor=BEFORE_COLOUR, label="Before (superseded)"), Patch(facecolor=AFTER_COLOUR, label="After")])
     _fit_gap_labels(figure, gaps)
 
 
@@ -418,7 +388,7 @@ def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
             continue
         cross = axes.plot([index], [0.04], marker="X", markersize=8, linestyle="none", color=FAILED_COLOUR, transform=bottom_band, zorder=3)[0]
         cross.set_gid(f"gap-mark-{index}")
-        text = axes.text(index, 0.09, _shorten(point.gap, 40), rotation=90, ha="center", va="bottom", fontsize=8, color=TEXT_COLOUR, transform=bottom_band)
+        text = axes.text(index, 0.09, shorten(point.gap, 40), rotation=90, ha="center", va="bottom", fontsize=8, color=TEXT_COLOUR, transform=bottom_band)
         text.set_gid(f"gap-{index}")
     handles: list[Any] = [
         Line2D([], [], marker="o", linestyle="none", color=OKABE_ITO["blue"], label="Run (pooled)"),
@@ -443,10 +413,4 @@ def _draw_history(figure: Figure, axes: Axes, chart: HistoryChart) -> None:
     axes.set_xticks(ticks, [f"#{chart.points[i].run_id}\n{chart.points[i].started_at:%Y-%m-%d}" for i in ticks], fontsize=8)
     axes.set_xlim(-0.6, len(chart.points) - 0.4)
     axes.set_xlabel("run, oldest to newest", fontsize=9)
-    _legend(figure, handles)
-
-
-def _legend(figure: Figure, handles: list[Any]) -> None:
-    """One row (or a few) above the plot: a legend beside it took a third of the width."""
-    figure.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 4), handlelength=1.6,
-                  columnspacing=1.4)
+    legend(figure, handles)

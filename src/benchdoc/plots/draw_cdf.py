@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.plots.draw import OKABE_ITO, TEXT_COLOUR, _caption_width, _legend, _shorten, _wrap
 from benchdoc.plots.latency_cdf import LatencyCdfChart
+from benchdoc.plots.style import OKABE_ITO, TEXT_COLOUR, caption_width, legend, shorten, wrap
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -38,7 +38,7 @@ def draw_latency_cdf(chart: LatencyCdfChart) -> Figure:
             (line,) = axes[metric].step(xs, ys, where="post", color=colour, linestyle=style, linewidth=1.6)
             line.set_gid(f"cdf-{index}-{metric}")
         handles.append(Line2D([], [], color=colour, linestyle=style, linewidth=1.6,
-                              label=f"{_shorten(series.label, 40)} (n={series.requests})"))
+                              label=f"{shorten(series.label, 40)} (n={series.requests})"))
     for metric, panel in chart.panels:
         ax = axes[metric]
         ax.set_title(f"{panel} per request (CDF)", loc="left", fontsize=11, fontweight="bold", color=TEXT_COLOUR)
@@ -49,6 +49,6 @@ def draw_latency_cdf(chart: LatencyCdfChart) -> Figure:
         # the x axis's first tick label whenever that tick falls on the left corner.
         ax.set_ylim(-0.05, 1.02)
         ax.set_yticks(SHARES, [f"{share:.0%}" for share in SHARES])
-    _legend(figure, handles)
-    figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+    legend(figure, handles)
+    figure.supxlabel(wrap(chart.caption, caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
     return figure

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.plots.draw import OKABE_ITO, TEXT_COLOUR, _caption_width, _wrap
 from benchdoc.plots.server_series import ServerSeriesChart
+from benchdoc.plots.style import OKABE_ITO, TEXT_COLOUR, caption_width, wrap
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,5 +55,5 @@ def draw_server_series(chart: ServerSeriesChart) -> Figure:
     figure.legend(handles=handles, loc="outside upper left", ncols=min(len(handles), 5), handlelength=1.6,
                   columnspacing=1.4, title=chart.title, alignment="left",
                   title_fontproperties={"weight": "bold", "size": 12})
-    figure.supxlabel(_wrap(chart.caption, _caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
+    figure.supxlabel(wrap(chart.caption, caption_width(figure)), fontsize=8, color="#444444", x=0.01, ha="left")
     return figure

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.naming import is_level_experiment
+from benchdoc.plots.labels import is_simulated
 
 if TYPE_CHECKING:
     from benchdoc.results import ResultSet
@@ -75,8 +76,6 @@ class LatencyCdfChart:
 def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()) -> LatencyCdfChart:
     """One curve per experiment with kept requests (default: every experiment not superseded
     and not a sweep level); ``metric`` ttft_ms or tpot_ms draws that panel alone."""
-    from benchdoc.plots.model import is_simulated
-
     panels = _panels(metric)
     names = ([r.name for r in results.select(experiments)] if experiments
              else [r.name for r in results if not r.superseded_by and not is_level_experiment(r.name)])
@@ -119,8 +118,6 @@ def latency_cdf_data(results: ResultSet, metric: str | None = None, experiments:
 def server_of(results: ResultSet, series: CdfSeries) -> str:
     """What answered an experiment's drawn runs: 'simulator', the server's own name for itself
     and its model ('llamacpp qwen2-0.5b'), or 'server unknown'; several joined with '+'."""
-    from benchdoc.plots.model import is_simulated
-
     seen = []
     for run in results[series.experiment].pooled:
         if run.id not in series.runs:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.naming import split_level_experiment
+from benchdoc.plots.labels import is_simulated, unit_label
 
 if TYPE_CHECKING:
     from benchdoc.results import ResultSet
@@ -65,8 +66,6 @@ class LatencyThroughputChart:
         return f"Latency against throughput{one}"
 
     def describe(self) -> str:
-        from benchdoc.plots.model import unit_label
-
         parts = []
         for series in self.series:
             points = ", ".join(
@@ -88,8 +87,6 @@ def latency_throughput_data(
     results: ResultSet, metric: str | None = None, experiments: Sequence[str] = ()
 ) -> LatencyThroughputChart:
     """One line per swept experiment; ``metric`` is the throughput on x (default output_tok_s)."""
-    from benchdoc.plots.model import is_simulated
-
     x_name = metric or "output_tok_s"
     if x_name not in THROUGHPUTS:
         raise UsageError(f"a latency-throughput chart puts a throughput on x: one of {', '.join(THROUGHPUTS)} "

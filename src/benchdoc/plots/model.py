@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import Outcome
+from benchdoc.plots.labels import is_simulated, unit_label
 from benchdoc.plots.latency_cdf import LatencyCdfChart, latency_cdf_data
 from benchdoc.plots.latency_throughput import LatencyThroughputChart, latency_throughput_data
 from benchdoc.plots.server_series import ServerSeriesChart
@@ -22,7 +23,6 @@ from benchdoc.results.status import Status
 from benchdoc.results.words import delta_mark, failure_reason
 
 if TYPE_CHECKING:
-    from benchdoc.ledger.models import RunRecord
     from benchdoc.results import ExperimentResult, ResultSet, Summary
 
 CHART_KINDS: tuple[str, ...] = ("bar", "before-after", "history", "latency-throughput", "latency-cdf")
@@ -191,21 +191,9 @@ def confidence_text(confidence: float) -> str:
     return f"{confidence * 100:g}%"
 
 
-def unit_label(metric: MetricConfig) -> str:
-    """'TTFT p50 (ms)', or just 'tok/s' when the label already is the unit."""
-    if not metric.unit or metric.unit in metric.label:
-        return metric.label
-    return f"{metric.label} ({metric.unit})"
-
-
 def axis_label(metric: MetricConfig) -> str:
     """The value axis: unit and which way is better, 'TTFT p50 (ms), lower is better'."""
     return f"{unit_label(metric)}, {metric.direction} is better"
-
-
-def is_simulated(run: RunRecord) -> bool:
-    """True when the run measured the built-in simulator, not real hardware."""
-    return run.metadata.simulator
 
 
 def resolve_metric(results: ResultSet, metric: str | None) -> MetricConfig:

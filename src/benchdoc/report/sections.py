@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.models import Outcome
-from benchdoc.plots.model import confidence_text, format_value, is_simulated, unit_label
+from benchdoc.plots.labels import is_simulated, unit_label
+from benchdoc.plots.model import confidence_text, format_value
 from benchdoc.report.logs import log_tail
 from benchdoc.results.status import Status
 from benchdoc.results.words import format_p, shift_interval_text, verdict_text

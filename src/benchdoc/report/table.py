@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.models import Outcome
-from benchdoc.plots.model import format_value, is_simulated, unit_label
+from benchdoc.plots.labels import is_simulated, unit_label
+from benchdoc.plots.model import format_value
 from benchdoc.report.sections import (
     esc,
     experiment_anchor,

@@ -16,11 +16,20 @@ from typing import TYPE_CHECKING
 from benchdoc.config import Config, ExperimentConfig
 from benchdoc.ledger.models import Outcome, RunRecord
 from benchdoc.naming import level_label
+from benchdoc.planning.fingerprint import config_fingerprints, ran_current_config
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.reliability import Reliability, reliability
 from benchdoc.results.sequential import sequential_outcome
-from benchdoc.results.status import Status, decide_status
+from benchdoc.results.status import Status
+from benchdoc.results.words import (
+    failure_reason,
+    starved_warning,
+    status_of_verdict,
+    unreliable_reference_warning,
+    unreliable_warning,
+    verdict_text,
+)
 from benchdoc.results.workload import workload_mix
 from benchdoc.stats import adjust_comparisons, change, read_sequentially, summarize
 
@@ -48,8 +57,6 @@ def counted_runs(runs: Iterable[RunRecord]) -> dict[str, list[RunRecord]]:
 def newest_setup_errors(runs: Iterable[RunRecord], counted: dict[str, list[RunRecord]]) -> dict[str, str]:
     """Each experiment's newest setup or harness error that is newer than its newest result,
     as its explanation: what its latest attempt ran into, though it is no result."""
-    from benchdoc.results.words import failure_reason
-
     found: dict[str, RunRecord] = {}
     for run in runs:
         if run.retraction is not None or run.outcome != Outcome.ERROR:
@@ -204,8 +211,6 @@ def sweep_status(levels: Sequence[str], by_experiment: dict[str, list[RunRecord]
     """The status of a swept experiment whose runs are all recorded as its levels
     (``EXP@rate=4``): Measured when a level's latest run succeeded, Failed when every
     level's latest run failed; the reason says how many levels and which loads."""
-    from benchdoc.results.words import failure_reason
-
     latest = [(name, by_experiment[name][0]) for name in levels if by_experiment.get(name)]
     measured = [level_label(name) for name, run in latest if run.outcome == Outcome.OK]
     if measured:
@@ -294,9 +299,7 @@ def _config_changed(
     config: Config, by_experiment: dict[str, list[RunRecord]], pooled: dict[str, list[RunRecord]]
 ) -> set[str]:
     """Experiments whose latest or pooled runs ran another configuration than the current one."""
-    # The fingerprint is the runner's view of a configuration (the argv it would launch).
-    from benchdoc.runner.fingerprint import config_fingerprints, ran_current_config
-
+    # The fingerprint is the plan's view of a configuration (the argv it would launch).
     recorded = [name for name, runs in by_experiment.items() if runs and name in config.experiments]
     current = config_fingerprints(config, [n for n in recorded if config.experiments[n].server])
     return {
@@ -308,8 +311,6 @@ def _config_changed(
 
 def reliability_warnings(name: str, target: str | None, trust: dict[str, Reliability | None]) -> list[str]:
     """Warnings when the result, or the one it is compared with, is unreliable."""
-    from benchdoc.results.words import unreliable_reference_warning, unreliable_warning
-
     found = []
     own = trust.get(name)
     if own is not None and own.unreliable:
@@ -324,8 +325,6 @@ def contention_warnings(name: str, target: str | None, pooled: dict[str, list[Ru
     """The repetitions other processes starved, in the result's pooled runs and in those of
     the result it is compared with (machineload.starved_repetitions has the rule)."""
     from benchdoc.machineload import starved_repetitions, starved_sentence
-    from benchdoc.results.words import starved_warning
-
     found = []
     for owner in (name, target):
         for run in pooled.get(owner or "", []):
@@ -375,3 +374,34 @@ def _environment_comparison(
             "the difference may be the machine, not the configuration"
         )
     return tuple(diff), warning
+
+
+def decide_status(
+    config: Config,
+    exp: ExperimentConfig,
+    runs: list[RunRecord],
+    comparisons: dict[str, Comparison],
+    superseded_by: str | None,
+) -> tuple[Status, str | None]:
+    """The experiment's status and the reason shown with it (failure reason or notes)."""
+    if not runs:
+        return Status.UNTESTED, exp.notes or None
+    if superseded_by:
+        replacement = config.experiments.get(superseded_by)
+        return Status.SUPERSEDED, f"by {replacement.label}" if replacement else None
+    latest = runs[0]
+    if latest.outcome != Outcome.OK:
+        return Status.FAILED, failure_reason(latest)
+    if exp.is_reference:
+        return Status.REFERENCE, None
+    metric = config.primary_metric
+    comparison = comparisons.get(metric) if metric else None
+    if metric is None or comparison is None:
+        return Status.MEASURED, None
+    # A speed (a throughput or a latency) loses by being slower; anything else by being worse.
+    status = status_of_verdict(comparison.verdict, config.metric_or_default(metric).measures_speed)
+    if status is Status.INCONCLUSIVE:
+        return status, verdict_text(comparison)  # with what would decide it
+    if status is not None:
+        return status, None
+    return Status.MEASURED, verdict_text(comparison)  # one start a side, undecided: say what it needs

@@ -7,9 +7,11 @@ The public surface:
     names = select_experiments(config, ["eagle3-*"])
     report = run_experiments(config, ledger, names, RunOptions(repetitions=5), on_event=print)
 
-Modules: ``spec`` (the [servers] and [workloads] tables), ``plan`` (selection and
-placeholders), ``process`` (process groups, readiness, teardown), ``failures`` (reasons
-read from logs), ``reading`` and ``jsonpath`` (command workloads' numbers),
+What a run will do (the [servers] and [workloads] tables, selection, placeholders, the
+fingerprint) is decided in :mod:`benchdoc.planning`, below this package and ``results``.
+Modules: ``process`` (process groups, readiness, teardown), ``failures`` (reasons
+read from logs), ``reading`` (command workloads' numbers), ``bench`` (`bench` as a
+library function, beside ``run_experiments``),
 ``sequential`` (the statistics of --until-decided) and ``deciding`` (its looks during a
 run), ``events``, ``context`` (options and what a run's experiments share),
 ``session`` (one experiment's server), ``repetitions`` (one repetition of a workload),
@@ -19,9 +21,9 @@ order experiments run in, and dry runs).
 
 from __future__ import annotations
 
+from benchdoc.planning.plan import runnable_experiments, select_experiments
 from benchdoc.runner.events import ExperimentOutcome, RunEvent
 from benchdoc.runner.execute import PlannedRun, RunOptions, RunReport, plan_runs, run_experiments
-from benchdoc.runner.plan import runnable_experiments, select_experiments
 
 __all__ = [
     "ExperimentOutcome",

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.planning.plan import loadgen_spec
+from benchdoc.planning.spec import LoadgenWorkload
 from benchdoc.recording import Failure, Measurement, now
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason
-from benchdoc.runner.plan import loadgen_spec
 from benchdoc.runner.repetitions import SERVER_EXIT_SETTLE_S, RepetitionResult
 from benchdoc.runner.session import ServerSession
-from benchdoc.runner.spec import LoadgenWorkload
 from benchdoc.workloads.repeat import failure_of, measured_repetition
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import Any
 
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import Sample
+from benchdoc.planning.plan import ExperimentSetup
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import LookTaken
-from benchdoc.runner.plan import ExperimentSetup
 from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, stopping_record, take_look
 
 

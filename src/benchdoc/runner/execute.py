@@ -32,12 +32,7 @@ from benchdoc.config import Config
 from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import Outcome
-from benchdoc.redact import redact_argv
-from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink, RunContext, RunOptions
-from benchdoc.runner.events import ExperimentOutcome
-from benchdoc.runner.experiment import ExperimentRun
-from benchdoc.runner.failures import user_patterns
-from benchdoc.runner.plan import (
+from benchdoc.planning.plan import (
     ExperimentSetup,
     baselines_first,
     check_setups,
@@ -45,6 +40,11 @@ from benchdoc.runner.plan import (
     level_setups,
     plan_launch,
 )
+from benchdoc.redact import redact_argv
+from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink, RunContext, RunOptions
+from benchdoc.runner.events import ExperimentOutcome
+from benchdoc.runner.experiment import ExperimentRun
+from benchdoc.runner.failures import user_patterns
 from benchdoc.runner.session import ServerSession
 
 if TYPE_CHECKING:

@@ -17,6 +17,9 @@ from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import Sample
 from benchdoc.machineload import LoadMeter
 from benchdoc.naming import level_experiment
+from benchdoc.planning.fingerprint import experiment_fingerprint
+from benchdoc.planning.plan import ExperimentSetup, Launch, describe_workload, plan_launch
+from benchdoc.planning.spec import LoadgenWorkload
 from benchdoc.recording import Failure, Measurement, Repetition, now, record
 from benchdoc.runner.capacity import capacity_repetition, level_measurement
 from benchdoc.runner.context import RunContext
@@ -29,11 +32,8 @@ from benchdoc.runner.events import (
     RepetitionStarted,
 )
 from benchdoc.runner.failures import FailureReason
-from benchdoc.runner.fingerprint import experiment_fingerprint
-from benchdoc.runner.plan import ExperimentSetup, Launch, describe_workload, plan_launch
 from benchdoc.runner.repetitions import RepetitionResult, command_repetition, loadgen_repetition, relative
 from benchdoc.runner.session import ServerSession
-from benchdoc.runner.spec import LoadgenWorkload
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel

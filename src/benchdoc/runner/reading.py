@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.ledger.models import Outcome
-from benchdoc.runner.jsonpath import parse_json_path
-from benchdoc.runner.spec import ResultReader
+from benchdoc.planning.jsonpath import parse_json_path
+from benchdoc.planning.spec import ResultReader
 
 
 class ResultReadError(Exception):

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord
 from benchdoc.ledger.models import RequestRow
+from benchdoc.planning.plan import command_argv, command_cwd, command_env, loadgen_spec
+from benchdoc.planning.spec import CommandWorkload, LoadgenWorkload
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason, explain_failure, read_log_tail
-from benchdoc.runner.plan import command_argv, command_cwd, command_env, loadgen_spec
 from benchdoc.runner.process import ManagedProcess
 from benchdoc.runner.reading import ReportedFailure, ResultReadError, read_results
 from benchdoc.runner.session import ServerSession
-from benchdoc.runner.spec import CommandWorkload, LoadgenWorkload
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel

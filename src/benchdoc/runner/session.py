@@ -9,11 +9,11 @@ from pathlib import Path
 
 from benchdoc.environment import recordable_env
 from benchdoc.ledger.metadata import ServerLaunch, ServerStop
+from benchdoc.planning.plan import ExperimentSetup, Launch, plan_launch
 from benchdoc.redact import redact_argv
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import ServerReady, ServerStarting, WaitingForServer
 from benchdoc.runner.failures import FailureReason, explain_failure, known_reason, read_log_tail, setup_problem
-from benchdoc.runner.plan import ExperimentSetup, Launch, plan_launch
 from benchdoc.runner.process import ManagedProcess, pick_free_port, wait_until_ready
 from benchdoc.runner.survivors import ServerRecords
 

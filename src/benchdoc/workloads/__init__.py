@@ -8,9 +8,10 @@ runs, so importing this package stays cheap.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from benchdoc.workloads.loops import event_loop_factory, run_on
 from benchdoc.workloads.metrics import describe, run_metric_names
 from benchdoc.workloads.records import RequestRecord
 from benchdoc.workloads.result import WorkloadResult
@@ -19,15 +20,15 @@ from benchdoc.workloads.spec import Timeouts, WorkloadSpec
 if TYPE_CHECKING:
     from benchdoc.workloads.client import Progress
 
-T = TypeVar("T")
-
 __all__ = [
     "RequestRecord",
     "Timeouts",
     "WorkloadResult",
     "WorkloadSpec",
     "describe",
+    "event_loop_factory",
     "run_metric_names",
+    "run_on",
     "run_workload",
     "run_workload_async",
 ]
@@ -44,40 +45,28 @@ def run_workload(spec: WorkloadSpec, progress: Progress | None = None) -> Worklo
     from benchdoc.workloads.workers import default_workers, run_with_workers
 
     resolved = spec.resolved()
-    workers = resolved.workers if resolved.workers is not None else default_workers(resolved)
+    workers = _workers(resolved, default_workers)
     if workers > 1:
         return run_with_workers(resolved, workers, progress)
     return run_on(resolved.event_loop, run_async(resolved, progress))
 
 
-def run_on(event_loop: str, coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` to completion on a new event loop of the kind named."""
-    factory = event_loop_factory(event_loop)
-    if factory is None:
-        return asyncio.run(coroutine)
-    loop = factory()
-    try:
-        return loop.run_until_complete(coroutine)
-    finally:
-        loop.close()
-
-
-def event_loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The factory of the event loop ``name`` (None: asyncio's default)."""
-    if name != "uvloop":
-        return None
-    try:
-        import uvloop  # optional: pip install 'benchdoc[uvloop]'
-    except ImportError:
-        from benchdoc.errors import UsageError
-
-        raise UsageError("event_loop uvloop needs the uvloop library: pip install 'benchdoc[uvloop]'") from None
-    return uvloop.new_event_loop
-
-
 async def run_workload_async(spec: WorkloadSpec, progress: Progress | None = None) -> WorkloadResult:
-    """The coroutine behind :func:`run_workload`, for callers with their own event loop."""
+    """The coroutine behind :func:`run_workload`, for callers with their own event loop.
+    With several workers the processes are waited for in a thread: the caller's loop stays free."""
     from benchdoc.workloads.client import run_workload_async as run_async
+    from benchdoc.workloads.workers import default_workers, run_with_workers
 
-    return await run_async(spec, progress)
+    resolved = spec.resolved()
+    workers = _workers(resolved, default_workers)
+    if workers > 1:
+        return await asyncio.get_running_loop().run_in_executor(None, run_with_workers, resolved, workers, progress)
+    return await run_async(resolved, progress)
 
+
+def _workers(spec: WorkloadSpec, default: Callable[[WorkloadSpec], int]) -> int:
+    """The client processes ``spec`` runs in: as asked, or from the load; one for a
+    multi-turn workload (a conversation's turns follow one another in one process)."""
+    if spec.multi_turn:
+        return 1
+    return spec.workers if spec.workers is not None else default(spec)

@@ -46,19 +46,10 @@ async def run_workload_async(
     Raises :class:`~benchdoc.errors.UsageError` for an invalid spec and
     :class:`~benchdoc.errors.RunError` when the server cannot be reached at all;
     everything that goes wrong with individual requests is in the result instead.
-    With several workers (``spec.workers``, or chosen from the load) the run is spread
-    over that many processes; ``part`` is one worker's share of it.
+    This runs in one process; ``part`` is one worker's share of a run spread over several
+    (:func:`benchdoc.workloads.run_workload_async` spreads it).
     """
     spec = spec.resolved()
-    if part is None:
-        from benchdoc.workloads.workers import default_workers, run_with_workers
-
-        workers = spec.workers if spec.workers is not None else default_workers(spec)
-        if spec.multi_turn:
-            workers = 1  # a conversation's turns follow one another in one process
-        if workers > 1:  # the processes are waited for in a thread: this loop stays free
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(None, run_with_workers, spec, workers, progress)
     prompts = prompt_source(spec)  # a missing or malformed dataset stops the run before it starts
     headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
     if spec.api_key:

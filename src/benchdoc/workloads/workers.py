@@ -132,8 +132,8 @@ def _collect(results: Any, processes: list[Any], spec: WorkloadSpec, progress: P
 def _worker_main(spec: WorkloadSpec, part: WorkerPart, results: Any) -> None:
     """One worker process: drive its share on its own event loop; send back the result."""
     from benchdoc.errors import BenchdocError
-    from benchdoc.workloads import run_on
     from benchdoc.workloads.client import run_workload_async
+    from benchdoc.workloads.loops import run_on
 
     def done(_completed: int, _total: int | None) -> None:
         results.put(("done", None))

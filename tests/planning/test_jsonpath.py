@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchdoc.runner.jsonpath import parse_json_path
+from benchdoc.planning.jsonpath import parse_json_path
 
 
 def test_json_paths() -> None:

@@ -11,8 +11,8 @@ from tests.runner.conftest import write_project
 
 from benchdoc.ledger import Ledger, NewRun, Sample
 from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.planning.fingerprint import experiment_fingerprint, missing_experiments
 from benchdoc.results import build_results
-from benchdoc.runner.fingerprint import experiment_fingerprint, missing_experiments
 
 SWEEP = """
 [experiments.eagle3]

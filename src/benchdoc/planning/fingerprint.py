@@ -34,8 +34,8 @@ def experiment_fingerprint(config: Config, name: str) -> str | None:
     from dataclasses import replace
 
     from benchdoc.naming import split_level_experiment
+    from benchdoc.planning.plan import check_setups, describe_workload, plan_launch
     from benchdoc.redact import redact_argv, redact_env
-    from benchdoc.runner.plan import check_setups, describe_workload, plan_launch
 
     level = None
     if name not in config.experiments and (parts := split_level_experiment(name)) is not None:
@@ -84,7 +84,7 @@ def ran_current_config(run: RunRecord, current: str | None) -> bool:
 def recorded_as(config: Config, names: Sequence[str]) -> dict[str, list[str]]:
     """The experiments each of ``names`` records its runs under: itself, or each level of
     its load sweep (``EXP@rate=1``...)."""
-    from benchdoc.runner.plan import check_setups, level_setups
+    from benchdoc.planning.plan import check_setups, level_setups
 
     found: dict[str, list[str]] = {}
     for name in names:

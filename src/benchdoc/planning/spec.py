@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from benchdoc.config import Config
 from benchdoc.errors import ConfigError
 from benchdoc.naming import did_you_mean
-from benchdoc.runner.jsonpath import parse_json_path
+from benchdoc.planning.jsonpath import parse_json_path
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel

@@ -9,7 +9,7 @@ import pytest
 
 from benchdoc.config import load_config
 from benchdoc.errors import ConfigError, UsageError
-from benchdoc.runner.plan import (
+from benchdoc.planning.plan import (
     baselines_first,
     check_setups,
     command_argv,

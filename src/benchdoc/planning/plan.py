@@ -22,8 +22,7 @@ from benchdoc.config import Config, ExperimentConfig
 from benchdoc.environment import recordable_env
 from benchdoc.errors import UsageError
 from benchdoc.naming import did_you_mean, is_glob, known_experiments, matches
-from benchdoc.redact import redact_argv
-from benchdoc.runner.spec import (
+from benchdoc.planning.spec import (
     DEFAULT_REPETITIONS,
     LOOPBACK,
     CommandWorkload,
@@ -33,6 +32,7 @@ from benchdoc.runner.spec import (
     server_spec,
     workload_config,
 )
+from benchdoc.redact import redact_argv
 
 if TYPE_CHECKING:
     from benchdoc.naming import LoadLevel

@@ -1,0 +1,200 @@
+"""The floors of the package, read from the source: one test of every import in benchdoc.
+
+Every module's imports are read with ``ast``, those inside functions included (an import
+placed in a function to dodge a cycle is still a cycle); imports under ``if TYPE_CHECKING:``
+never run and do not count, except where a rule says so. The rules:
+
+- no two modules import each other, directly or round a loop;
+- the bottom floors import nothing above them: ``naming`` only ``errors`` and ``limits``, the simulator
+  nothing of benchdoc, and the ground (config, ledger, stats, workloads, importers, the
+  recorder, planning...) none of the floors built on it;
+- ``results`` is the one query layer: it imports no runner, and nothing outside it imports
+  ``stats`` (but the allowed, each with why);
+- ``stats`` knows no storage and no configuration;
+- a command module imports no other command (the ``_`` modules are their shared helpers).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+import benchdoc
+
+PACKAGE = Path(benchdoc.__file__).parent
+
+# The floors that others stand on: none of them imports a floor above it.
+GROUND = ("errors", "naming", "reasons", "redact", "untrusted", "textfile", "mdtable", "limits", "procfs",
+          "machineload", "environment", "engine_version", "provenance", "metricbounds", "sweeps", "pooling",
+          "config", "ledger", "stats", "recording", "workloads", "importers", "planning", "sim")
+ABOVE_GROUND = ("cli", "runner", "results", "docs", "lint", "report", "plots", "cluster", "mcp", "demo", "check",
+                "serialize", "measured", "export", "cache", "selection")
+
+# Modules that may import benchdoc.stats directly, each with why.
+STATS_ALLOWED: dict[str, str] = {
+    # `run --until-decided` is itself a statistical procedure (alpha spending over interim
+    # looks, each a test at alpha / K on the values so far). Its looks are not the
+    # project's results and are never shown as verdicts; it needs the raw test at a level
+    # of its own, which no question to `results` expresses.
+    "runner/sequential.py": "sequential testing at a per-look level",
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _type_checking(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (getattr(test, "id", None) or getattr(test, "attr", None)) == "TYPE_CHECKING"
+
+
+def imports_in(source: str, package: str, *, typing_too: bool = False) -> set[str]:
+    """Every module ``source`` imports anywhere (inside functions too), as absolute names:
+    ``from pkg import sub`` names ``pkg.sub`` when that is a module, else ``pkg``."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [ast.parse(source)]
+    while pending:
+        node = pending.pop()
+        if _type_checking(node) and not typing_too:
+            pending.extend(node.orelse)  # type: ignore[attr-defined]
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], *([base] if base else [])])
+            names = [f"{base}.{alias.name}" for alias in node.names]
+            submodules = [name for name in names if name in MODULES]
+            found.update(submodules)
+            if len(submodules) < len(names):
+                found.add(base)
+    return found
+
+
+def imports_of(module: str, *, typing_too: bool = False) -> set[str]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    return {m for m in imports_in(path.read_text(encoding="utf-8"), package, typing_too=typing_too) if m in MODULES}
+
+
+def floor(module: str) -> str:
+    """``benchdoc.results.compute`` -> ``results``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _offenders(modules: Iterable[str], forbidden: Iterable[str], **kw: bool) -> list[str]:
+    banned = set(forbidden)
+    return sorted(f"{m} -> {i}" for m in modules for i in imports_of(m, **kw) if floor(i) in banned)
+
+
+def test_no_module_imports_itself_round_a_loop() -> None:
+    graph = {module: imports_of(module) - {module} for module in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in MODULES:
+        if module not in index:
+            visit(module)
+    assert cycles == [], f"import cycles (counting imports inside functions): {cycles}"
+
+
+def test_naming_is_the_bottom_floor() -> None:
+    # limits: the bounded number reader every outside input goes through (it imports no benchdoc).
+    assert {floor(m) for m in imports_of("benchdoc.naming", typing_too=True)} <= {"errors", "limits"}
+    assert {floor(m) for m in imports_of("benchdoc.limits", typing_too=True)} <= {"errors", "textfile"}
+
+
+def test_the_simulator_knows_nothing_of_benchdoc() -> None:
+    """It is a server under test: it may share a leaf helper (one that imports nothing of
+    benchdoc, such as the child-process environment), never benchdoc's logic."""
+    sim = [m for m in MODULES if floor(m) == "sim"]
+    used = [(m, i) for m in sim for i in imports_of(m, typing_too=True) if floor(i) != "sim"]
+    assert [f"{m} -> {i}" for m, i in used if imports_of(i, typing_too=True)] == []
+
+
+def test_the_ground_imports_no_floor_above_it() -> None:
+    ground = [m for m in MODULES if floor(m) in GROUND]
+    assert _offenders(ground, ABOVE_GROUND) == []
+
+
+def test_results_import_no_runner_and_stats_no_storage() -> None:
+    assert _offenders([m for m in MODULES if floor(m) == "results"], ["runner", "cli"]) == []
+    assert _offenders([m for m in MODULES if floor(m) == "stats"], ["ledger", "config", "results"], typing_too=True) == []
+
+
+def test_no_module_outside_results_imports_stats() -> None:
+    offenders = [
+        MODULES[m].relative_to(PACKAGE).as_posix()
+        for m in MODULES
+        if floor(m) not in ("results", "stats")
+        and any(floor(i) == "stats" for i in imports_of(m, typing_too=True))
+        and MODULES[m].relative_to(PACKAGE).as_posix() not in STATS_ALLOWED
+    ]
+    assert offenders == [], f"ask benchdoc.results instead of importing benchdoc.stats in: {', '.join(offenders)}"
+
+
+def test_the_allowed_modules_still_need_it() -> None:
+    """An allowance nobody uses any more is removed, not kept as a standing exception."""
+    unused = [name for name in STATS_ALLOWED
+              if not any(floor(i) == "stats" for i in imports_of(module_name(PACKAGE / name), typing_too=True))]
+    assert unused == []
+
+
+COMMANDS = sorted(m for m in MODULES if m.startswith("benchdoc.cli.") and not m.rpartition(".")[2].startswith("_"))
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_command_imports_no_other_command(command: str) -> None:
+    assert sorted(i for i in imports_of(command, typing_too=True) if i in COMMANDS and i != command) == []
+
+
+def test_the_reader_sees_every_form_of_import() -> None:
+    forms = {
+        "import benchdoc.stats": {"benchdoc.stats"},
+        "from benchdoc.stats import compare": {"benchdoc.stats.compare"},  # a module: named as itself
+        "from benchdoc.stats.summary import summarize": {"benchdoc.stats.summary"},
+        "from benchdoc import stats": {"benchdoc.stats"},
+        "from .. import stats": {"benchdoc.stats"},
+        "from ..stats import compare": {"benchdoc.stats.compare"},
+        "from benchdoc.stats import format_p, compare": {"benchdoc.stats", "benchdoc.stats.compare"},
+        "def f():\n    from benchdoc.stats import format_p": {"benchdoc.stats"},
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from benchdoc.stats import Summary": {"typing"},
+        "import benchdoc.statsd": {"benchdoc.statsd"},
+    }
+    for source, expected in forms.items():
+        assert imports_in(source + "\n", "benchdoc.docs") == expected, source
+    assert "benchdoc.stats" in imports_in("if TYPE_CHECKING:\n    from benchdoc import stats\n", "benchdoc.docs",
+                                          typing_too=True)
