@@ -439,15 +439,7 @@ class Renderer:
         return "<sub>" + "; ".join(parts) + ".</sub>"
 
     def value(self, region: Region) -> str:
-        if len(region.args) != 1:
-            raise DocumentError("a value region names one EXPERIMENT or EXPERIMENT.METRIC, e.g. eagle3.output_tok_s")
-        target = region.args[0]
-        metric_name = region.attrs.get("metric")
-        name = target
-        if metric_name is None and "." in target:
-            head, _, tail = target.rpartition(".")
-            if self._names_metric(tail):
-                name, metric_name = head, tail
+        name, metric_name = self._value_target(region)
         result = self.experiment(name)
         metric = self.metric(metric_name)
         digits = self.digits(region, metric)
@@ -456,27 +448,8 @@ class Renderer:
             from benchdoc.naming import did_you_mean
 
             raise DocumentError(f"show={show!r}: expected one of {', '.join(VALUE_SHOWS)}{did_you_mean(show, VALUE_SHOWS)}")
-        summary = result.summaries.get(metric.name)
-        if show == "status":
-            return result.status
-        if show == "reason":
-            return _inline(result.reason) if result.reason else DASH
-        if show in ("value", "interval", "n"):
-            if summary is None:
-                return DASH
-            if show == "n":
-                return str(summary.n)
-            text = self.number(summary.median, digits)
-            if show == "interval" and summary.ci_low is not None and summary.ci_high is not None:
-                text += f" [{self.number(summary.ci_low, digits)}, {self.number(summary.ci_high, digits)}]"
-            elif show == "interval":  # never the bare median where an interval was asked for
-                text += f" (no interval: {summary.ci_reason or 'too few samples'})"
-            return text
-        if show in ("change", "before"):
-            ch = result.changes.get(metric.name)
-            if ch is None:
-                return DASH
-            return f"{ch.delta_pct:+.1f}%" if show == "change" else self.number(ch.old, digits)
+        if show in ("status", "reason", "value", "interval", "n", "change", "before"):
+            return self._own_value(result, metric, show, digits)
         against = region.attrs.get("vs")
         if against:
             against = self.experiment(against).name
@@ -491,6 +464,41 @@ class Renderer:
             metric=metric, margin=comparison.equivalence_margin,
             runs=comparison.sequential.repetitions if comparison.sequential else None,
         )
+
+    def _value_target(self, region: Region) -> tuple[str, str | None]:
+        """The experiment and metric a value region names (``EXP.METRIC`` or ``metric=``)."""
+        if len(region.args) != 1:
+            raise DocumentError("a value region names one EXPERIMENT or EXPERIMENT.METRIC, e.g. eagle3.output_tok_s")
+        target = region.args[0]
+        metric_name = region.attrs.get("metric")
+        if metric_name is None and "." in target:
+            head, _, tail = target.rpartition(".")
+            if self._names_metric(tail):
+                return head, tail
+        return target, metric_name
+
+    def _own_value(self, result: ExperimentResult, metric: MetricConfig, show: str, digits: int) -> str:
+        """What a value region shows of the experiment's own result."""
+        if show == "status":
+            return result.status
+        if show == "reason":
+            return _inline(result.reason) if result.reason else DASH
+        if show in ("change", "before"):
+            ch = result.changes.get(metric.name)
+            if ch is None:
+                return DASH
+            return f"{ch.delta_pct:+.1f}%" if show == "change" else self.number(ch.old, digits)
+        summary = result.summaries.get(metric.name)
+        if summary is None:
+            return DASH
+        if show == "n":
+            return str(summary.n)
+        text = self.number(summary.median, digits)
+        if show == "interval" and summary.ci_low is not None and summary.ci_high is not None:
+            text += f" [{self.number(summary.ci_low, digits)}, {self.number(summary.ci_high, digits)}]"
+        elif show == "interval":  # never the bare median where an interval was asked for
+            text += f" (no interval: {summary.ci_reason or 'too few samples'})"
+        return text
 
     def list(self, region: Region) -> str:
         wanted = [s.lower() for s in region.attrs.get("status", "failed untested").split()]

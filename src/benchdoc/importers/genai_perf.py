@@ -105,6 +105,23 @@ def _run(path: Path, fmt: str) -> ImportedRun:
     if tool != fmt:
         writer = f"AIPerf {obj.get('aiperf_version') or ''}".strip() if tool == "aiperf" else "genai-perf"
         raise ImportFormatError(f"written by {writer}, not {fmt} (expected {WRITTEN_BY[fmt]})", path)
+    return ImportedRun(
+        format=fmt,
+        file=str(path),
+        entry="document",
+        line=None,
+        label=_label(tool, obj.get("input_config")),
+        samples=tuple(_samples(obj, tool, where)),
+        **fingerprints(fmt, obj),
+        started_at=utc_from_text(obj.get("start_time"), where, "start_time"),
+        finished_at=utc_from_text(obj.get("end_time"), where, "end_time"),
+        environment=_environment(obj, tool),
+        metadata=_metadata(obj, where),
+    )
+
+
+def _samples(obj: dict[str, Any], tool: str, where: Where) -> list[Sample]:
+    """The document's figures as benchdoc's metrics (one repetition)."""
     samples: list[Sample] = []
     for source, (metric, kind) in DISTRIBUTIONS.items():
         if obj.get(source) is None:
@@ -126,10 +143,13 @@ def _run(path: Path, fmt: str) -> ImportedRun:
     if isl is not None and duration and not any(s.metric == "input_tok_s" for s in samples):
         duration_ms = duration * _factor(obj["benchmark_duration"], "time", where.child("benchmark_duration"))
         samples.append(Sample("input_tok_s", isl / (duration_ms / 1000.0), 0))
-    if tool == "aiperf":
-        error_rate = _error_rate(obj, where)
-        if error_rate is not None:
-            samples.append(Sample("error_rate", error_rate, 0))
+    error_rate = _error_rate(obj, where) if tool == "aiperf" else None
+    if error_rate is not None:
+        samples.append(Sample("error_rate", error_rate, 0))
+    return samples
+
+
+def _environment(obj: dict[str, Any], tool: str) -> dict[str, Any]:
     environment: dict[str, Any] = {"tool": tool}
     if obj.get("aiperf_version"):
         environment["tool_version"] = obj["aiperf_version"]
@@ -139,6 +159,11 @@ def _run(path: Path, fmt: str) -> ImportedRun:
     gpus = _gpus(obj.get("telemetry_data"))
     if gpus:
         environment["gpus"] = gpus
+    return environment
+
+
+def _metadata(obj: dict[str, Any], where: Where) -> dict[str, Any]:
+    """The tool's own fields kept with the run, and the metrics benchdoc does not map."""
     metadata: dict[str, Any] = {
         "output_tokens_source": "client tokenizer (unless the server's count was asked for)",
     }
@@ -153,19 +178,7 @@ def _run(path: Path, fmt: str) -> ImportedRun:
     unmapped = sorted(k for k, v in obj.items() if isinstance(v, dict) and "unit" in v and k not in known)
     if unmapped:
         metadata["metrics_not_mapped"] = unmapped
-    return ImportedRun(
-        format=fmt,
-        file=str(path),
-        entry="document",
-        line=None,
-        label=_label(tool, obj.get("input_config")),
-        samples=tuple(samples),
-        **fingerprints(fmt, obj),
-        started_at=utc_from_text(obj.get("start_time"), where, "start_time"),
-        finished_at=utc_from_text(obj.get("end_time"), where, "end_time"),
-        environment=environment,
-        metadata=metadata,
-    )
+    return metadata
 
 
 def _avg(obj: dict[str, Any], key: str, where: Where) -> float | None:

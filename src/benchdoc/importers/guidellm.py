@@ -137,22 +137,12 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
     if prompt_total is not None and duration and not any(s.metric == "input_tok_s" for s in samples):
         samples.append(Sample("input_tok_s", prompt_total / duration, 0))
     totals = metrics.get("request_totals")
-    if isinstance(totals, dict):
-        ok = number(totals, "successful", metrics_where.child("request_totals")) or 0.0
-        errored = number(totals, "errored", metrics_where.child("request_totals")) or 0.0
-        if ok + errored > 0:
-            samples.append(Sample("error_rate", errored / (ok + errored), 0))
+    samples.extend(_error_rate(totals, metrics_where.child("request_totals")))
 
     config = object_or_empty(bench, "config")
     args = object_or_empty(bench, "args")  # reports before the "config" layout
     strategy = config.get("strategy") or args.get("strategy") or {}
-    environment = dict(base_environment)
-    backend = config.get("backend")
-    if isinstance(backend, dict):
-        environment["backend"] = {k: v for k, v in backend.items() if not isinstance(v, (dict, list))}
-        for key in ("model", "target"):
-            if backend.get(key) is not None:
-                environment[key] = backend[key]
+    environment = _environment(base_environment, config.get("backend"))
     metadata: dict[str, Any] = {
         "strategy": strategy,
         "output_tokens_source": "server usage when reported, else the stream's iteration count",
@@ -178,6 +168,26 @@ def _run(path: Path, index: int, bench: dict[str, Any], base_environment: dict[s
         environment=environment,
         metadata=metadata,
     )
+
+
+def _environment(base: dict[str, Any], backend: Any) -> dict[str, Any]:
+    """The report's environment with the backend's plain fields, its model and target."""
+    environment = dict(base)
+    if isinstance(backend, dict):
+        environment["backend"] = {k: v for k, v in backend.items() if not isinstance(v, (dict, list))}
+        for key in ("model", "target"):
+            if backend.get(key) is not None:
+                environment[key] = backend[key]
+    return environment
+
+
+def _error_rate(totals: Any, where: Where) -> list[Sample]:
+    """The share of requests that errored, from the request totals (none without them)."""
+    if not isinstance(totals, dict):
+        return []
+    ok = number(totals, "successful", where) or 0.0
+    errored = number(totals, "errored", where) or 0.0
+    return [Sample("error_rate", errored / (ok + errored), 0)] if ok + errored > 0 else []
 
 
 def _rate_samples(metrics: dict[str, Any], row: Field, where: Where) -> list[Sample]:

@@ -301,18 +301,11 @@ def workload_config(config: Config, name: str) -> WorkloadConfig:
 
 
 def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
-    from benchdoc.workloads.spec import Timeouts, WorkloadSpec
+    from benchdoc.workloads.spec import WorkloadSpec
 
     table.check_keys(LOADGEN_KEYS)
     levels = _levels(table)
-    settings: dict[str, Any] = {}
-    for key, kinds in LOADGEN_SETTINGS.items():
-        if key not in table.data or (levels and key == levels[0].kind):
-            continue
-        value = table.data[key]
-        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
-            raise table.error(f"expected {_KIND_WORDS[kinds]}, got {value!r}", key)
-        settings[key] = value
+    settings = _typed_settings(table, levels)
     if "percentiles" in settings:
         values = settings["percentiles"]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
@@ -329,16 +322,8 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
         settings["extra_body"] = json.dumps(settings["extra_body"], default=str)
     if "slo" in table.data:
         settings["slo"] = _slo(table)
-    timeouts_raw = table.data.get("timeouts", {})
-    if not isinstance(timeouts_raw, dict):
-        raise table.error("expected a table like { first_token_s = 120, idle_s = 60 }", "timeouts")
-    for key, value in timeouts_raw.items():
-        if key not in TIMEOUT_KEYS:
-            raise table.error(f"unknown key '{key}'{did_you_mean(key, TIMEOUT_KEYS)}", "timeouts")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise table.error(f"{key}: expected a number of seconds, got {value!r}", "timeouts")
-    timeouts = Timeouts(**{k: float(v) for k, v in timeouts_raw.items()})
-    if timeouts_raw:
+    timeouts = _timeouts(table) if "timeouts" in table.data else None
+    if timeouts is not None and table.data["timeouts"]:
         settings["timeouts"] = timeouts
     api_key_env = table.string("api_key_env")
     if api_key_env is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env):
@@ -358,6 +343,35 @@ def _loadgen_workload(table: _Table, name: str) -> LoadgenWorkload:
         raise table.error("; ".join(problems))
     return LoadgenWorkload(name=name, settings=settings, url=url, api_key_env=api_key_env, levels=levels,
                            capacity=capacity)
+
+
+def _typed_settings(table: _Table, levels: tuple[LoadLevel, ...]) -> dict[str, Any]:
+    """The load generator's settings the table gives, each of its declared type (a swept
+    key's list is the sweep's, not a setting)."""
+    settings: dict[str, Any] = {}
+    for key, kinds in LOADGEN_SETTINGS.items():
+        if key not in table.data or (levels and key == levels[0].kind):
+            continue
+        value = table.data[key]
+        if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+            raise table.error(f"expected {_KIND_WORDS[kinds]}, got {value!r}", key)
+        settings[key] = value
+    return settings
+
+
+def _timeouts(table: _Table) -> Any:
+    """``timeouts = { first_token_s = 120, idle_s = 60 }`` as the load generator's Timeouts."""
+    from benchdoc.workloads.spec import Timeouts
+
+    raw = table.data.get("timeouts", {})
+    if not isinstance(raw, dict):
+        raise table.error("expected a table like { first_token_s = 120, idle_s = 60 }", "timeouts")
+    for key, value in raw.items():
+        if key not in TIMEOUT_KEYS:
+            raise table.error(f"unknown key '{key}'{did_you_mean(key, TIMEOUT_KEYS)}", "timeouts")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise table.error(f"{key}: expected a number of seconds, got {value!r}", "timeouts")
+    return Timeouts(**{k: float(v) for k, v in raw.items()})
 
 
 def _levels(table: _Table) -> tuple[LoadLevel, ...]:

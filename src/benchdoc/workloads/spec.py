@@ -175,6 +175,20 @@ class WorkloadSpec:
         return replace(self, concurrency=concurrency, requests=requests)
 
     def problems(self) -> list[str]:
+        """Every setting that cannot run, each in one line (the url's, the load's and its
+        bounds, the amount's, the prompts', the client's, the SLO's), before anything is sent."""
+        return [
+            *self._url_problems(),
+            *self._load_problems(),
+            *self._amount_problems(),
+            *self.timeouts.problems(),
+            *self._prompt_problems(),
+            *self._extra_problems(),
+            *self._client_problems(),
+            *slo_problems(self.slo),
+        ]
+
+    def _url_problems(self) -> list[str]:
         found: list[str] = []
         try:
             parts = urlsplit(self.url)
@@ -188,6 +202,10 @@ class WorkloadSpec:
                 found.append("the url carries a user and password and an API key is given too: use one of them")
         if self.api not in APIS:
             found.append(f"api must be one of {', '.join(APIS)} (got {self.api!r})")
+        return found
+
+    def _load_problems(self) -> list[str]:
+        found: list[str] = []
         if self.concurrency is not None and self.rate is not None:
             found.append("give either concurrency (closed loop) or rate (open loop), not both")
         if self.concurrency is not None and self.concurrency < 1:
@@ -202,6 +220,10 @@ class WorkloadSpec:
                 found.append("max_concurrency applies to an open loop (rate); use concurrency for a closed loop")
             elif self.max_concurrency < 1:
                 found.append(f"max_concurrency must be >= 1 (got {self.max_concurrency})")
+        return found
+
+    def _amount_problems(self) -> list[str]:
+        found: list[str] = []
         if self.requests is not None and self.duration_s is not None:
             found.append("give either requests or duration_s, not both")
         if self.requests is not None and self.requests < 1:
@@ -220,6 +242,10 @@ class WorkloadSpec:
                 found.append(f"{name}_max ({high}) must be >= {name} ({low})")
         if not (math.isfinite(self.temperature) and self.temperature >= 0):
             found.append(f"temperature must be >= 0 (got {self.temperature})")
+        return found
+
+    def _client_problems(self) -> list[str]:
+        found: list[str] = []
         for pct in self.percentiles:
             try:
                 percentile_suffix(pct)
@@ -227,16 +253,12 @@ class WorkloadSpec:
                 found.append(f"percentiles must be strictly between 0 and 100 (got {pct!r})")
         if self.abort_after_connect_errors < 1:
             found.append(f"abort_after_connect_errors must be >= 1 (got {self.abort_after_connect_errors})")
-        found.extend(self.timeouts.problems())
-        found.extend(self._prompt_problems())
-        found.extend(self._extra_problems())
         if self.event_loop not in EVENT_LOOPS:
             found.append(f"event_loop must be one of {', '.join(EVENT_LOOPS)} (got {self.event_loop!r})")
         if self.http_client not in HTTP_CLIENTS:
             found.append(f"http_client must be one of {', '.join(HTTP_CLIENTS)} (got {self.http_client!r})")
         if self.workers is not None and self.workers < 1:
             found.append(f"workers must be >= 1 (got {self.workers})")
-        found.extend(slo_problems(self.slo))
         return found
 
     def _extra_problems(self) -> list[str]:

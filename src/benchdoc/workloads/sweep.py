@@ -183,12 +183,7 @@ def find_capacity(
     its expected length would overrun ``budget_s``. Each level runs ``spec`` as given
     (its ``requests`` or ``duration_s``) at the level's rate.
     """
-    if not spec.slo:
-        raise UsageError("a capacity search needs an SLO (e.g. --slo ttft_ms:200,tpot_ms:50)")
-    if not 0.0 < target <= 1.0:
-        raise UsageError(f"the attainment target must be within (0, 1] (got {target})")
-    if not (start_rate > 0 and growth > 1 and precision > 0 and budget_s > 0):
-        raise UsageError("start rate and precision must be > 0, growth > 1, and the time budget > 0")
+    _check_search(spec, target, start_rate, growth, precision, budget_s)
     run = run or _default_runner()
     capacity = Capacity(target=target)
     started = clock()
@@ -231,6 +226,17 @@ def find_capacity(
             return capacity
         if try_rate((low + high) / 2) is None:
             return capacity
+
+
+def _check_search(spec: WorkloadSpec, target: float, start_rate: float, growth: float, precision: float,
+                  budget_s: float) -> None:
+    """A UsageError naming what makes the search impossible, if anything does."""
+    if not spec.slo:
+        raise UsageError("a capacity search needs an SLO (e.g. --slo ttft_ms:200,tpot_ms:50)")
+    if not 0.0 < target <= 1.0:
+        raise UsageError(f"the attainment target must be within (0, 1] (got {target})")
+    if not (start_rate > 0 and growth > 1 and precision > 0 and budget_s > 0):
+        raise UsageError("start rate and precision must be > 0, growth > 1, and the time budget > 0")
 
 
 def _expected_s(spec: WorkloadSpec, rate: float) -> float:
