@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +113,7 @@ def summary_lines(done: Repetitions) -> list[tuple[str, str | None]]:
     Each line with its style."""
     from benchdoc.machineload import busy_warning, environment_entry
     from benchdoc.recording import summary
+    from benchdoc.results.model import median_of
 
     lines: list[tuple[str, str | None]] = []
     usable = done.results[: done.completed]
@@ -124,7 +124,7 @@ def summary_lines(done: Repetitions) -> list[tuple[str, str | None]]:
     for name, label, digits in HEADLINE:
         values = [r.metrics[name] for r in usable if name in r.metrics]
         if values:
-            lines.append((f"  {label}: median {statistics.median(values):.{digits}f} "
+            lines.append((f"  {label}: median {median_of(values):.{digits}f} "
                           f"(min {min(values):.{digits}f}, max {max(values):.{digits}f})", None))
     if not done.results:
         return lines + ([(f"stopped: {done.failure}", None)] if done.failure else [])

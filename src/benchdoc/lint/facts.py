@@ -15,12 +15,12 @@ CUDA) are kept per run: a sentence naming them speaks of the past.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.models import Outcome
+from benchdoc.results.model import run_median
 from benchdoc.results.status import Status
 
 if TYPE_CHECKING:
@@ -281,16 +281,16 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
         accepted: list[float] = []
         if summary is not None:
             accepted = [v for v in (summary.mean, summary.ci_low, summary.ci_high, summary.min, summary.max) if v is not None]
-            accepted += [statistics.median(run.values(metric)) for run in result.pooled if run.values(metric)]
+            accepted += [m for run in result.pooled if (m := run_median(run, metric)) is not None]
         history = tuple(
             RunValue(
                 run_id=run.id,
                 date=run.started_at.strftime("%Y-%m-%d"),
-                value=float(statistics.median(run.values(metric))),
+                value=value,
                 old_versions=tuple(sorted(_versions(run.environment) - current_versions)),
             )
             for run in result.runs
-            if run.outcome == Outcome.OK and run.values(metric)
+            if run.outcome == Outcome.OK and (value := run_median(run, metric)) is not None
         )
         comparison = result.comparisons.get(metric)
         change = result.changes.get(metric)

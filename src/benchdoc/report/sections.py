@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import html
-import statistics
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from benchdoc.ledger.models import Outcome
 from benchdoc.plots.labels import is_simulated, unit_label
 from benchdoc.plots.model import confidence_text, format_value
 from benchdoc.report.logs import log_tail
+from benchdoc.results.model import run_median
 from benchdoc.results.status import Status
 from benchdoc.results.words import format_p, shift_interval_text, verdict_text
 
@@ -375,7 +375,8 @@ def runs_table(result: ExperimentResult, primary: MetricConfig | None) -> str:
     ]
     for run in result.runs:
         values = run.values(primary.name) if primary else []
-        median = format_value(statistics.median(values), primary) if values and primary else "—"
+        centre = run_median(run, primary.name) if primary else None
+        median = format_value(centre, primary) if centre is not None and primary else "—"
         shown = ", ".join(f"{v:g}" for v in values[:VALUES_SHOWN]) + (" …" if len(values) > VALUES_SHOWN else "")
         outcome = str(run.outcome) + (": " + run.explanation if run.explanation else "")
         flags = (" (pooled)" if run.id in pooled else "")

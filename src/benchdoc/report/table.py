@@ -26,6 +26,7 @@ from benchdoc.report.sections import (
     unreliable_badge,
     when,
 )
+from benchdoc.results.model import run_median
 from benchdoc.results.status import STATUSES, Status
 from benchdoc.results.words import interval_text, shift_interval_text, vs_cell
 
@@ -173,9 +174,7 @@ def _runs_cell(result: ExperimentResult, primary: MetricConfig | None) -> str:
 def sparkline(result: ExperimentResult, primary: MetricConfig) -> str:
     """The medians of an experiment's runs, oldest first, as a tiny inline line (two runs or
     more; the report draws a full history chart from three)."""
-    import statistics
-
-    medians = [statistics.median(v) for run in reversed(result.runs) if run.outcome == Outcome.OK and (v := run.values(primary.name))]
+    medians = [m for run in reversed(result.runs) if run.outcome == Outcome.OK and (m := run_median(run, primary.name)) is not None]
     if len(medians) < 2:
         return ""
     low, high = min(medians), max(medians)

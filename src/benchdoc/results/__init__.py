@@ -24,7 +24,15 @@ from benchdoc.results.compute import (
     pooled_run_ids,
 )
 from benchdoc.results.lazy import LazyResults
-from benchdoc.results.model import ExperimentResult, NoComparison, PairComparison, Pooling, ResultSet
+from benchdoc.results.model import (
+    ExperimentResult,
+    NoComparison,
+    PairComparison,
+    Pooling,
+    ResultSet,
+    median_of,
+    run_median,
+)
 from benchdoc.results.pairs import TEST_NAME
 from benchdoc.results.status import STATUSES, Status
 from benchdoc.stats import Change, Comparison, Summary
@@ -47,6 +55,8 @@ __all__ = [
     "effective_pooling",
     "environment_differences",
     "experiment_catalog",
+    "median_of",
     "pooled_run_ids",
+    "run_median",
     "select_recorded",
 ]

@@ -5,7 +5,7 @@ means, how one experiment compares with another)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -110,8 +110,18 @@ class ExperimentResult:
         summary = self.summaries.get(metric)
         if summary is not None:
             return summary.median
-        values = self.values(metric)
-        return float(statistics.median(values)) if values else None
+        return median_of(self.values(metric))
+
+
+def median_of(values: Sequence[float]) -> float | None:
+    """The median of some values (a run's repetitions, a bench's passes), None of none: the
+    one way every view takes a centre that is not a summary."""
+    return float(statistics.median(values)) if values else None
+
+
+def run_median(run: RunRecord, metric: str) -> float | None:
+    """The median of one run's values of ``metric`` over its repetitions, or None."""
+    return median_of(run.values(metric))
 
 
 @dataclass(frozen=True)
