@@ -59,6 +59,8 @@ def test_record_history_and_export_round_trip(project: Project) -> None:
 def test_record_errors_are_clear_and_record_nothing(project: Project) -> None:
     cases = [
         (["record", "basline", "-m", "output_tok_s=1"], 2, "unknown experiment 'basline' (did you mean 'baseline'?)"),
+        (["record", "mtp-2", "-m", "output_tok_s=1"], 2,
+         "unknown experiment 'mtp-2' in benchdoc.toml; declare it there first ([experiments.mtp-2] with a label)"),
         (["record", "baseline", "-m", "output_tok_s=fast"], 2, "'fast' is not a number"),
         (["record", "baseline", "-m", "output_tok_s"], 2, "expected NAME=VALUE"),
         (["record", "baseline", "-m", "output_toks=1"], 2, "metric 'output_toks' is not declared in benchdoc.toml (did you mean 'output_tok_s'?)"),

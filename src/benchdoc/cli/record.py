@@ -69,6 +69,13 @@ def run(args: argparse.Namespace) -> int:
     from benchdoc.measured import record_measured
 
     config = load_project(args)
+    try:
+        config.experiment(args.experiment)
+    except UsageError as err:  # the fix, not only the fault (a likely typo is named already)
+        if "did you mean" in err.message:
+            raise
+        raise UsageError(f"{err.message} in {config.path.name}; declare it there first ([experiments.{args.experiment}] "
+                         "with a label)") from None
     recorded = record_measured(config, args.experiment, parse_metric_args(args.metric), failed=args.failed, note=args.note,
                                each_start=args.each_start)
     print(recorded.describe())
