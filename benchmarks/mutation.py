@@ -1,0 +1,388 @@
+"""Mutation testing of benchdoc's core: would the tests notice if the code were wrong?
+
+A small AST mutator (mutmut skips decorated functions, such as ``lru_cache``d and
+``@property`` code, which holds much of the statistics). Each mutant changes one place
+in one module:
+
+- comparisons: ``<`` and ``<=``, ``>`` and ``>=`` swapped, ``==``/``!=``, ``is``/``is not``,
+  ``in``/``not in`` turned round;
+- arithmetic: ``+``/``-``, ``*``/``/``, ``//`` to ``/``, ``**`` to ``*``;
+- boolean operators: ``and``/``or``; a condition negated (``if``, ``while``, ``x if c else y``),
+  a ``not`` dropped;
+- constants off by one (a number ``n`` becomes ``n + 1``; ``True``/``False`` swapped);
+- returns: ``return x`` becomes ``return None``;
+- deleted statements: an expression, assignment, augmented assignment or ``raise``
+  becomes ``pass``.
+
+Each mutant is run against the test files that cover its module (``COVERING`` below), in a
+forked child that serves the mutated module from memory (the source on disk is never
+touched), with ``pytest -x``; it is killed when any test fails, errors or the run times
+out. Mutants are taken in a seeded random order until the module's share of the time
+budget is spent, so a short budget gives a sample, said as "tested N of M".
+Hypothesis runs derandomized and without its example database.
+
+    nice -n 10 .venv/bin/python benchmarks/mutation.py --budget 1800
+    nice -n 10 .venv/bin/python benchmarks/mutation.py --module benchdoc.redact --budget 600
+
+writes per-module scores and every surviving mutant (module:line, what changed) to
+``benchmarks/mutation_results.md`` (``--out``). Not part of CI's test command: it runs
+the covering tests once per mutant, minutes to hours on a small machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import importlib.abc
+import importlib.util
+import os
+import random
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each core module and the test files that cover it.
+COVERING: dict[str, tuple[str, ...]] = {
+    "benchdoc.stats.compare": (
+        "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
+        "tests/stats/test_stats_multiple.py", "tests/stats/test_stats_sequential.py",
+        "tests/results/test_words_match_numbers.py",
+    ),
+    "benchdoc.stats.welch": (
+        "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
+        "tests/stats/test_stats_multiple.py",
+    ),
+    "benchdoc.stats.summary": ("tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py"),
+    "benchdoc.results.words": (
+        "tests/stats/test_verdict_invariants.py", "tests/results/test_words.py",
+        "tests/results/test_words_match_numbers.py",
+    ),
+    "benchdoc.docs.markers": (
+        "tests/docs/test_marker_quotes.py", "tests/docs/test_markers.py", "tests/docs/test_document.py",
+    ),
+    "benchdoc.docs.sync": ("tests/docs/test_sync_selfcheck.py", "tests/docs/test_sync.py"),
+    "benchdoc.redact": ("tests/test_redact_random.py", "tests/test_redact.py"),
+    "benchdoc.lint.quantities": ("tests/lint/test_quantities.py", "tests/lint/test_claim_reading.py"),
+    "benchdoc.lint.claim_reading": ("tests/lint/test_claim_reading.py", "tests/lint/test_claims.py"),
+    "benchdoc.workloads.sse": ("tests/workloads/test_sse.py",),
+}
+
+_COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+}
+_BINOP_SWAP: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
+    ast.Pow: ast.Mult, ast.Mod: ast.Mult,
+}
+_DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.Raise)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    index: int
+    line: int
+    change: str
+
+
+@dataclass
+class Score:
+    module: str
+    total: int
+    tested: int = 0
+    killed: int = 0
+    seconds: float = 0.0
+    survivors: list[Mutant] = field(default_factory=list)
+
+
+class _Mutator(ast.NodeTransformer):
+    """Counts the places a mutation applies, in a fixed order; applies the ``target``-th."""
+
+    def __init__(self, target: int = -1) -> None:
+        self.target = target
+        self.count = 0
+        self.sites: list[tuple[int, str]] = []
+
+    def _site(self, node: ast.AST, change: str) -> bool:
+        """Record a site; True when it is the one to mutate."""
+        hit = self.count == self.target
+        self.sites.append((getattr(node, "lineno", 0), change))
+        self.count += 1
+        return hit
+
+    # Annotations and type-checking imports are not behaviour.
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        if node.value is not None:
+            node.value = self.visit(node.value)
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.args = self.visit(node.args)
+        node.body = self._body(node.body)
+        return node
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        if isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            return node
+        node.test = self.visit(node.test)
+        if self._site(node, "condition negated"):
+            node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+        node.body = self._body(node.body)
+        node.orelse = self._body(node.orelse)
+        return node
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self.generic_visit(node)
+        if self._site(node, "loop condition negated"):
+            node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if self._site(node, "conditional expression negated"):
+            node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        for position, op in enumerate(node.ops):
+            swap = _COMPARE_SWAP.get(type(op))
+            if swap is not None and self._site(node, f"{type(op).__name__} -> {swap.__name__}"):
+                node.ops[position] = swap()
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        swap = _BINOP_SWAP.get(type(node.op))
+        if swap is not None and self._site(node, f"{type(node.op).__name__} -> {swap.__name__}"):
+            node.op = swap()
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        other = ast.Or if isinstance(node.op, ast.And) else ast.And
+        if self._site(node, f"{type(node.op).__name__} -> {other.__name__}"):
+            node.op = other()
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not) and self._site(node, "not dropped"):
+            return node.operand
+        return node
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        value = node.value
+        if isinstance(value, bool):
+            if self._site(node, f"{value} -> {not value}"):
+                return ast.copy_location(ast.Constant(not value), node)
+        elif isinstance(value, int | float) and self._site(node, f"{value!r} -> {value + 1!r}"):
+            return ast.copy_location(ast.Constant(value + 1), node)
+        return node
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        self.generic_visit(node)
+        returns_something = node.value is not None and not (
+            isinstance(node.value, ast.Constant) and node.value.value is None
+        )
+        if returns_something and self._site(node, "return None"):
+            node.value = ast.Constant(None)
+        return node
+
+    def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        result: list[ast.stmt] = []
+        for position, statement in enumerate(body):
+            docstring = (position == 0 and isinstance(statement, ast.Expr)
+                         and isinstance(statement.value, ast.Constant) and isinstance(statement.value.value, str))
+            if docstring:
+                result.append(statement)
+                continue
+            if isinstance(statement, _DELETABLE) and self._site(statement, f"{type(statement).__name__} deleted"):
+                result.append(ast.copy_location(ast.Pass(), statement))
+                continue
+            visited = self.visit(statement)
+            result.extend(visited if isinstance(visited, list) else [visited])
+        return result
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        node.body = self._body(node.body)
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        node.iter = self.visit(node.iter)
+        node.body = self._body(node.body)
+        node.orelse = self._body(node.orelse)
+        return node
+
+    def visit_With(self, node: ast.With) -> ast.AST:
+        node.items = [self.visit(item) for item in node.items]
+        node.body = self._body(node.body)
+        return node
+
+    def visit_Try(self, node: ast.Try) -> ast.AST:
+        node.body = self._body(node.body)
+        for handler in node.handlers:
+            handler.body = self._body(handler.body)
+        node.orelse = self._body(node.orelse)
+        node.finalbody = self._body(node.finalbody)
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        node.body = self._body(node.body)  # decorators (dataclass options) and bases stay
+        return node
+
+
+def module_path(module: str) -> Path:
+    """The module's file, found without importing it (the children import it, mutated)."""
+    return ROOT / "src" / (module.replace(".", "/") + ".py")
+
+
+def mutants(module: str, tree: ast.Module) -> list[Mutant]:
+    counter = _Mutator()
+    counter.visit(copy.deepcopy(tree))
+    return [Mutant(module, index, line, change) for index, (line, change) in enumerate(counter.sites)]
+
+
+def mutated_code(tree: ast.Module, mutant: Mutant, path: Path) -> object:
+    changed = _Mutator(mutant.index).visit(copy.deepcopy(tree))
+    return compile(ast.fix_missing_locations(changed), str(path), "exec")
+
+
+class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves one module's mutated code in place of its file."""
+
+    def __init__(self, name: str, path: Path, code: object) -> None:
+        self.name, self.path, self.code = name, path, code
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self.name:
+            return None
+        return importlib.util.spec_from_file_location(fullname, self.path, loader=self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        exec(self.code, module.__dict__)  # noqa: S102 - the module's own code, one place changed
+
+
+def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float) -> tuple[bool, float]:
+    """(passed, seconds) of the tests in a forked child, with ``serve`` installed."""
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the child: quiet, derandomized, then pytest
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        code = 3
+        try:
+            import pytest
+            from hypothesis import settings
+
+            settings.register_profile("mutation", database=None, derandomize=True, deadline=None)
+            settings.load_profile("mutation")
+            if serve is not None:
+                sys.meta_path.insert(0, serve)
+            code = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests])
+        finally:
+            os._exit(int(code))
+    deadline = start + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) == 0, time.monotonic() - start
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return False, time.monotonic() - start
+        time.sleep(0.02)
+
+
+def score_module(module: str, budget: float, seed: int) -> Score:
+    path = module_path(module)
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tests = COVERING[module]
+    passed, baseline = run_tests(tests, None, timeout=600)
+    if not passed:
+        raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)}")
+    found = mutants(module, tree)
+    random.Random(seed).shuffle(found)
+    score = Score(module, total=len(found))
+    start = time.monotonic()
+    for mutant in found:
+        if time.monotonic() - start > budget:
+            break
+        serve = _Serve(module, path, mutated_code(tree, mutant, path))
+        survived, _ = run_tests(tests, serve, timeout=max(30.0, 5 * baseline))
+        score.tested += 1
+        if survived:
+            score.survivors.append(mutant)
+        else:
+            score.killed += 1
+    score.seconds = time.monotonic() - start
+    score.survivors.sort(key=lambda m: (m.line, m.change))
+    return score
+
+
+def report(scores: list[Score], budget: float) -> str:
+    lines = [
+        "# Mutation scores (benchmarks/mutation.py)",
+        "",
+        f"Budget {budget:g} s, split evenly across modules; mutants in a seeded random order.",
+        "",
+        "| module | mutants | tested | killed | score |",
+        "|---|---|---|---|---|",
+    ]
+    for s in scores:
+        value = f"{s.killed / s.tested:.2f}" if s.tested else "—"
+        lines.append(f"| {s.module} | {s.total} | {s.tested} | {s.killed} | {value} |")
+    lines += ["", "## Surviving mutants", ""]
+    for s in scores:
+        lines += [f"- {s.module.replace('.', '/')}.py:{m.line}: {m.change}" for m in s.survivors]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--module", action="append", choices=sorted(COVERING), help="a module (repeatable; default all)")
+    parser.add_argument("--budget", type=float, default=1800.0, help="seconds in all, split across modules")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "mutation_results.md"))
+    parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
+    args = parser.parse_args(argv)
+    modules = args.module or sorted(COVERING)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.chdir(ROOT)
+    if args.list:
+        for module in modules:
+            path = module_path(module)
+            for m in mutants(module, ast.parse(path.read_text(encoding="utf-8"))):
+                print(f"{module}:{m.line}: {m.change}")
+        return 0
+    import hypothesis  # noqa: F401 - loaded once here, shared by every forked child
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+    import scipy.special  # noqa: F401
+
+    scores = []
+    for module in modules:
+        score = score_module(module, args.budget / len(modules), args.seed)
+        scores.append(score)
+        print(f"{module}: {score.killed}/{score.tested} killed of {score.total} mutants "
+              f"({score.seconds:.0f} s)", flush=True)
+        Path(args.out).write_text(report(scores, args.budget), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
