@@ -251,7 +251,7 @@ def test_ctrl_c_during_a_repetition_tears_down_and_keeps_the_ledger_consistent(p
 def test_ctrl_c_says_exactly_which_finished_repetitions_were_dropped(project) -> None:  # type: ignore[no-untyped-def]
     config = CONFIG + """
 [workloads.short]
-requests = 40
+requests = 10
 concurrency = 1
 input_tokens = 8
 output_tokens = 16
@@ -259,6 +259,8 @@ output_tokens = 16
 [experiments.three-short]
 server = "sim"
 workload = "short"
+# About 3 s a repetition: the signal lands inside the second even on a loaded machine.
+args = ["--step-ms", "20"]
 repetitions = 3
 """
     code, stderr, _ = _interrupt_during_a_repetition(project, signal.SIGINT, ("three-short",), "three-short: repetition 2/",
