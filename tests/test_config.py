@@ -101,6 +101,7 @@ paths = ["log.md"]
         ('[experiments.a]\nlable = "A"\n', 2, "experiments.a.lable: unknown key 'lable' (did you mean 'label'?)"),
         ('[ledgr]\nurl = "x"\n', 1, "unknown key 'ledgr' (did you mean 'ledger'?)"),
         ('[metrics.tps]\ndigits = "two"\n', 2, "metrics.tps.digits: expected a whole number of digits"),
+        ('[metrics.tps]\nunit = 3\n', 2, "metrics.tps.unit: expected a string, got 3"),
         ('[experiments.a]\nrepetitions = 0\n', 2, "repetitions must be at least 1"),
         ('[experiments.a]\nrole = "baseline"\n', 2, "role must be \"reference\""),
         ('[experiments.a]\ncompare_to = "a"\n', 2, "cannot compare to itself"),

@@ -180,11 +180,12 @@ class Validator:
             low, high = (self.bound(table, key, *where) for key in ("min", "max"))
             if low is not None and high is not None and low >= high:
                 raise self.error(f"min ({low:g}) must be below max ({high:g})", *where, "min")
-            better, worse = ("faster", "slower") if is_speed_unit(table.get("unit", "")) else ("better", "worse")
+            unit = self.typed(table.get("unit", ""), str, "a string", *where, "unit")
+            better, worse = ("faster", "slower") if is_speed_unit(unit) else ("better", "worse")
             metrics[name] = MetricConfig(
                 name=name,
                 label=self.typed(table.get("label", name), str, "a string", *where, "label"),
-                unit=self.typed(table.get("unit", ""), str, "a string", *where, "unit"),
+                unit=unit,
                 direction=direction,
                 digits=digits,
                 equivalence_margin=margin,
