@@ -1,0 +1,177 @@
+"""`benchdoc run` against the real llama.cpp server (llama-cpp-python's `llama_cpp.server`,
+in its own venv) serving a tiny random model written by the tests: the server is ready,
+measured and torn down; the engine's version comes from the server's venv and shows in
+the environment diff; at concurrency 2 the real server interrupts streams and the result
+is unreliable in every view; a bad model path fails with the server's own error line.
+
+The simulator is not the world: these check that what benchdoc does with its simulator it
+does with a real engine too."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import Project
+from tests.runner.conftest import assert_gone
+
+from benchdoc.ledger.models import Outcome
+from benchdoc.ledger.store import Ledger
+
+from .conftest import llama_server
+
+pytestmark = pytest.mark.llamacpp
+
+SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
+# Random weights can sample the end-of-sequence token at any step; benchdoc forces the
+# length (ignore_eos), which llama_cpp.server does not know, so the workload bans the token.
+NO_EOS = '{ logit_bias = { "2" = -100 } }'
+MISSING_MODEL = "/nonexistent/benchdoc-tiny-llama.gguf"
+
+
+def _config(python: Path, model: Path) -> str:
+    return f"""\
+[metrics.output_tok_s]
+label = "tok/s"
+unit = "tok/s"
+primary = true
+
+[servers.sim]
+argv = {json.dumps(SIM)}
+ready_timeout = 30
+shutdown_grace = 3
+{llama_server("llama", python, model)}
+{llama_server("llama-lost", python, MISSING_MODEL)}
+{llama_server("llama-health", python, model, ready_path="/health")}
+[workloads.one-by-one]
+requests = 6
+concurrency = 1
+input_tokens = 8
+output_tokens = 8
+warmup_requests = 1
+extra_body = {NO_EOS}
+
+[workloads.pair]
+requests = 8
+concurrency = 2
+input_tokens = 8
+output_tokens = 32
+warmup_requests = 1
+extra_body = {NO_EOS}
+
+[experiments.simulated]
+role = "reference"
+server = "sim"
+workload = "one-by-one"
+repetitions = 1
+
+[experiments.llama]
+server = "llama"
+workload = "one-by-one"
+compare_to = "simulated"
+repetitions = 2
+
+[experiments.llama-pair]
+server = "llama"
+workload = "pair"
+compare_to = "llama"
+repetitions = 1
+
+[experiments.llama-lost]
+server = "llama-lost"
+workload = "one-by-one"
+repetitions = 1
+
+[experiments.llama-health]
+server = "llama-health"
+workload = "one-by-one"
+repetitions = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory, llama_python: Path, tiny_model: Path) -> Project:
+    """One `benchdoc run` of all five experiments (the wrong readiness URL alone takes 30 s)."""
+    project = Project(tmp_path_factory.mktemp("llamacpp"))
+    project.write_config(_config(llama_python, tiny_model))
+    result = project.run("run", "simulated", "llama", "llama-pair", "llama-lost", "llama-health")
+    # The bad model path fails its experiment: exit code 1, the others recorded.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "llama-lost" in result.stdout and "llama-pair" in result.stdout, result.stdout + result.stderr
+    return project
+
+
+def _runs(project: Project) -> dict[str, object]:
+    with Ledger.open(project.ledger_url) as ledger:
+        return {run.experiment: run for run in ledger.runs()}
+
+
+def test_the_real_server_is_ready_measured_and_torn_down(measured: Project) -> None:
+    run = _runs(measured)["llama"]
+    assert run.outcome == Outcome.OK  # type: ignore[attr-defined]
+    metadata = run.metadata  # type: ignore[attr-defined]
+    assert metadata.repetitions == 2 and metadata.requests == 12 and not metadata.cut_short and not metadata.failures
+    assert [r.requests for r in metadata.per_repetition] == [6, 6]
+    assert all(value > 0 for value in run.values("output_tok_s"))  # type: ignore[attr-defined]
+    launch = metadata.launch
+    assert launch.ready_url.endswith("/v1/models") and len(launch.pids) == 1 and launch.ready_s[0] < 120
+    assert_gone(launch.pids)  # the server, its process group and everything in it
+    assert not launch.stops[0].exited_before_stop  # it ran until benchdoc stopped it
+    for other in ("llama-pair", "llama-lost"):
+        assert_gone(_runs(measured)[other].metadata.launch.pids)  # type: ignore[attr-defined]
+
+
+def test_the_engine_version_comes_from_the_servers_venv(measured: Project, llama_python: Path,
+                                                        llama_version: str) -> None:
+    runs = _runs(measured)
+    engine = runs["llama"].environment["engine"]  # type: ignore[attr-defined]
+    assert engine["python"] == str(llama_python)
+    assert engine["packages"]["llama-cpp-python"] == llama_version
+    assert "llama-cpp-python" not in runs["simulated"].environment["engine"]["packages"]  # type: ignore[attr-defined]
+    compare = measured.run("compare", "llama", "simulated")
+    assert compare.returncode == 0, compare.stderr
+    assert f"engine llama-cpp-python (none) -> {llama_version}" in compare.stdout, compare.stdout
+    assert "engine's Python " in compare.stdout
+
+
+def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measured: Project) -> None:
+    """llama_cpp.server runs one request at a time and, by default (interrupt_requests),
+    ends the stream under way with [DONE] and no finish_reason when another arrives."""
+    run = _runs(measured)["llama-pair"]
+    metadata = run.metadata  # type: ignore[attr-defined]
+    assert run.outcome == Outcome.OK and metadata.requests == 8  # type: ignore[attr-defined]
+    assert metadata.cut_short and metadata.cut_short >= 4, metadata
+    (cause,) = metadata.failures  # one cause, not one per token count
+    assert cause.startswith("stream ended after ") and "without finish_reason" in cause
+    rate = f"{metadata.cut_short / 8 * 100:.1f}%"
+    show = measured.run("show")
+    row = next(line for line in show.stdout.splitlines() if line.startswith("│ llama-pair "))
+    assert f"unreliable: {rate} failed" in row, show.stdout
+    compare = measured.run("compare", "llama-pair", "llama")
+    assert "unreliable" in compare.stdout + compare.stderr and rate in compare.stdout + compare.stderr
+    history = measured.run("history", "llama-pair")
+    assert "ok (unreliable)" in history.stdout and f"({rate}; " in history.stdout
+    assert " × stream ended after " in history.stdout
+
+
+def test_a_bad_model_path_fails_with_the_servers_own_error(measured: Project) -> None:
+    run = _runs(measured)["llama-lost"]
+    assert run.outcome == Outcome.FAILED  # type: ignore[attr-defined]
+    assert run.failure_reason == "server exited with code 1 before becoming ready"  # type: ignore[attr-defined]
+    line = f"ValueError: Model path does not exist: {MISSING_MODEL}"
+    assert run.failure_cause == line and run.failure_log_line == line  # type: ignore[attr-defined]
+    show = measured.run("show")
+    assert "Model path does not exist" in show.stdout
+
+
+def test_a_readiness_url_the_server_does_not_have_is_a_setup_error(measured: Project) -> None:
+    """llama_cpp.server has no /health (llama.cpp's own llama-server has): the default
+    readiness URL answers 404, which says nothing about the configuration."""
+    run = _runs(measured)["llama-health"]
+    assert run.outcome == Outcome.ERROR  # type: ignore[attr-defined]
+    reason = run.failure_reason  # type: ignore[attr-defined]
+    assert reason.startswith("the readiness URL http://127.0.0.1:") and "/health answered HTTP 404 for " in reason
+    assert reason.endswith("the server has no such page (check ready_url)")
+    assert_gone(run.metadata.launch.pids)  # type: ignore[attr-defined]
