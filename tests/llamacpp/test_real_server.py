@@ -147,8 +147,11 @@ def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measure
     assert cause.startswith("stream ended after ") and "without finish_reason" in cause
     rate = f"{metadata.cut_short / 8 * 100:.1f}%"
     show = measured.run("show")
-    row = next(line for line in show.stdout.splitlines() if line.startswith("│ llama-pair "))
-    assert f"unreliable: {rate} failed" in row, show.stdout
+    cut = metadata.cut_short
+    assert f"llama-pair is unreliable: {rate} of requests failed ({cut} of 8; {cut} cut short)" in show.stdout, show.stdout
+    shown = json.loads(measured.run("show", "--json").stdout)
+    (pair,) = [e for e in (shown["experiments"] if isinstance(shown, dict) else shown) if e["name"] == "llama-pair"]
+    assert pair["unreliable"] is True
     compare = measured.run("compare", "llama-pair", "llama")
     assert "unreliable" in compare.stdout + compare.stderr and rate in compare.stdout + compare.stderr
     history = measured.run("history", "llama-pair")
