@@ -67,6 +67,12 @@ server = "sim"
 workload = "one-by-one"
 repetitions = 1
 
+[experiments.simulated-like-llama]
+server = "sim"
+workload = "one-by-one"
+args = ["--no-stream-usage"]
+repetitions = 2
+
 [experiments.llama]
 server = "llama"
 workload = "one-by-one"
@@ -93,10 +99,10 @@ repetitions = 1
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory, llama_python: Path, tiny_model: Path) -> Project:
-    """One `benchdoc run` of all five experiments (the wrong readiness URL alone takes 30 s)."""
+    """One `benchdoc run` of all six experiments (the wrong readiness URL alone takes 30 s)."""
     project = Project(tmp_path_factory.mktemp("llamacpp"))
     project.write_config(_config(llama_python, tiny_model))
-    result = project.run("run", "simulated", "llama", "llama-pair", "llama-lost", "llama-health")
+    result = project.run("run", "simulated", "simulated-like-llama", "llama", "llama-pair", "llama-lost", "llama-health")
     # The bad model path fails its experiment: exit code 1, the others recorded.
     assert result.returncode == 1, result.stdout + result.stderr
     assert "llama-lost" in result.stdout and "llama-pair" in result.stdout, result.stdout + result.stderr
@@ -178,3 +184,14 @@ def test_a_readiness_url_the_server_does_not_have_is_a_setup_error(measured: Pro
     assert reason.startswith("the readiness URL http://127.0.0.1:") and "/health answered HTTP 404 for " in reason
     assert reason.endswith("the server has no such page (check ready_url)")
     assert_gone(run.metadata.launch.pids)  # type: ignore[attr-defined]
+
+
+def test_the_server_sends_no_usage_and_the_simulator_can_do_the_same(measured: Project) -> None:
+    """llama_cpp.server ignores stream_options: its streams never carry usage, so the output
+    tokens are counted from the requests' max_tokens (finish_reason "length"), not from the
+    server's count. The simulator's --no-stream-usage does what it does."""
+    runs = _runs(measured)
+    real = runs["llama"].metadata.provenance  # type: ignore[attr-defined]
+    assert real["output_tokens"] == {"max_tokens": 12}, real
+    assert runs["simulated-like-llama"].metadata.provenance["output_tokens"] == real["output_tokens"]  # type: ignore[attr-defined]
+    assert runs["simulated"].metadata.provenance["output_tokens"] == {"usage": 6}  # type: ignore[attr-defined]

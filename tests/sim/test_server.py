@@ -71,6 +71,16 @@ def test_completions_stream_without_include_usage_has_no_usage_chunk(sim_factory
     assert len(result.payloads) == 3
 
 
+def test_without_stream_usage_no_stream_carries_usage_even_when_asked(sim_factory: Any, client: SimClient) -> None:
+    """--no-stream-usage: as llama-cpp-python's server, which ignores stream_options."""
+    sim = sim_factory(**FAST, stream_usage=False)
+    body = {"prompt": "one two three", "max_tokens": 4, "stream": True, "stream_options": {"include_usage": True}}
+    result = client.stream(sim.url + "/v1/completions", body)
+    assert result.status == 200 and result.events[-1][1] == "[DONE]"
+    assert all("usage" not in c for c in result.payloads) and len(result.payloads) == 4
+    assert result.payloads[-1]["choices"][0]["finish_reason"] == "length"
+
+
 def test_chat_stream_opens_with_role_then_content(sim_factory: Any, client: SimClient) -> None:
     sim = sim_factory(**FAST)
     body = {"messages": [{"role": "user", "content": "hello there"}], "max_tokens": 4, "stream": True,

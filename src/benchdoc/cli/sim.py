@@ -95,6 +95,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="a newly arrived request preempts the oldest running stream, which ends at its "
                         "next token without a finish_reason: with data: [DONE] (done) or by just ending "
                         "the response (close)")
+    faults.add_argument("--no-stream-usage", dest="stream_usage", action="store_false",
+                        help="never send usage in a stream, even when stream_options asks for it "
+                        "(llama-cpp-python's server does not)")
     parser.set_defaults(func=run)
 
 
@@ -125,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             stall_after_tokens=args.stall_after_tokens,
             error_rate=args.error_rate,
             preempt_on_arrival=args.preempt_on_arrival,
+            stream_usage=args.stream_usage,
         )
     except ValueError as err:
         raise UsageError(str(err)) from None

@@ -54,6 +54,9 @@ class SimConfig:
     # A newly arrived request preempts the oldest running stream, which then ends early
     # without a finish_reason: "done" ends it with [DONE], "close" just ends the body.
     preempt_on_arrival: str | None = None
+    # False: a stream never carries usage, even when stream_options asks for it (as
+    # llama-cpp-python's server); the client must count the tokens itself.
+    stream_usage: bool = True
 
     def __post_init__(self) -> None:
         problems = list(_problems(self))

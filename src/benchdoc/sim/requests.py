@@ -84,7 +84,7 @@ def _openai(api: str, body: dict[str, Any], config: SimConfig, input_tokens: int
         min_tokens=min_tokens,
         ignore_eos=_bool_field(body, "ignore_eos"),
         stream=stream,
-        include_usage=bool(options.get("include_usage", False)),
+        include_usage=config.stream_usage and bool(options.get("include_usage", False)),
     )
     _check(request, config)
     return request
