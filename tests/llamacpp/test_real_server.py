@@ -85,6 +85,13 @@ workload = "pair"
 compare_to = "llama"
 repetitions = 1
 
+[experiments.llama-queued]
+server = "llama"
+workload = "pair"
+args = ["--interrupt_requests", "False"]
+compare_to = "llama"
+repetitions = 1
+
 [experiments.llama-lost]
 server = "llama-lost"
 workload = "one-by-one"
@@ -99,10 +106,10 @@ repetitions = 1
 
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory: pytest.TempPathFactory, llama_python: Path, tiny_model: Path) -> Project:
-    """One `benchdoc run` of all six experiments (the wrong readiness URL alone takes 30 s)."""
+    """One `benchdoc run` of all seven experiments (the wrong readiness URL alone takes 30 s)."""
     project = Project(tmp_path_factory.mktemp("llamacpp"))
     project.write_config(_config(llama_python, tiny_model))
-    result = project.run("run", "simulated", "simulated-like-llama", "llama", "llama-pair", "llama-lost", "llama-health")
+    result = project.run("run", "simulated", "simulated-like-llama", "llama", "llama-pair", "llama-queued", "llama-lost", "llama-health")
     # The bad model path fails its experiment: exit code 1, the others recorded.
     assert result.returncode == 1, result.stdout + result.stderr
     assert "llama-lost" in result.stdout and "llama-pair" in result.stdout, result.stdout + result.stderr
@@ -163,6 +170,10 @@ def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measure
     history = measured.run("history", "llama-pair")
     assert "ok (unreliable)" in history.stdout and f"({rate}; " in history.stdout
     assert " × stream ended after " in history.stdout
+    # Told not to interrupt, it queues the second request: nothing is cut, nothing unreliable.
+    queued = _runs(measured)["llama-queued"].metadata  # type: ignore[attr-defined]
+    assert queued.requests == 8 and not queued.cut_short and not queued.failures
+    assert "llama-queued is unreliable" not in show.stdout
 
 
 def test_a_bad_model_path_fails_with_the_servers_own_error(measured: Project) -> None:
