@@ -36,3 +36,23 @@ def test_the_canonical_spelling_reads_back(args: list[str], attrs: dict[str, str
     text = format_open_marker("table", tuple(args), attrs)
     marker = parse_marker(text[len("<!--"):-len("-->")])
     assert marker.kind == "table" and marker.args == tuple(args) and marker.attrs == attrs
+
+
+@pytest.mark.parametrize("text", ["1x=2", "-a=b", "a,b='c'"])
+def test_an_attribute_name_must_be_a_name(text: str) -> None:
+    with pytest.raises(MarkerSyntaxError, match="malformed attribute name"):
+        parse_attributes(text)
+
+
+def test_a_long_bad_value_is_quoted_short_and_on_one_line() -> None:
+    exact = '"' + "x" * 59  # 60 characters: shown whole
+    with pytest.raises(MarkerSyntaxError) as caught:
+        parse_attributes(exact)
+    assert repr(exact) in str(caught.value)
+    longer = '"' + "y" * 80
+    with pytest.raises(MarkerSyntaxError) as caught:
+        parse_attributes(longer)
+    assert repr(longer[:57] + "...") in str(caught.value)
+    with pytest.raises(MarkerSyntaxError) as caught:
+        parse_attributes('"a\n  b')
+    assert repr('"a b') in str(caught.value)

@@ -244,3 +244,24 @@ def test_stdev_and_cv_need_two_values() -> None:
     assert two.stdev == pytest.approx(math.sqrt(2.0)) and two.cv == pytest.approx(math.sqrt(2.0) / 6.0)
     zero_mean = summarize([-1.0, 1.0])
     assert zero_mean.stdev == pytest.approx(math.sqrt(2.0)) and zero_mean.cv is None
+
+
+def test_the_median_interval_at_its_exact_coverage() -> None:
+    """Three values cover the median with [min, max] exactly 75% of the time: a 75% interval
+    exists at 3 values (coverage >= level), none at 2; at 50%, 2 values suffice."""
+    from benchdoc.stats.summary import min_samples_for_interval
+
+    assert min_samples_for_interval() == 6
+    assert min_samples_for_interval(0.75) == 3
+    assert min_samples_for_interval(0.5) == 2
+    three = summarize([1.0, 2.0, 3.0], confidence=0.75)
+    assert (three.ci_low, three.ci_high, three.ci_coverage) == (1.0, 3.0, 0.75)
+    assert summarize([1.0, 2.0, 3.0], confidence=0.7).ci_low == 1.0
+    assert summarize([1.0, 2.0], confidence=0.75).ci_low is None
+    assert summarize([1.0, 2.0, 3.0, 4.0, 5.0], confidence=0.6).ci_low == 2.0
+
+
+def test_the_interval_as_a_share_of_the_median() -> None:
+    at_one = summarize([0.9, 0.95, 1.0, 1.0, 1.0, 1.05, 1.1])
+    assert at_one.median == 1.0 and at_one.ci_halfwidth_pct == pytest.approx(10.0)
+    assert summarize([-1.0, -0.5, 0.0, 0.0, 0.0, 0.5, 1.0]).ci_halfwidth_pct is None
