@@ -73,3 +73,33 @@ def test_where_the_rule_decides_what_is_kept() -> None:
     assert redact_free_text(f"failed with key {KEY_20} at start") == f"failed with key {MARKER} at start"
     assert redact_free_text(f"failed with key {KEY_20[:19]}") == f"failed with key {KEY_20[:19]}"
     assert redact_free_text("short") == "short"
+
+
+def test_free_text_gets_the_shape_rules_too() -> None:
+    text = redact_free_text("connect postgresql://bench:hunter2@db.local/ledger failed")
+    assert "hunter2" not in text and "bench" in text and "db.local/ledger" in text
+
+
+@pytest.mark.parametrize(("name", "secret"), [
+    ("PIN", True), ("SIM_PIN", True), ("NUMA_PIN", False), ("CPU_PIN", False), ("PIN_MEMORY", False),
+    ("API_KEY", True), ("SORT_KEY", False),
+])
+def test_the_pin_and_key_rules(name: str, secret: bool) -> None:
+    from benchdoc.redact import is_secret_name
+
+    assert is_secret_name(name) is secret
+
+
+def test_numbers_are_data_except_under_a_password_s_name() -> None:
+    kept = {"HF_TOKEN_COUNT": "3", "API_TOKEN": "12345", "HF_TOKEN": '"512"'}
+    assert redact_env(kept) == kept
+    assert redact_env({"API_KEY": "12345", "DB_PASSWORD": '"512"'}) == {"API_KEY": MARKER, "DB_PASSWORD": MARKER}
+
+
+def test_a_value_starting_with_a_dash_and_a_digit_is_a_value_not_a_flag() -> None:
+    from benchdoc.redact import redact_argv
+
+    assert redact_argv(["--hf-token", "-5ecretValue"]) == ["--hf-token", MARKER]
+    assert redact_argv(["--hf-token", "-.5ecret"]) == ["--hf-token", MARKER]
+    assert redact_argv(["--hf-token", "--port", "8000"]) == ["--hf-token", "--port", "8000"]
+    assert redact_argv(["--hf-token", "-"]) == ["--hf-token", MARKER]

@@ -265,3 +265,58 @@ def test_the_interval_as_a_share_of_the_median() -> None:
     at_one = summarize([0.9, 0.95, 1.0, 1.0, 1.0, 1.05, 1.1])
     assert at_one.median == 1.0 and at_one.ci_halfwidth_pct == pytest.approx(10.0)
     assert summarize([-1.0, -0.5, 0.0, 0.0, 0.0, 0.5, 1.0]).ci_halfwidth_pct is None
+
+
+def test_what_would_decide_an_inconclusive_comparison() -> None:
+    import dataclasses
+
+    same = compare([100.0, 104.0, 97.0], [101.0, 99.0, 103.0])
+    assert same.verdict == "same"
+    with_design = dataclasses.replace(same, starts_needed=9)
+    assert verdict_text(with_design, SPEED).endswith("; about 9 server starts each would decide")
+    no_design = dataclasses.replace(same, starts_needed=None, equivalence_margin=None)
+    assert verdict_text(no_design, SPEED).endswith("an equivalence_margin would decide sooner")
+    near_margin = dataclasses.replace(same, starts_needed=None, equivalence_margin=0.01)
+    assert verdict_text(near_margin, SPEED).endswith("; a shift this close to the margin needs over 1000 server starts each")
+
+
+def test_sequential_and_disagreeing_medians_in_words() -> None:
+    from benchdoc.stats import Sequential, read_sequentially
+
+    c = compare(_side(103), _side(100))
+    stopped = read_sequentially(c, Sequential(7, 3, None))
+    assert verdict_text(stopped, SPEED) == "undecided after 7 runs (sequential test)"
+    assert vs_cell(stopped, SPEED) == verdict_text(stopped, SPEED)
+    assert delta_text(stopped) == "?" == delta_mark(stopped)
+    other = read_sequentially(c, Sequential(7, 3, None, decided_on="ttft_ms"))
+    assert verdict_text(other, SPEED) == "not decided: the sequential test stopped on ttft_ms, not on this metric"
+    # A significant shift up while the medians moved down.
+    import dataclasses
+
+    disagree = dataclasses.replace(c, median_delta_pct=-10.0)
+    assert disagree.medians_disagree
+    assert verdict_text(disagree, SPEED) == "3.0% faster (the medians differ the other way: -10.0%)"
+    assert verdict_text(c, SPEED) == "3.0% faster"
+
+
+def test_p_text_only_where_a_test_was_made() -> None:
+    from benchdoc.results.words import DASH, p_text
+
+    assert p_text(compare([101.0], [100.0])) == DASH
+    c = compare(_side(103), _side(100))
+    assert p_text(c) == "<0.001"
+
+
+def test_shift_interval_text_keeps_a_bound_off_zero() -> None:
+    import dataclasses
+
+    from benchdoc.results.words import shift_interval_text
+
+    c = compare(_side(103), _side(100))
+    assert shift_interval_text(dataclasses.replace(c, delta_ci_low=None)) is None
+    assert shift_interval_text(dataclasses.replace(c, delta_ci_high=None)) is None
+    assert shift_interval_text(dataclasses.replace(c, delta_ci_level=None)) is None
+    shown = dataclasses.replace(c, delta_ci_low=0.0004, delta_ci_high=6.25, delta_ci_level=0.975)
+    assert shift_interval_text(shown) == "[+0.0004%, +6.2%] (97.5%)"
+    assert shift_interval_text(dataclasses.replace(shown, delta_ci_low=0.0)) == "[0%, +6.2%] (97.5%)"
+    assert shift_interval_text(dataclasses.replace(shown, delta_ci_low=-1e-9)) == "[-1.00e-09%, +6.2%] (97.5%)"
