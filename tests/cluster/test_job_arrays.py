@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,7 +53,12 @@ def test_a_sweep_runs_as_one_array_into_postgres_one_task_at_a_time(
     assert "#SBATCH --array=0-3%1" in script and "#SBATCH --gres=gpu:1" in script
     # While it runs: the password is on no process's command line, nor in Slurm's record of the job.
     seen_running = project.wait(job_id, until=lambda s: s.count("running") > 0 or s.complete)
-    command_lines = [p.read_bytes() for p in Path("/proc").glob("[0-9]*/cmdline") if p.exists()]
+    command_lines = []
+    for path in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            command_lines.append(path.read_bytes())
+        except OSError:  # the process ended since the listing
+            continue
     assert not any(PASSWORD.encode() in line for line in command_lines)
     assert PASSWORD not in project.cluster.run("scontrol", "show", "job", job_id).stdout
     assert seen_running.count("running") <= 1
@@ -135,6 +141,84 @@ repetitions = 1
     manifests = sorted((project.root / ".benchdoc" / "slurm").glob("*/submission.json"))
     assert '"endless",\n    "cancelled"' in manifests[-1].read_text()
     assert "quick" not in manifests[-1].read_text().split('"experiments"')[1].split("]")[0]
+
+
+@pytest.mark.timeout(300)
+def test_a_node_failure_with_requeue_records_the_task_once(cluster_project: Callable[[str], ClusterProject]) -> None:
+    """The node goes down while the task measures: the attempt records NODE_FAIL, Slurm
+    requeues the task, the next attempt records its run, and only that one counts; both
+    attempts' lines are in the one log."""
+    project = cluster_project("""
+[experiments.flaky]
+server = "sim"
+workload = "endless"
+repetitions = 1
+""")
+    submitted = project.run("submit", "flaky", "--slurm", "--requeue", "--no-exclusive")
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = submitted.stdout.strip()
+    log = next((project.root / ".benchdoc" / "slurm").glob("*/")) / f"{job_id}_0.out"
+    deadline = time.monotonic() + 60
+    while "attempt 0" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    time.sleep(3)  # the server is up and measuring
+    # The requeued attempt measures the quick workload, so that it finishes.
+    config = project.root / "benchdoc.toml"
+    config.write_text(config.read_text().replace('workload = "endless"', 'workload = "quick"'))
+    node = project.cluster.run("sinfo", "-h", "-o", "%N").stdout.strip()
+    project.cluster.run("scontrol", "update", f"nodename={node}", "state=down", "reason=benchdoc-test")
+    try:
+        deadline = time.monotonic() + 60
+        while "NODE_FAIL" not in _runs_text(project) and time.monotonic() < deadline:
+            time.sleep(0.5)
+    finally:
+        _bring_back(project, node)
+    # Slurm holds a requeued job about two minutes (BeginTime): once the node is back, start it now.
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        queued = project.cluster.run("squeue", "-h", "-r", "-j", job_id, "-o", "%i|%T|%r", check=False).stdout.strip()
+        seen.append(queued)
+        if "RUNNING" in queued or not queued:
+            break
+        seen = seen[-12:]
+        node_state = project.cluster.run("sinfo", "-h", "-o", "%T", check=False).stdout.strip()
+        seen.append(node_state)
+        idle = node_state in ("idle", "mixed", "allocated")
+        if not idle:
+            _bring_back(project, node)
+        if idle and "BeginTime" in queued:
+            done = project.cluster.run("scontrol", "update", f"jobid={job_id}", "StartTime=now", check=False)
+            seen.append(f"start: {done.returncode} {done.stderr.strip()}")
+        if "held" in queued:  # a launch that failed while the node came back: let it go again
+            done = project.cluster.run("scontrol", "release", job_id, check=False)
+            seen.append(f"release: {done.returncode} {done.stderr.strip()}")
+        time.sleep(1)
+    seen.append(project.cluster.run("sinfo", "-h", "-o", "%N %T", check=False).stdout.strip())
+    status = project.wait(job_id, timeout_s=150)
+    assert [(e.state, e.detail.startswith("run ")) for e in status.experiments] == [("done", True)], (status, seen)
+    with Ledger.open(project.url) as ledger:
+        runs = sorted(ledger.runs(["flaky"]), key=lambda r: r.id)
+    # A launch that failed as the node came back is one more requeue: the last attempt is 1 or more.
+    assert [(r.outcome, r.failure_reason) for r in runs] == [("failed", "NODE_FAIL"), ("ok", None)]
+    attempts = [(r.metadata.slurm or {}).get("attempt") for r in runs]
+    assert attempts[0] == 0 and attempts[1] >= 1, attempts
+    assert runs[0].retraction is not None and "earlier attempt" in runs[0].retraction.reason
+    assert runs[1].retraction is None and {r.metadata.record_id for r in runs} == {f"slurm:{job_id}_0"}
+    text = log.read_text()
+    assert "benchdoc: attempt 0 of" in text and f"benchdoc: attempt {attempts[1]} of" in text and "NODE FAILURE" in text
+    assert project.leftover_servers() == []
+
+
+def _runs_text(project: ClusterProject) -> str:
+    with Ledger.open(project.url) as ledger:
+        return " ".join(str(r.failure_reason) for r in ledger.runs())
+
+
+def _bring_back(project: ClusterProject, node: str) -> None:
+    """The node back in service: RESUME clears a drain; a node Slurm still holds DOWN takes IDLE."""
+    for state in ("resume", "idle"):
+        project.cluster.run("scontrol", "update", f"nodename={node}", f"state={state}", check=False)
 
 
 @pytest.mark.timeout(240)
