@@ -10,6 +10,9 @@ does with a real engine too."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -110,7 +113,7 @@ def measured(tmp_path_factory: pytest.TempPathFactory, llama_python: Path, tiny_
     project = Project(tmp_path_factory.mktemp("llamacpp"))
     project.write_config(_config(llama_python, tiny_model))
     result = project.run("run", "simulated", "simulated-like-llama", "llama", "llama-pair", "llama-queued", "llama-lost", "llama-health")
-    # The bad model path fails its experiment: exit code 1, the others recorded.
+    # The missing /health is a setup error: exit code 1, every experiment recorded.
     assert result.returncode == 1, result.stdout + result.stderr
     assert "llama-lost" in result.stdout and "llama-pair" in result.stdout, result.stdout + result.stderr
     return project
@@ -206,3 +209,62 @@ def test_the_server_sends_no_usage_and_the_simulator_can_do_the_same(measured: P
     assert real["output_tokens"] == {"max_tokens": 12}, real
     assert runs["simulated-like-llama"].metadata.provenance["output_tokens"] == real["output_tokens"]  # type: ignore[attr-defined]
     assert runs["simulated"].metadata.provenance["output_tokens"] == {"usage": 6}  # type: ignore[attr-defined]
+
+
+def _llama_children(parent: int) -> list[int]:
+    """The llama_cpp.server processes whose parent is ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(")") + 2:].split()[1]) == parent and b"llama_cpp.server" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_server_killed_mid_run_is_not_explained_by_an_ordinary_log_line(
+        tmp_path: Path, llama_python: Path, tiny_model: Path) -> None:
+    """SIGKILL says nothing in the log, whose last lines are the server's ordinary chatter
+    (llama.cpp's timings, "Llama.generate: ... prefix-match hit"): none of it is evidence."""
+    project = Project(tmp_path)
+    project.write_config(_config(llama_python, tiny_model) + """
+[workloads.long]
+requests = 400
+concurrency = 1
+input_tokens = 8
+output_tokens = 8
+extra_body = """ + NO_EOS + """
+
+[experiments.llama-killed]
+server = "llama"
+workload = "long"
+repetitions = 3
+""")
+    env = {k: v for k, v in os.environ.items() if k != "BENCHDOC_LEDGER_URL"}
+    process = subprocess.Popen([sys.executable, "-m", "benchdoc", "run", "llama-killed"], cwd=tmp_path,
+                               env={**env, "NO_COLOR": "1"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    try:
+        for line in process.stderr:
+            if line.startswith("llama-killed: repetition 1/"):
+                break
+        else:
+            raise AssertionError("never reached a repetition")
+        (server,) = _llama_children(process.pid)
+        os.kill(server, signal.SIGKILL)
+        process.stderr.read()
+        assert process.wait(timeout=120) == 0  # a failed configuration is a recorded result
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    run = _runs(project)["llama-killed"]
+    assert run.outcome == Outcome.FAILED and "SIGKILL" in run.failure_reason  # type: ignore[attr-defined]
+    evidence = run.failure_log_line or ""  # type: ignore[attr-defined]
+    assert "Llama.generate" not in evidence and "llama_perf" not in evidence and "INFO:" not in evidence, evidence
+    assert_gone(run.metadata.launch.pids)  # type: ignore[attr-defined]
