@@ -276,14 +276,15 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)  # noqa: S102 - the module's own code, one place changed
 
 
-def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float) -> tuple[bool, float]:
-    """(passed, seconds) of the tests in a forked child, with ``serve`` installed."""
+def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log: str = os.devnull) -> tuple[bool, float]:
+    """(passed, seconds) of the tests in a forked child, with ``serve`` installed; the
+    child's output goes to ``log``."""
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the child: quiet, derandomized, then pytest
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
+        output = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
         code = 3
         try:
             import pytest
@@ -312,9 +313,11 @@ def score_module(module: str, budget: float, seed: int) -> Score:
     path = module_path(module)
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     tests = COVERING[module]
-    passed, baseline = run_tests(tests, None, timeout=600)
+    log = ROOT / ".mutation-baseline.log"
+    passed, baseline = run_tests(tests, None, timeout=600, log=str(log))
     if not passed:
-        raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)}")
+        raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)} (their output: {log})")
+    log.unlink()
     found = mutants(module, tree)
     random.Random(seed).shuffle(found)
     score = Score(module, total=len(found))
@@ -363,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     modules = args.module or sorted(COVERING)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))  # as `python -m pytest` from the root: tests import each other as tests.*
     if args.list:
         for module in modules:
             path = module_path(module)
