@@ -320,3 +320,9 @@ def test_shift_interval_text_keeps_a_bound_off_zero() -> None:
     assert shift_interval_text(shown) == "[+0.0004%, +6.2%] (97.5%)"
     assert shift_interval_text(dataclasses.replace(shown, delta_ci_low=0.0)) == "[0%, +6.2%] (97.5%)"
     assert shift_interval_text(dataclasses.replace(shown, delta_ci_low=-1e-9)) == "[-1.00e-09%, +6.2%] (97.5%)"
+
+
+def test_an_equivalence_level_of_half_or_more_makes_no_tost() -> None:
+    """With alpha >= 0.5 the 1 - 2·alpha interval does not exist: never 'equivalent'."""
+    c = compare([100.0, 100.3, 99.8, 100.1], [100.1, 99.9, 100.2, 99.9], alpha=0.6, equivalence_margin=0.01)
+    assert c.equivalent is False and c.verdict != "equivalent"
