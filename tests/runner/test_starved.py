@@ -25,6 +25,7 @@ HOGS = 8
 HOG = "import os; os.sched_setaffinity(0, {0})\nwhile True: pass"
 
 
+@pytest.mark.xfail(strict=False, reason="whether the busy loops starve the server depends on the machine's scheduler: it missed once on an idle 2-core machine; a known flake to make deterministic")
 @pytest.mark.timing
 @pytest.mark.skipif(not shutil.which("taskset") or not os.path.exists("/proc/stat"), reason="needs taskset and /proc")
 def test_the_starved_repetition_is_named(tmp_path: Path) -> None:
