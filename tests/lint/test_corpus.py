@@ -37,22 +37,45 @@ def test_every_case_is_complete_and_its_labels_point_at_their_lines() -> None:
         assert lint_corpus.check_snippets(case) == []
 
 
-def test_the_unseen_half_is_scored_apart_and_its_labels_point_at_their_lines() -> None:
+def test_the_held_out_folder_states_its_rule_and_its_cases_are_not_development_cases() -> None:
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         import lint_corpus
     finally:
         sys.path.remove(str(SCRIPT.parent))
+    rule = (UNSEEN / "README.md").read_text(encoding="utf-8")
+    assert "different hand" in rule and "never tuned on" in rule
     unseen = lint_corpus.cases_of(UNSEEN)
-    assert len(unseen) >= 2 and not {c.name for c in unseen} & {c.name for c in lint_corpus.cases_of(CORPUS)}
+    assert not {c.name for c in unseen} & {c.name for c in lint_corpus.cases_of(CORPUS)}
     for case in unseen:
         assert lint_corpus.read_expected(case), case
         assert lint_corpus.check_snippets(case) == []
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--json"], capture_output=True, text=True, timeout=120)
+
+
+def test_an_empty_held_out_folder_scores_the_development_half_alone(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("no batch yet\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--json", "--unseen", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    figures = json.loads(proc.stdout)
+    assert "precision_unseen" not in figures and "unseen_cases" not in figures
+    assert figures["planted"] >= 40
+    table = subprocess.run([sys.executable, str(SCRIPT), "--unseen", str(tmp_path)],
+                           capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0 and "development half" in table.stdout and "unseen half" not in table.stdout
+
+
+def test_a_held_out_case_is_scored_apart_whatever_its_figures(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(CORPUS / "quantization", tmp_path / "held-out-copy")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--json", "--unseen", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
     figures = json.loads(proc.stdout)
     # Its figures are reported whatever they are (README), never held to a bar a rule could be tuned to.
-    assert figures["planted_unseen"] == sum(len(lint_corpus.read_expected(c)) for c in unseen)
-    assert set(figures["unseen_cases"]) == {c.name for c in unseen}
+    assert set(figures["unseen_cases"]) == {"held-out-copy"}
+    assert figures["planted_unseen"] == figures["cases"]["quantization"]["planted"]
     assert 0.0 <= figures["precision_unseen"] <= 1.0 and 0.0 <= figures["recall_unseen"] <= 1.0
 
 
