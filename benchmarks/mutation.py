@@ -24,9 +24,13 @@ Hypothesis runs derandomized and without its example database.
     nice -n 10 .venv/bin/python benchmarks/mutation.py --budget 1800
     nice -n 10 .venv/bin/python benchmarks/mutation.py --module benchdoc.redact --budget 600
 
-writes per-module scores and every surviving mutant (module:line, what changed) to
-``benchmarks/mutation_results.md`` (``--out``). Not part of CI's test command: it runs
-the covering tests once per mutant, minutes to hours on a small machine.
+writes per-module scores and every surviving mutant (module:line, what changed, its
+number) to ``benchmarks/mutation_results.md`` (``--out``), and prints each survivor as it
+is found. ``--retest FILE`` runs again only the survivors an earlier report lists (tests
+added since can only kill more; a module whose source changed since is refused, as its
+mutants are numbered differently) and writes that report's figures updated.
+Not part of CI's test command: it runs the covering tests once per mutant, minutes to
+hours on a small machine.
 """
 
 from __future__ import annotations
@@ -34,10 +38,12 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import hashlib
 import importlib.abc
 import importlib.util
 import os
 import random
+import re
 import signal
 import sys
 import time
@@ -66,11 +72,13 @@ COVERING: dict[str, tuple[str, ...]] = {
     "benchdoc.docs.markers": (
         "tests/docs/test_marker_quotes.py", "tests/docs/test_markers.py", "tests/docs/test_document.py",
     ),
-    "benchdoc.docs.sync": ("tests/docs/test_sync_selfcheck.py", "tests/docs/test_sync.py"),
+    "benchdoc.docs.sync": (
+        "tests/docs/test_sync_selfcheck.py", "tests/docs/test_sync_statuses.py", "tests/docs/test_sync.py",
+    ),
     "benchdoc.redact": ("tests/test_redact_random.py", "tests/test_redact.py"),
     "benchdoc.lint.quantities": ("tests/lint/test_quantities.py", "tests/lint/test_claim_reading.py"),
     "benchdoc.lint.claim_reading": ("tests/lint/test_claim_reading.py", "tests/lint/test_claims.py"),
-    "benchdoc.workloads.sse": ("tests/workloads/test_sse.py",),
+    "benchdoc.workloads.sse": ("tests/workloads/test_sse.py", "tests/workloads/test_sse_properties.py"),
 }
 
 _COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
@@ -100,6 +108,7 @@ class Score:
     killed: int = 0
     seconds: float = 0.0
     survivors: list[Mutant] = field(default_factory=list)
+    source: str = ""  # the sha-256 of the module's source the mutants were made from (12 digits)
 
 
 class _Mutator(ast.NodeTransformer):
@@ -309,7 +318,14 @@ def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log:
         time.sleep(0.02)
 
 
-def score_module(module: str, budget: float, seed: int) -> Score:
+def source_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def score_module(module: str, budget: float, seed: int, only: list[int] | None = None,
+                 earlier: Score | None = None) -> Score:
+    """Run ``module``'s mutants (in a seeded order, within ``budget`` seconds) or, given
+    ``only``, those numbered mutants, counted on top of the ``earlier`` score."""
     path = module_path(module)
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     tests = COVERING[module]
@@ -319,17 +335,24 @@ def score_module(module: str, budget: float, seed: int) -> Score:
         raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)} (their output: {log})")
     log.unlink()
     found = mutants(module, tree)
-    random.Random(seed).shuffle(found)
-    score = Score(module, total=len(found))
+    if only is None:
+        random.Random(seed).shuffle(found)
+        score = Score(module, total=len(found), source=source_hash(path))
+    else:
+        assert earlier is not None
+        found = [found[index] for index in only]
+        score = Score(module, total=earlier.total, source=earlier.source,
+                      tested=earlier.tested - len(found), killed=earlier.killed)
     start = time.monotonic()
     for mutant in found:
-        if time.monotonic() - start > budget:
-            break
+        if only is None and time.monotonic() - start > budget:
+            break  # a retest runs every survivor it was given
         serve = _Serve(module, path, mutated_code(tree, mutant, path))
         survived, _ = run_tests(tests, serve, timeout=max(30.0, 5 * baseline))
         score.tested += 1
         if survived:
             score.survivors.append(mutant)
+            print(f"  survived: {_survivor(mutant)}", flush=True)
         else:
             score.killed += 1
     score.seconds = time.monotonic() - start
@@ -337,21 +360,41 @@ def score_module(module: str, budget: float, seed: int) -> Score:
     return score
 
 
-def report(scores: list[Score], budget: float) -> str:
+def _survivor(m: Mutant) -> str:
+    return f"{m.module.replace('.', '/')}.py:{m.line}: {m.change} (#{m.index})"
+
+
+_ROW = re.compile(r"^\| (?P<module>[\w.]+) \| (?P<total>\d+) \| (?P<tested>\d+) \| (?P<killed>\d+) \| [^|]+ \| (?P<source>\w+) \|$")
+_SURVIVOR = re.compile(r"^- (?P<file>[\w/]+)\.py:\d+: .* \(#(?P<index>\d+)\)$")
+
+
+def read_report(path: Path) -> dict[str, tuple[Score, list[int]]]:
+    """An earlier report's scores and, per module, the numbers of its survivors."""
+    found: dict[str, tuple[Score, list[int]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if row := _ROW.match(line):
+            score = Score(row["module"], int(row["total"]), int(row["tested"]), int(row["killed"]), source=row["source"])
+            found[score.module] = (score, [])
+        elif survivor := _SURVIVOR.match(line):
+            found[survivor["file"].replace("/", ".")][1].append(int(survivor["index"]))
+    return found
+
+
+def report(scores: list[Score], how: str) -> str:
     lines = [
         "# Mutation scores (benchmarks/mutation.py)",
         "",
-        f"Budget {budget:g} s, split evenly across modules; mutants in a seeded random order.",
+        how,
         "",
-        "| module | mutants | tested | killed | score |",
-        "|---|---|---|---|---|",
+        "| module | mutants | tested | killed | score | source |",
+        "|---|---|---|---|---|---|",
     ]
     for s in scores:
         value = f"{s.killed / s.tested:.2f}" if s.tested else "—"
-        lines.append(f"| {s.module} | {s.total} | {s.tested} | {s.killed} | {value} |")
+        lines.append(f"| {s.module} | {s.total} | {s.tested} | {s.killed} | {value} | {s.source} |")
     lines += ["", "## Surviving mutants", ""]
     for s in scores:
-        lines += [f"- {s.module.replace('.', '/')}.py:{m.line}: {m.change}" for m in s.survivors]
+        lines += [f"- {_survivor(m)}" for m in s.survivors]
     return "\n".join(lines) + "\n"
 
 
@@ -362,8 +405,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "mutation_results.md"))
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
+    parser.add_argument("--retest", metavar="REPORT", help="run again only the survivors an earlier report lists")
     args = parser.parse_args(argv)
-    modules = args.module or sorted(COVERING)
+    earlier = read_report(Path(args.retest)) if args.retest else {}
+    modules = args.module or (sorted(earlier) if earlier else sorted(COVERING))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))  # as `python -m pytest` from the root: tests import each other as tests.*
@@ -371,20 +416,31 @@ def main(argv: list[str] | None = None) -> int:
         for module in modules:
             path = module_path(module)
             for m in mutants(module, ast.parse(path.read_text(encoding="utf-8"))):
-                print(f"{module}:{m.line}: {m.change}")
+                print(f"{module}:{m.line}: {m.change} (#{m.index})")
         return 0
     import hypothesis  # noqa: F401 - loaded once here, shared by every forked child
     import numpy  # noqa: F401
     import pytest  # noqa: F401
     import scipy.special  # noqa: F401
 
+    how = (f"The survivors of {args.retest} run again (budget {args.budget:g} s), counted on top of its figures."
+           if args.retest else
+           f"Budget {args.budget:g} s, split evenly across modules; mutants in a seeded random order (seed {args.seed}).")
     scores = []
     for module in modules:
-        score = score_module(module, args.budget / len(modules), args.seed)
+        if args.retest:
+            if module not in earlier:
+                raise SystemExit(f"mutation: {args.retest} has no figures for {module}")
+            before, survivors = earlier[module]
+            if before.source != source_hash(module_path(module)):
+                raise SystemExit(f"mutation: {module_path(module)} changed since {args.retest}: run it in full")
+            score = score_module(module, args.budget / len(modules), args.seed, only=survivors, earlier=before)
+        else:
+            score = score_module(module, args.budget / len(modules), args.seed)
         scores.append(score)
         print(f"{module}: {score.killed}/{score.tested} killed of {score.total} mutants "
               f"({score.seconds:.0f} s)", flush=True)
-        Path(args.out).write_text(report(scores, args.budget), encoding="utf-8")
+        Path(args.out).write_text(report(scores, how), encoding="utf-8")
     return 0
 
 
