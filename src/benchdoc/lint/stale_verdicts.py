@@ -27,9 +27,12 @@ from benchdoc.lint.words import (
     WORKS,
 )
 from benchdoc.results.status import Status
-from benchdoc.results.words import status_of_verdict, status_phrase
+from benchdoc.results.words import status_of_verdict, status_phrase, verdict_sentence
 
-_MAX_VERDICT_GAP = 80  # characters between an experiment's name and a verdict word about it
+_MAX_VERDICT_GAP = 80
+# A verdict word that a comparison's verdict sentence can stand in for, when no target follows it.
+_BARE_COMPARATIVE = re.compile(r"faster|slower|better|worse", re.IGNORECASE)
+_LINKED = re.compile(r"^\s*(?:than|to|vs\.?|versus|against|from|with|on|at|for|in)\b", re.IGNORECASE)  # characters between an experiment's name and a verdict word about it
 
 
 class VerdictRule:
@@ -73,8 +76,36 @@ class VerdictRule:
         message = f'says "{quoted}", but {current.label} {shown}'
         if current.name != subject:
             message += f" (it supersedes {self.facts.experiments[subject].label})"
-        fix = f"reword it, or bind the status: <!-- benchdoc:value {current.name} show=status -->{current.status}<!-- benchdoc:end -->"
+        fix = self._prose_fix(context, verdict, current, metric, shown)
         return context.finding(verdict.start, verdict.end, STALE_VERDICT, message, f"{current.label}: {shown}", fix, current.name)
+
+    def _prose_fix(
+        self, context: Context, verdict: VerdictWord, current: ExperimentFacts, metric: str | None, shown: str
+    ) -> str:
+        """A fix that reads as a sentence once applied, else words to write by hand (no region).
+
+        Only a bare comparative ("EAGLE-3 is faster.") can take a region in its place: the
+        comparison's verdict sentence ("3.8% faster than Baseline") fills the same slot. A status
+        word ("Works") in place of "is broken" or "doesn't work" would not read, so those get none.
+        """
+        name = metric or self.facts.primary_metric
+        info = self.facts.metrics.get(name) if name else None
+        facts = current.metrics.get(name) if name else None
+        comparison = facts.comparison if facts is not None else None
+        quoted = context.unit.text[verdict.start : verdict.end]
+        rest = context.unit.text[verdict.end :]
+        if (
+            info is not None and comparison is not None and comparison.verdict in ("better", "worse")
+            and _BARE_COMPARATIVE.fullmatch(quoted) and not _LINKED.match(rest)
+        ):
+            other = self.facts.experiments.get(comparison.against)
+            text = verdict_sentence(comparison.verdict, comparison.delta_pct,
+                                    other.label if other else comparison.against, metric=info,
+                                    margin=info.equivalence_margin)
+            metric_part = "" if info.name == self.facts.primary_metric else f".{info.name}"
+            return (f'write "{text}", or bind it: <!-- benchdoc:value {current.name}{metric_part} show=verdict -->'
+                    f"{text}<!-- benchdoc:end -->")
+        return f'no fix proposed: reword it, e.g. "{current.label} {shown}"'
 
     def _about_no_result(self, context: Context, verdict: VerdictWord, party: ExperimentFacts) -> Finding | None:
         """"Mooncake is faster than 1P1D" when Mooncake never ran successfully (against anyone)."""
