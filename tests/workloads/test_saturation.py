@@ -50,35 +50,39 @@ def test_the_send_delay_is_weighed_against_the_smallest_ttfts() -> None:
 
 
 @pytest.mark.timeout(90)
-def test_many_streams_of_a_zero_latency_server_saturate_one_client(sim_subprocess) -> None:
+@pytest.mark.parametrize("event_loop", ["asyncio", "uvloop"])
+def test_many_streams_of_a_zero_latency_server_saturate_one_client(sim_subprocess, event_loop: str) -> None:
     url = sim_subprocess("--ttft-ms", "0", "--step-ms", "0", "--max-running", "4096")
     result = run_workload(WorkloadSpec(url=url, concurrency=128, requests=128, input_tokens=4, output_tokens=150,
-                                       metrics_url="", workers=1))
+                                       metrics_url="", workers=1, event_loop=event_loop))
     assert result.failures == []
+    assert result.provenance["event_loop"].split()[0] == event_loop
     client = result.client
     assert client is not None and client.bound, client
+    # Its loop always had work: busy (running or waiting for a CPU) nearly all the time, on either loop.
+    assert client.loop_busy_share is not None and client.loop_busy_share > 0.5, client
     assert client.probes > 0 and client.workers == 1
     assert result.to_dict()["client"]["bound"] is True
     assert all(r.send_delay_ms is not None and r.send_delay_ms >= 0 for r in result.records)
-    # The send delay is a figure of the run, and large beside the (short) TTFTs of this server.
+    # The send delay is a figure of the run (small: the connections were opened before the clock started).
     metrics = result.metrics
     assert metrics["send_delay_ms_p50"] <= metrics["send_delay_ms_p99"] <= metrics["send_delay_ms_max"]
     assert metrics["send_delay_ms_max"] == max(r.send_delay_ms or 0.0 for r in result.records)
     assert client.send_delay_ms_p99 == pytest.approx(metrics["send_delay_ms_p99"])
     assert client.smallest_ttft_ms is not None
-    assert client.send_delay_ms_p99 > 0.1 * client.smallest_ttft_ms
-    assert any(f"requests' bytes left {client.send_delay_ms_p99:.2f} ms (p99" in r for r in client.reasons)
     assert {"send_delay_ms_p99", "send_delay_ms_max"} <= set(result.to_dict()["metrics"])
 
 
 @pytest.mark.timeout(60)
-def test_a_few_slow_streams_leave_the_client_idle(sim_subprocess) -> None:
+@pytest.mark.parametrize("event_loop", ["asyncio", "uvloop"])
+def test_a_few_slow_streams_leave_the_client_idle(sim_subprocess, event_loop: str) -> None:
     url = sim_subprocess("--ttft-ms", "10", "--step-ms", "40")
     result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, input_tokens=4, output_tokens=10,
-                                       metrics_url=""))
+                                       metrics_url="", event_loop=event_loop))
     assert result.failures == []
     client = result.client
     assert client is not None and not client.bound, client.reasons
+    assert client.loop_busy_share is not None and client.loop_busy_share < 0.5, client
     assert client.cpu_share < 0.5 and client.smallest_gap_ms is not None and client.smallest_gap_ms > 30
     assert not any("send stamp" in r for r in client.reasons)
     assert result.metrics["send_delay_ms_max"] >= result.metrics["send_delay_ms_p50"] >= 0
@@ -103,9 +107,43 @@ def test_client_ttft_is_set_beside_the_servers_own_stamps(sim_subprocess) -> Non
 
 
 @pytest.mark.timeout(60)
-def test_uvloop_runs_the_same_workload_without_a_busy_share(sim_thread) -> None:
+def test_uvloop_is_the_default_and_the_provenance_names_the_loop(sim_thread) -> None:
+    import uvloop
+
     url = sim_thread(ttft_ms=2.0, step_ms=1.0)
-    result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, output_tokens=5, metrics_url="",
-                                       event_loop="uvloop"))
+    result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, output_tokens=5, metrics_url=""))
     assert result.failures == [] and result.settings["event_loop"] == "uvloop"
-    assert result.client is not None and result.client.loop_busy_share is None and result.client.probes > 0
+    assert result.provenance["event_loop"] == f"uvloop {uvloop.__version__}"
+    assert result.client is not None and result.client.loop_busy_share is not None and result.client.probes > 0
+    asked = run_workload(WorkloadSpec(url=url, concurrency=2, requests=4, output_tokens=5, metrics_url="",
+                                      event_loop="asyncio"))
+    assert asked.settings["event_loop"] == "asyncio" and asked.provenance["event_loop"] == "asyncio"
+
+
+def test_the_monitor_samples_lag_on_reads_only_and_adds_no_timer_of_its_own() -> None:
+    import asyncio
+    import time
+
+    from benchdoc.workloads.saturation import LoopMonitor
+
+    async def main() -> LoopMonitor:
+        monitor = LoopMonitor(interval_s=0.01)
+        monitor.start()
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(0.05)  # idle: nothing read, nothing sampled, nothing scheduled
+        assert monitor.lateness == [] and not loop._scheduled  # type: ignore[attr-defined]
+        for _ in range(5):  # a read, then 30 ms of work before the loop gets round again
+            monitor.note(time.perf_counter())
+            monitor.note(time.perf_counter())  # within the interval: no second sample
+            until = time.perf_counter() + 0.03
+            while time.perf_counter() < until:  # work, not sleep: the thread runs or waits for a CPU
+                pass
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        monitor.stop()
+        return monitor
+
+    monitor = asyncio.run(main())
+    cpu, busy, lags = monitor.measure()
+    assert len(lags) == 5 and all(lag >= 29.0 for lag in lags), lags
+    assert busy is not None and busy > 0.5  # slept 50 ms of about 200, in its poll

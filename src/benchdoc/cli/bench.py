@@ -133,9 +133,9 @@ def _add_client_arguments(parser: argparse.ArgumentParser) -> None:
     client.add_argument("--workers", type=whole_number, metavar="N",
                         help="client processes, each with its own event loop (default: one per 256 streams, "
                         "at most the cores free)")
-    client.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
-                        help="the client's event loop (default asyncio; uvloop is faster per chunk but hides "
-                        "how busy the loop was; needs benchdoc[uvloop])")
+    client.add_argument("--event-loop", choices=["asyncio", "uvloop"],
+                        help="the client's event loop (default: uvloop where it is installed, as on Linux and "
+                        "macOS; asyncio elsewhere); the run's provenance records the one used")
     client.add_argument("--http-client", choices=["lean", "aiohttp"], default="lean",
                         help="what reads the streams: lean (the default: an asyncio protocol over httptools, "
                         "plain http; other URLs fall back to aiohttp) or aiohttp")

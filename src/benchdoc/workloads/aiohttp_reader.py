@@ -9,6 +9,7 @@ aiohttp's errors are turned into :class:`~benchdoc.workloads.inflight.ReadFailur
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from time import perf_counter
 from typing import Any
 
@@ -33,14 +34,20 @@ from benchdoc.workloads.spec import WorkloadSpec, redact_url
 from benchdoc.workloads.sse import SSEParser
 
 
+def _ignore(now: float) -> None:
+    pass
+
+
 class AiohttpReader:
     """Requests over one aiohttp session; ``await close()`` when the run is over."""
 
     name = "aiohttp"
 
-    def __init__(self, spec: WorkloadSpec, headers: dict[str, str]) -> None:
+    def __init__(self, spec: WorkloadSpec, headers: dict[str, str],
+                 note: Callable[[float], None] | None = None) -> None:
         self.spec = spec
         self.headers = headers
+        self.note = note or _ignore  # told of every read (the loop monitor's lag samples)
         pool = spec.concurrency if not spec.open_loop else (spec.max_concurrency or 0)
         connector = aiohttp.TCPConnector(limit=pool or 0, limit_per_host=0, force_close=False)
         timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=spec.timeouts.connect_s, sock_read=None)
@@ -50,6 +57,9 @@ class AiohttpReader:
 
     async def close(self) -> None:
         await self.http.close()
+
+    async def prewarm(self, count: int) -> None:
+        """aiohttp opens its connections as requests need them."""
 
     async def discover(self) -> dict[str, Any]:
         """Ask the server which models it serves; fail clearly if it cannot be reached."""
@@ -140,8 +150,10 @@ class AiohttpReader:
             idle_s = self.spec.timeouts.idle_s
             idle_reason = f"stalled: no data within the idle timeout ({idle_s:g} s) after output had started"
             started = False
+            note = self.note
             async for data in resp.content.iter_any():
                 now = perf_counter()
+                note(now)
                 if started and not watch.finished_stream:
                     watch.deadline = min(now + idle_s, hard_deadline)
                 for event in parser.feed(data):

@@ -19,6 +19,7 @@ from benchdoc.workloads import settle
 from benchdoc.workloads.aiohttp_reader import AiohttpReader
 from benchdoc.workloads.engine import Engine, StreamReader
 from benchdoc.workloads.inflight import Phase
+from benchdoc.workloads.loops import loop_description
 from benchdoc.workloads.prompt_source import prompt_source
 from benchdoc.workloads.protocols import API_SGLANG
 from benchdoc.workloads.records import RequestRecord
@@ -55,13 +56,14 @@ async def run_workload_async(
     if spec.api_key:
         headers["Authorization"] = f"Bearer {spec.api_key}"
     headers.update(dict(spec.headers))  # --header: the user's own, last
-    http = AiohttpReader(spec, headers)
-    reader, reader_note = _stream_reader(spec, headers, http)
+    monitor = LoopMonitor()
+    http = AiohttpReader(spec, headers, monitor.note)
+    reader, reader_note = _stream_reader(spec, headers, http, monitor)
     try:
         engine = Engine(spec, reader, prompts, part)
         watchdog = asyncio.ensure_future(engine.watchdog())
         try:
-            measured = await _measure(engine, http, progress)
+            measured = await _measure(engine, http, progress, monitor)
         finally:
             watchdog.cancel()
             await asyncio.gather(watchdog, return_exceptions=True)
@@ -72,13 +74,14 @@ async def run_workload_async(
     return _result(engine, measured, reader_note)
 
 
-def _stream_reader(spec: WorkloadSpec, headers: dict[str, str], http: AiohttpReader) -> tuple[StreamReader, str]:
+def _stream_reader(spec: WorkloadSpec, headers: dict[str, str], http: AiohttpReader,
+                   monitor: LoopMonitor) -> tuple[StreamReader, str]:
     """The reader of the streams, and the words provenance records for it."""
     if spec.http_client != "lean":
         return http, "aiohttp"
     from benchdoc.workloads.lean_reader import open_lean
 
-    lean, why = open_lean(spec, headers)
+    lean, why = open_lean(spec, headers, monitor.note)
     if lean is None:
         return http, f"aiohttp (the lean reader does not carry {why})"
     return lean, "lean (httptools)"
@@ -97,7 +100,14 @@ class _Measured:
     server_series: ServerSeries | None = None  # the server's /metrics, scraped every second
 
 
-async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | None) -> _Measured:
+def _streams(engine: Engine) -> int:
+    """The requests this process will have in flight at most, where the load says so."""
+    spec, part = engine.spec, engine.part
+    streams = spec.max_concurrency if spec.open_loop else spec.concurrency
+    return (part.share(streams) if part else streams) if streams else 0
+
+
+async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | None, monitor: LoopMonitor) -> _Measured:
     """Discover the model, warm up, then the measured phase with the loop monitor running."""
     part = engine.part
     server_info = await http.discover()
@@ -118,6 +128,7 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
         engine.consecutive_connect_errors = 0
 
     engine.prepare()  # every prompt made and counted before the clock starts
+    await engine.reader.prewarm(_streams(engine))  # and the streams' connections opened
     before = await http.scrape_counters() if part is None or part.index == 0 else None
     completed = 0
 
@@ -130,7 +141,6 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
     if part is not None:  # every worker starts at the same instant
         await asyncio.sleep(max(0.0, part.start_at - perf_counter()))
     meter = LoadMeter(local_server_pgids(spec.base_url)).start()
-    monitor = LoopMonitor()
     monitor.start()
     start = part.start_at if part is not None else perf_counter()
     phase = Phase("measured", start, start)
@@ -167,6 +177,7 @@ def _result(engine: Engine, measured: _Measured, reader_note: str) -> WorkloadRe
         "chunk_tokens": _count(ok, "chunk_token_source"),
         "accept_length": accept_source,
         "clock": "time.perf_counter",
+        "event_loop": loop_description(asyncio.get_running_loop()),
         "http_client": reader_note,
         **prompts.provenance(),
     }

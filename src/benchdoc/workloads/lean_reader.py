@@ -2,19 +2,24 @@
 
 Per chunk the aiohttp reader pays for its stream reader, an async iterator and a task
 wake-up before benchdoc sees a byte. Here the bytes are handled in the transport's own
-callback: ``data_received`` stamps the read, httptools (llhttp, in C) takes off the
+callback: each connection is a ``BufferedProtocol`` that lends the transport one buffer,
+reused for every read of the run (asyncio's plain protocols get a fresh 256 KiB bytes
+object per read, which the allocator maps and unmaps each time), ``buffer_updated`` stamps
+the read, httptools (llhttp, in C) takes off the
 chunked or Content-Length framing, and the body is split into events with ``bytes.find``
 on the blank line. Only an event's JSON is parsed in Python; the task that sent the
 request wakes once, when the response is over.
 
 It carries plain ``http://`` with keep-alive connections (a pool per run, so per worker
-process). Anything else (https, credentials in the URL, header values it would have to
+process), opened before the measured phase for the streams it will run (:meth:`LeanReader.prewarm`),
+so no measured request waits for a TCP handshake the server's own stamps would not show. Anything else (https, credentials in the URL, header values it would have to
 reject) goes through the aiohttp reader: see :func:`unsupported`.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from time import perf_counter
 from urllib.parse import urlsplit
 
@@ -39,6 +44,15 @@ from benchdoc.workloads.sse import SSEParser
 # Of a non-200 or JSON answer, this much of the body is kept for the failure's reason.
 _ERROR_BODY_BYTES = 4096
 _JSON_BODY_BYTES = 300
+# The buffer every read of a run lands in (asyncio reads up to 256 KiB at a time too).
+READ_BUFFER_BYTES = 256 * 1024
+# Connections opened at once before the measured phase: a server's listen backlog is
+# often 128, and a connection past it waits a second for the handshake to be retried.
+PREWARM_AT_ONCE = 64
+
+
+def _ignore(now: float) -> None:
+    pass
 
 
 def unsupported(spec: WorkloadSpec, headers: dict[str, str]) -> str | None:
@@ -60,7 +74,8 @@ class LeanReader:
 
     name = "lean"
 
-    def __init__(self, spec: WorkloadSpec, headers: dict[str, str]) -> None:
+    def __init__(self, spec: WorkloadSpec, headers: dict[str, str],
+                 note: Callable[[float], None] = _ignore) -> None:
         parts = urlsplit(spec.endpoint_url)
         assert parts.hostname is not None  # unsupported() said so before
         self.host = parts.hostname
@@ -73,6 +88,21 @@ class LeanReader:
         lines += [f"{name}: {value}" for name, value in headers.items()]
         self._head = ("\r\n".join(lines) + "\r\nContent-Length: ").encode("latin-1")
         self._idle: list[_Connection] = []
+        self._buffer = memoryview(bytearray(READ_BUFFER_BYTES))  # each read is handled before the next
+        self.note = note  # told of every read (the loop monitor's lag samples)
+
+    async def prewarm(self, count: int) -> None:
+        """Open keep-alive connections until ``count`` are idle in the pool, so that
+        the requests that follow do not each wait for a handshake. A connection that
+        cannot be opened now is left to the request that needs it (which reports why)."""
+        self._idle = [c for c in self._idle if not c.lost]
+        while len(self._idle) < count:
+            batch = min(PREWARM_AT_ONCE, count - len(self._idle))
+            opened = await asyncio.gather(*(self._open() for _ in range(batch)), return_exceptions=True)
+            fresh = [c for c in opened if isinstance(c, _Connection)]
+            self._idle.extend(fresh)
+            if len(fresh) < batch:
+                return
 
     async def close(self) -> None:
         for connection in self._idle:
@@ -84,7 +114,7 @@ class LeanReader:
         """POST ``body`` and read its event stream into ``record``; a failed exchange
         raises ReadFailure (a stream error, StreamError; a timeout, cancellation)."""
         connection = await self._connection()
-        exchange = _Exchange(record, decoder, watch, t_send, hard_deadline, self.idle_s)
+        exchange = _Exchange(record, decoder, watch, t_send, hard_deadline, self.idle_s, self.note)
         connection.exchange = exchange
         try:
             connection.write(b"%s%d\r\n\r\n%s" % (self._head, len(body), body))
@@ -107,10 +137,14 @@ class LeanReader:
             connection = self._idle.pop()
             if not connection.lost:
                 return connection
+        return await self._open()
+
+    async def _open(self) -> _Connection:
         loop = asyncio.get_running_loop()
+        buffer = self._buffer
         try:
             _, protocol = await asyncio.wait_for(
-                loop.create_connection(_Connection, self.host, self.port), self.connect_s
+                loop.create_connection(lambda: _Connection(buffer), self.host, self.port), self.connect_s
             )
         except asyncio.TimeoutError:
             raise ReadFailure(f"connect timeout ({self.connect_s:g} s): {self.host}:{self.port}", "connect") from None
@@ -119,13 +153,21 @@ class LeanReader:
         return protocol
 
 
-class _Connection(asyncio.Protocol):
-    """One TCP connection; hands what it reads to the exchange in progress."""
+class _Connection(asyncio.BufferedProtocol):
+    """One TCP connection; reads into the reader's buffer and hands each read to the
+    exchange in progress, which is done with it before the transport reads again."""
 
-    def __init__(self) -> None:
+    def __init__(self, buffer: memoryview) -> None:
         self.transport: asyncio.Transport | None = None
         self.exchange: _Exchange | None = None
         self.lost = False
+        self.buffer = buffer
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self.buffer[:nbytes])
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]  # asyncio's or uvloop's TCP transport
@@ -134,7 +176,7 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         self.transport.write(data)
 
-    def data_received(self, data: bytes) -> None:
+    def data_received(self, data: bytes | memoryview) -> None:
         exchange = self.exchange
         if exchange is None:  # nothing was asked: this connection is not to be trusted
             self.close()
@@ -156,13 +198,14 @@ class _Exchange:
     """One request's response: httptools' callbacks, the event split and the stamps."""
 
     def __init__(self, record: RequestRecord, decoder: StreamDecoder, watch: Watch, t_send: float,
-                 hard_deadline: float, idle_s: float) -> None:
+                 hard_deadline: float, idle_s: float, note: Callable[[float], None] = _ignore) -> None:
         self.record = record
         self.decoder = decoder
         self.watch = watch
         self.t_send = t_send
         self.hard_deadline = hard_deadline
         self.idle_s = idle_s
+        self.note = note
         self.finished: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.parser = httptools.HttpResponseParser(self)
         self.now = t_send  # the stamp of the read being parsed
@@ -179,8 +222,9 @@ class _Exchange:
 
     # -- the transport's side ----------------------------------------------------------
 
-    def received(self, data: bytes) -> None:
+    def received(self, data: bytes | memoryview) -> None:
         self.now = now = perf_counter()
+        self.note(now)
         watch = self.watch
         if self.started and not watch.finished_stream:
             watch.deadline = min(now + self.idle_s, self.hard_deadline)
@@ -312,8 +356,9 @@ class _Exchange:
             self.watch.deadline = now + CLOSE_GRACE_S
 
 
-def open_lean(spec: WorkloadSpec, headers: dict[str, str]) -> tuple[LeanReader | None, str | None]:
+def open_lean(spec: WorkloadSpec, headers: dict[str, str],
+              note: Callable[[float], None] = _ignore) -> tuple[LeanReader | None, str | None]:
     """The lean reader for this run, or None and why it cannot carry it."""
     why = unsupported(spec, headers)
-    return (None, why) if why else (LeanReader(spec, headers), None)
+    return (None, why) if why else (LeanReader(spec, headers, note), None)
 

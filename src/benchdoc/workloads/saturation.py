@@ -2,9 +2,10 @@
 
 One event loop stamps every chunk. When it has more work than time, a chunk that arrived
 waits for the loop before it is stamped, and every latency it feeds comes out late. A
-probe timer fires every few milliseconds; how late it fires is how long a ready socket
-waits too. With the process's CPU time over the wall time this says whether the client
-kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
+timer set, already due, on a read (at most every 50 ms of reads: no wake-up of its own)
+runs as late as a socket that became ready then is read; with the share of the time the
+loop's thread ran or waited for a CPU, and the process's CPU time over the wall time,
+this says whether the client kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
 smallest gaps being measured, when the client's CPU was nearly all used, or when
 requests' bytes left the client well after their send stamp (a delay every latency of
 the request includes) compared with the smallest TTFT measured; the run says so, with
@@ -21,7 +22,8 @@ from dataclasses import asdict, dataclass, field
 from time import perf_counter
 from typing import Any
 
-PROBE_INTERVAL_S = 0.005
+# A lag sample at most this often, taken on a read (see LoopMonitor).
+PROBE_INTERVAL_S = 0.05
 # A run is client-bound when ...
 CPU_SHARE_LIMIT = 0.9  # ... the client used more than this share of a core,
 LAG_FRACTION = 0.25  # ... its loop's p99 lag exceeds this fraction of the smallest gaps measured,
@@ -41,9 +43,9 @@ class ClientLoad:
 
     ``cpu_share``: CPU time of the client process(es) over their wall time (1.0 = one
     core fully used; per process when there are several workers, the largest).
-    ``loop_busy_share``: the share of the wall time the event loop was not waiting for
-    events (None where it cannot be watched).
-    ``lag_ms_*``: lateness of the probe timer beyond its interval. ``bound`` and
+    ``loop_busy_share``: the share of the wall time the event loop's thread ran or waited
+    for a CPU, not waiting for events (None where it cannot be watched).
+    ``lag_ms_*``: lateness of a timer set, already due, on a read. ``bound`` and
     ``reasons`` give the verdict.
     """
 
@@ -100,26 +102,59 @@ class ClientLoad:
         return f"CLIENT-BOUND: {'; '.join(self.reasons)} — latencies include the client's own delay ({figures})"
 
 
-class LoopMonitor:
-    """A probe timer on the running loop, the time the loop spent waiting for events, and
-    the process's CPU clock, between start and stop.
+def _schedstat() -> tuple[float, float] | None:
+    """(seconds this thread ran, seconds it waited runnable for a CPU), from Linux's
+    /proc/thread-self/schedstat; None where the kernel does not keep them."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            ran, waited = f.read().split()[:2]
+        return int(ran) / 1e9, int(waited) / 1e9
+    except (OSError, ValueError):
+        return None
 
-    The loop's busy share (1 - time waiting in its selector / wall time) tells a saturated
-    client from a starved one: a loop with work pending returns from its selector at once,
-    however little CPU the machine gives it, while an idle loop waits there.
+
+class LoopMonitor:
+    """The client's event loop watched between start and stop, without waking it.
+
+    **Lag**: the readers report each read (:meth:`note`); at most every ``interval_s`` of
+    reads a timer already due is set on the loop, and how late it runs is how long a
+    socket that became ready then waits before it is read. It adds no wake-up: the loop
+    has just been woken by the read, and a due timer only keeps it from sleeping again.
+    An idle client takes no samples and has nothing waiting.
+
+    **Busy share**: the time the loop's thread ran or waited, runnable, for a CPU, over the
+    wall time (Linux's per-thread scheduler statistics: any event loop). A loop with work
+    pending is runnable however little CPU the machine gives it, while an idle loop sleeps
+    in its poll: so this tells a saturated client from one that the machine starved.
+    Where the kernel does not say (not Linux), asyncio's selector is timed instead, and on
+    uvloop there the verdict falls back on the CPU share.
     """
 
     def __init__(self, interval_s: float = PROBE_INTERVAL_S) -> None:
         self.interval_s = interval_s
         self.lateness: list[float] = []
-        self._handle: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._next = math.inf  # the read after which the next sample is taken (inf: stopped)
         self._cpu0 = 0.0
         self._wall0 = 0.0
+        self._sched0: tuple[float, float] | None = None
         self.cpu_s = 0.0
         self.wall_s = 0.0
-        self.waited_s: float | None = None  # None: this loop's selector cannot be watched
+        self.busy_s: float | None = None  # None: how busy the loop was is not known here
+        self.waited_s: float | None = None  # time in asyncio's selector, where it is timed
         self._selector: Any = None
         self._select: Any = None
+
+    def note(self, now: float) -> None:
+        """A read at ``now`` (``perf_counter``): a lag sample is due every ``interval_s``."""
+        if now >= self._next:
+            self._next = now + self.interval_s
+            loop = self._loop
+            assert loop is not None
+            loop.call_at(loop.time(), self._probe, now)
+
+    def _probe(self, at: float) -> None:
+        self.lateness.append(perf_counter() - at)
 
     def _watch_selector(self, loop: asyncio.AbstractEventLoop) -> None:
         selector: Any = getattr(loop, "_selector", None)  # asyncio's selector loops; not uvloop
@@ -140,35 +175,31 @@ class LoopMonitor:
         selector.select = timed_select
 
     def start(self) -> None:
-        loop = asyncio.get_running_loop()
-        self._watch_selector(loop)
+        self._loop = asyncio.get_running_loop()
+        self._sched0 = _schedstat()
+        if self._sched0 is None:
+            self._watch_selector(self._loop)
         self._cpu0, self._wall0 = time.process_time(), time.perf_counter()
-        interval = self.interval_s
-        lateness = self.lateness
-
-        def fire(due: float) -> None:
-            now = loop.time()
-            lateness.append(now - due)
-            self._handle = loop.call_at(now + interval, fire, now + interval)
-
-        first = loop.time() + interval
-        self._handle = loop.call_at(first, fire, first)
+        self._next = self._wall0
 
     def stop(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+        self._next = math.inf
         self.cpu_s = time.process_time() - self._cpu0
         self.wall_s = time.perf_counter() - self._wall0
+        sched = _schedstat()
+        if self._sched0 is not None and sched is not None:
+            self.busy_s = (sched[0] - self._sched0[0]) + (sched[1] - self._sched0[1])
         if self._selector is not None:
             self._selector.select = self._select  # the loop's own method again
             self._selector = None
+            if self.waited_s is not None:
+                self.busy_s = max(0.0, self.wall_s - self.waited_s)
 
     def measure(self) -> tuple[float, float | None, list[float]]:
         """(CPU share, loop busy share or None, lateness values in ms) once stopped."""
         if self.wall_s <= 0:
             return 0.0, None, []
-        busy = None if self.waited_s is None else max(0.0, 1.0 - self.waited_s / self.wall_s)
+        busy = None if self.busy_s is None else min(1.0, max(0.0, self.busy_s / self.wall_s))
         return self.cpu_s / self.wall_s, busy, [max(0.0, v) * 1000.0 for v in self.lateness]
 
 

@@ -19,6 +19,7 @@ from benchdoc.limits import (
     MAX_PROMPT_TOKENS_TOTAL,
     MAX_TOKENS,
 )
+from benchdoc.workloads.loops import default_event_loop
 from benchdoc.workloads.metrics import percentile_suffix
 from benchdoc.workloads.protocols import APIS, ENDPOINTS
 
@@ -121,9 +122,9 @@ class WorkloadSpec:
     # Client processes, each with its own event loop (None: chosen from the load and the
     # cores free; see benchdoc.workloads.workers).
     workers: int | None = None
-    # The event loop: "asyncio" (the default: its selector shows how busy the loop was) or
-    # "uvloop" (faster per chunk; needs benchdoc[uvloop]).
-    event_loop: str = "asyncio"
+    # The event loop: "uvloop" (the default where it is installed: a dependency on Linux and
+    # macOS) or "asyncio" (the default elsewhere); None until resolved.
+    event_loop: str | None = None
     # The HTTP client that reads the streams (see HTTP_CLIENTS).
     http_client: str = "lean"
     # Added to every request: HTTP headers, and fields of the JSON body (a JSON object's text).
@@ -165,14 +166,15 @@ class WorkloadSpec:
             from benchdoc.workloads.trace import load_trace
 
             trace = load_trace(self.trace)
-            return replace(self, rate=self.rate or trace.mean_rate(), requests=len(trace.times_s))
+            return replace(self, rate=self.rate or trace.mean_rate(), requests=len(trace.times_s),
+                           event_loop=self.event_loop or default_event_loop())
         concurrency = self.concurrency
         if not self.open_loop and concurrency is None:
             concurrency = 1
         requests = self.requests
         if requests is None and self.duration_s is None:
             requests = DEFAULT_REQUESTS
-        return replace(self, concurrency=concurrency, requests=requests)
+        return replace(self, concurrency=concurrency, requests=requests, event_loop=self.event_loop or default_event_loop())
 
     def problems(self) -> list[str]:
         """Every setting that cannot run, each in one line (the url's, the load's and its
@@ -253,7 +255,7 @@ class WorkloadSpec:
                 found.append(f"percentiles must be strictly between 0 and 100 (got {pct!r})")
         if self.abort_after_connect_errors < 1:
             found.append(f"abort_after_connect_errors must be >= 1 (got {self.abort_after_connect_errors})")
-        if self.event_loop not in EVENT_LOOPS:
+        if self.event_loop is not None and self.event_loop not in EVENT_LOOPS:
             found.append(f"event_loop must be one of {', '.join(EVENT_LOOPS)} (got {self.event_loop!r})")
         if self.http_client not in HTTP_CLIENTS:
             found.append(f"http_client must be one of {', '.join(HTTP_CLIENTS)} (got {self.http_client!r})")
