@@ -49,7 +49,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,7 +58,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     "benchdoc.stats.compare": (
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
         "tests/stats/test_stats_multiple.py", "tests/stats/test_stats_sequential.py",
-        "tests/results/test_words_match_numbers.py",
+        "tests/stats/test_starts_needed_power.py", "tests/results/test_words_match_numbers.py",
     ),
     "benchdoc.stats.welch": (
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
@@ -67,7 +67,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     "benchdoc.stats.summary": ("tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py"),
     "benchdoc.results.words": (
         "tests/stats/test_verdict_invariants.py", "tests/results/test_words.py",
-        "tests/results/test_words_match_numbers.py",
+        "tests/results/test_words_notes.py", "tests/results/test_words_match_numbers.py",
     ),
     "benchdoc.docs.markers": (
         "tests/docs/test_marker_quotes.py", "tests/docs/test_markers.py", "tests/docs/test_document.py",
@@ -285,9 +285,67 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)  # noqa: S102 - the module's own code, one place changed
 
 
-def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log: str = os.devnull) -> tuple[bool, float]:
-    """(passed, seconds) of the tests in a forked child, with ``serve`` installed; the
-    child's output goes to ``log``."""
+class _Lines:
+    """A pytest plugin recording which lines of one file each test runs (``<import>``:
+    the lines run while test files are imported). Caches of the module's functions are
+    cleared before each test, so a cached call still counts for the test that makes it."""
+
+    def __init__(self, module: str, path: Path, record: Path) -> None:
+        self.module, self.path, self.record = module, str(path), record
+        self.current = "<import>"
+        self.lines: dict[str, set[int]] = {}
+        self.seconds: dict[str, float] = {}
+        self.started = time.monotonic()
+
+    def trace(self, frame: FrameType, event: str, arg: object) -> object:
+        if frame.f_code.co_filename != self.path:
+            return None
+        self.lines.setdefault(self.current, set()).add(frame.f_lineno)
+        return self._line
+
+    def _line(self, frame: FrameType, event: str, arg: object) -> object:
+        if event == "line":
+            self.lines.setdefault(self.current, set()).add(frame.f_lineno)
+        return self._line
+
+    def _close(self) -> None:
+        self.seconds[self.current] = time.monotonic() - self.started
+        self.started = time.monotonic()
+
+    def pytest_runtest_protocol(self, item: object) -> None:
+        self._close()
+        self.current = item.nodeid  # type: ignore[attr-defined]
+        self.lines.setdefault(self.current, set())
+        for value in vars(sys.modules.get(self.module, sys)).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+    def pytest_sessionfinish(self) -> None:
+        sys.settrace(None)
+        self._close()
+        rows = [f"{test}\t{self.seconds.get(test, 0.0):.4f}\t{' '.join(map(str, sorted(lines)))}"
+                for test, lines in self.lines.items()]
+        self.record.write_text("\n".join(rows), encoding="utf-8")
+
+
+class _Select:
+    """A pytest plugin keeping only the named tests, the quickest first (``-x`` then stops
+    a killed mutant's run soon)."""
+
+    def __init__(self, seconds: dict[str, float]) -> None:
+        self.seconds = seconds
+
+    def pytest_collection_modifyitems(self, config: object, items: list[object]) -> None:
+        dropped = [item for item in items if item.nodeid not in self.seconds]  # type: ignore[attr-defined]
+        kept = [item for item in items if item.nodeid in self.seconds]  # type: ignore[attr-defined]
+        items[:] = sorted(kept, key=lambda item: self.seconds[item.nodeid])  # type: ignore[attr-defined]
+        config.hook.pytest_deselected(items=dropped)  # type: ignore[attr-defined]
+
+
+def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log: str = os.devnull,
+              plugin: object = None) -> tuple[bool, float]:
+    """(passed, seconds) of the tests in a forked child, with ``serve`` installed and
+    ``plugin`` given to pytest; the child's output goes to ``log``."""
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:  # the child: quiet, derandomized, then pytest
@@ -303,7 +361,10 @@ def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log:
             settings.load_profile("mutation")
             if serve is not None:
                 sys.meta_path.insert(0, serve)
-            code = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests])
+            if isinstance(plugin, _Lines):
+                sys.settrace(plugin.trace)
+            plugins = [plugin] if plugin is not None else []
+            code = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests], plugins=plugins)
         finally:
             os._exit(int(code))
     deadline = start + timeout
@@ -318,6 +379,31 @@ def run_tests(tests: tuple[str, ...], serve: _Serve | None, timeout: float, log:
         time.sleep(0.02)
 
 
+def statement_spans(tree: ast.Module) -> dict[int, tuple[int, int]]:
+    """Each line's innermost statement, as (first, last) line; of a compound statement
+    (if, for, def, ...) only its header, so a mutant in a condition is reached by the
+    tests that evaluate that condition."""
+    spans: dict[int, tuple[int, int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        last = max(node.lineno, body[0].lineno - 1) if isinstance(body, list) and body else (node.end_lineno or node.lineno)
+        for line in range(node.lineno, last + 1):
+            if line not in spans or spans[line][1] - spans[line][0] > last - node.lineno:
+                spans[line] = (node.lineno, last)
+    return spans
+
+
+def reaching(coverage: dict[str, set[int]], span: tuple[int, int] | None) -> list[str] | None:
+    """The tests that run a line of ``span``; None (every test) when it runs on import
+    or is not a statement's."""
+    if span is None or coverage.get("<import>", set()) & set(range(span[0], span[1] + 1)):
+        return None
+    lines = set(range(span[0], span[1] + 1))
+    return [test for test, ran in coverage.items() if test != "<import>" and ran & lines]
+
+
 def source_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
@@ -330,10 +416,18 @@ def score_module(module: str, budget: float, seed: int, only: list[int] | None =
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     tests = COVERING[module]
     log = ROOT / ".mutation-baseline.log"
-    passed, baseline = run_tests(tests, None, timeout=600, log=str(log))
+    record = ROOT / ".mutation-lines.tsv"
+    passed, baseline = run_tests(tests, None, timeout=1200, log=str(log), plugin=_Lines(module, path, record))
     if not passed:
         raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)} (their output: {log})")
     log.unlink()
+    coverage: dict[str, set[int]] = {}
+    seconds: dict[str, float] = {}
+    for row in record.read_text(encoding="utf-8").splitlines():
+        test, took, lines = row.split("\t")
+        coverage[test], seconds[test] = {int(line) for line in lines.split()}, float(took)
+    record.unlink()
+    spans = statement_spans(tree)
     found = mutants(module, tree)
     if only is None:
         random.Random(seed).shuffle(found)
@@ -347,8 +441,14 @@ def score_module(module: str, budget: float, seed: int, only: list[int] | None =
     for mutant in found:
         if only is None and time.monotonic() - start > budget:
             break  # a retest runs every survivor it was given
-        serve = _Serve(module, path, mutated_code(tree, mutant, path))
-        survived, _ = run_tests(tests, serve, timeout=max(30.0, 5 * baseline))
+        chosen = reaching(coverage, spans.get(mutant.line))
+        if chosen == []:  # no covering test runs its line
+            survived = True
+        else:
+            files = tests if chosen is None else tuple(dict.fromkeys(test.split("::")[0] for test in chosen))
+            select = None if chosen is None else _Select({test: seconds[test] for test in chosen})
+            serve = _Serve(module, path, mutated_code(tree, mutant, path))
+            survived, _ = run_tests(files, serve, timeout=max(30.0, 5 * baseline), plugin=select)
         score.tested += 1
         if survived:
             score.survivors.append(mutant)

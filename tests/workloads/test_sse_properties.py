@@ -114,6 +114,10 @@ def test_a_byte_order_mark_is_dropped_only_at_the_start() -> None:
     assert _feed(b"data: x\n\n\xef\xbb\xbfdata: y\n\n", [])[0] == [SSEEvent("x")]
     assert _feed(b"\xef\xbbdata: x\n\ndata: y\n\n", [1])[0] == [SSEEvent("y")]
     assert _feed(b"\xef\xbb\xbf\xef\xbb\xbfdata: x\n\ndata: y\n\n", [2])[0] == [SSEEvent("y")]
+    parser = SSEParser()
+    assert parser.feed(b"data: x\n\n") == [SSEEvent("x")]
+    assert parser.feed(b"\xef\xbb\xbfdata: y\n\n") == []  # a later feed's mark is not the stream's
+    assert parser.feed(b"\xef") == [] and parser.pending
 
 
 def test_a_line_longer_than_the_limit_is_refused_at_the_limit() -> None:

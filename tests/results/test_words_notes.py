@@ -1,0 +1,76 @@
+"""The notes and warnings words.py writes beside a result: each says the figures it is given
+(the failed share as a percentage of the requests, the limit, the counts, the run) and
+each of its branches says something different."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.models import RunRecord
+from benchdoc.results.reliability import Reliability
+from benchdoc.results.words import (
+    against_unreliable_note,
+    failed_share_text,
+    failure_reason,
+    interval_note,
+    outlier_rule,
+    starved_warning,
+    unreliable_flag,
+    unreliable_note,
+    unreliable_reference_warning,
+    unreliable_warning,
+)
+from benchdoc.stats.summary import OUTLIER_IQR_FACTOR
+
+T0 = datetime(2026, 1, 5, tzinfo=timezone.utc)
+
+
+def _run(reason: str | None, cause: str | None = None) -> RunRecord:
+    return RunRecord(
+        id=3, experiment="eagle3", outcome="failed" if reason or cause else "ok", started_at=T0, finished_at=T0,
+        failure_reason=reason, failure_log_line=None, command=None, host=None, git_commit=None, git_dirty=None,
+        environment={}, note=None, source="record", metadata=RunMetadata(), failure_cause=cause,
+    )
+
+
+def test_a_failure_is_explained_by_its_cause_then_its_reason() -> None:
+    assert failure_reason(_run("exit code 1", cause="CUDA out of memory")) == "CUDA out of memory (exit code 1)"
+    assert failure_reason(_run("readiness timeout")) == "readiness timeout"
+    assert failure_reason(_run(None)) == "failed"  # nothing recorded: still a reason to show
+
+
+def test_the_failed_share_says_its_counts_when_there_are_some() -> None:
+    counted = Reliability(rate=0.95, limit=0.05, requests=100, failed=95, cut_short=90)
+    assert failed_share_text(counted) == "95.0% of requests failed (95 of 100; 90 cut short)"
+    none_cut = Reliability(rate=0.2, limit=0.05, requests=10, failed=2, cut_short=0)
+    assert failed_share_text(none_cut) == "20.0% of requests failed (2 of 10)"
+    rate_only = Reliability(rate=0.125, limit=0.1)
+    assert failed_share_text(rate_only) == "12.5% error rate"
+
+
+def test_an_unreliable_result_is_said_with_its_share_and_limit() -> None:
+    r = Reliability(rate=0.5, limit=0.05, requests=20, failed=10, cut_short=0)
+    assert unreliable_note(r) == "unreliable: 50.0% of requests failed (10 of 20), above the 5% limit"
+    assert unreliable_note(Reliability(rate=0.5, limit=0.25)).endswith("above the 25% limit")
+    assert unreliable_flag(r) == "unreliable: 50.0% failed"
+    assert against_unreliable_note("Baseline", r) == "compared with Baseline, unreliable: 50.0% failed"
+    warning = unreliable_warning("eagle3", r)
+    assert warning.startswith("eagle3 is unreliable: 50.0% of requests failed (10 of 20), above the 5% limit; ")
+    reference = unreliable_reference_warning("eagle3", "baseline", r)
+    assert reference.startswith("eagle3 is compared with baseline, which is unreliable: 50.0% of requests failed")
+    assert "few requests that succeeded" in reference
+
+
+def test_a_starved_run_is_named_as_the_result_or_as_what_it_is_compared_with() -> None:
+    sentence = "repetitions 2 and 5 were starved of CPU"
+    assert starved_warning("eagle3", 12, sentence) == f"eagle3: run 12: {sentence}"
+    assert starved_warning("eagle3", 9, sentence, against="baseline") == (
+        f"eagle3 is compared with baseline, whose run 9: {sentence}"
+    )
+
+
+def test_footnotes_say_the_level_and_the_outlier_factor() -> None:
+    assert interval_note(0.95).startswith("± is the half-width of the 95% interval of the median")
+    assert "of the 99.5% interval" in interval_note(0.995)
+    assert outlier_rule().startswith(f"outside {OUTLIER_IQR_FACTOR:g}×IQR of the quartiles")
