@@ -18,7 +18,7 @@ from tests.conftest import Project
 
 from benchdoc.cluster import record_termination
 from benchdoc.config import load_config
-from benchdoc.ledger.metadata import RepetitionRecord
+from benchdoc.ledger.metadata import ClientLoad, ClientVerdict, RepetitionRecord
 from benchdoc.ledger.models import Outcome
 from benchdoc.ledger.store import Ledger
 from benchdoc.recording import Failure, Measurement, Repetition, build_run, record, summary
@@ -174,20 +174,20 @@ def test_import_fills_the_same_fields(project: Project) -> None:
 
 
 def test_the_summary_sums_cut_short_reasons_and_the_clients_verdict() -> None:
-    bound = {"bound": True, "reasons": ["event-loop lag p99 40 ms"]}
+    bound = ClientLoad(bound=True, reasons=("event-loop lag p99 40 ms",))
     reps = [
         Repetition(0, {"x": 1.0}, RepetitionRecord(0, requests=10, failed_requests=2, cut_short_requests=2,
                                                    failure_reasons={"stream closed": 2}, duration_s=1.5, client=bound)),
         Repetition(1, {"x": 2.0}, RepetitionRecord(1, requests=10, failed_requests=1, cut_short_requests=0,
                                                    failure_reasons={"HTTP 500": 1}, duration_s=1.0,
-                                                   client={"bound": False}), start=1),
+                                                   client=ClientLoad(bound=False)), start=1),
     ]
     totals = summary(reps)
     assert totals["requests"] == 20 and totals["cut_short"] == 2 and totals["duration_s"] == 2.5
     assert totals["failures"] == {"stream closed": 2, "HTTP 500": 1}
-    assert totals["client"] == {"bound": True, "repetitions": 1, "of": 2, "reasons": ["event-loop lag p99 40 ms"]}
-    assert summary([Repetition(0, {"x": 1.0}, RepetitionRecord(0, client={"bound": False}))])["client"] == {
-        "bound": False, "repetitions": 0, "of": 1, "reasons": []}
+    assert totals["client"] == ClientVerdict(True, 1, 2, ("event-loop lag p99 40 ms",))
+    assert summary([Repetition(0, {"x": 1.0}, RepetitionRecord(0, client=ClientLoad(bound=False)))])["client"] == ClientVerdict(
+        False, 0, 1, ())
     assert [r.start for r in totals["per_repetition"]] == [0, 1]
 
 

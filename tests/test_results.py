@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import STORY_CONFIG
 
 from benchdoc.config import parse_config
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import ClientVerdict, RunMetadata
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import Pooling, compute_results
 from benchdoc.results.words import verdict_text
@@ -173,7 +173,7 @@ def test_client_bound_runs_are_warned_about() -> None:
     runs = Runs()
     runs.add("baseline", [92.6, 92.4, 92.9])
     runs.add("eagle3", [96.1, 95.8, 96.4])
-    bound = RunMetadata(client={"bound": True, "reasons": ["its event loop lagged 4.00 ms (p99)"]})
+    bound = RunMetadata(client=ClientVerdict(True, reasons=("its event loop lagged 4.00 ms (p99)",)))
     runs.runs[1] = replace(runs.runs[1], metadata=bound)
     results = compute_results(parse_config(STORY_CONFIG, Path("benchdoc.toml")), runs.runs)
     (warning,) = results["eagle3"].warnings

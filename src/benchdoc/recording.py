@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, overload
 
-from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.ledger.metadata import ClientVerdict, RepetitionRecord, RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
 from benchdoc.machineload import LoadFigures, environment_entry
 from benchdoc.provenance import Provenance
@@ -163,16 +163,15 @@ def summary(repetitions: Sequence[Repetition]) -> dict[str, Any]:
     }
 
 
-def client_verdict(records: Sequence[RepetitionRecord]) -> dict[str, Any] | None:
+def client_verdict(records: Sequence[RepetitionRecord]) -> ClientVerdict | None:
     """The run's client verdict: whether the load generator was the bottleneck, in how many
     of the repetitions that watched it, and why (the first bound one's reasons); None when
     no repetition watched the client. Each repetition's own figures stay in per_repetition."""
     watched = [r.client for r in records if r.client]
     if not watched:
         return None
-    bound = [c for c in watched if c.get("bound")]
-    return {"bound": bool(bound), "repetitions": len(bound), "of": len(watched),
-            "reasons": list(bound[0].get("reasons", [])) if bound else []}
+    bound = [c for c in watched if c.bound]
+    return ClientVerdict(bool(bound), len(bound), len(watched), bound[0].reasons if bound else ())
 
 
 def merge_provenance(parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -91,12 +91,12 @@ def test_compare_lists_a_machine_load_difference(project: Project) -> None:
 
 def test_compare_warns_when_the_load_generator_was_the_bottleneck(project: Project) -> None:
     from benchdoc.config import load_config
-    from benchdoc.ledger.metadata import RunMetadata
+    from benchdoc.ledger.metadata import ClientVerdict, RunMetadata
     from benchdoc.ledger.models import NewRun, Sample
     from benchdoc.ledger.store import Ledger
 
     config = load_config(project.root / "benchdoc.toml")
-    bound = RunMetadata(client={"bound": True, "reasons": ["the client used 97% of a core"]})
+    bound = RunMetadata(client=ClientVerdict(True, reasons=("the client used 97% of a core",)))
     with Ledger.open(config.ledger_url) as ledger:
         ledger.record_run(NewRun(experiment="baseline", samples=[Sample("output_tok_s", v, i, i)
                                                                 for i, v in enumerate([92.6, 92.4, 92.9, 92.5])]))

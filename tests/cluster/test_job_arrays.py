@@ -68,7 +68,7 @@ def test_a_sweep_runs_as_one_array_into_postgres_one_task_at_a_time(
     with Ledger.open(project.url) as ledger:
         runs = sorted(ledger.runs(), key=lambda r: r.started_at)
     assert sorted(r.experiment for r in runs) == ["eagle3-s1-p0.6", "eagle3-s1-p0.8", "eagle3-s2-p0.6", "eagle3-s2-p0.8"]
-    assert all(r.outcome == "ok" and (r.metadata.slurm or {}).get("job") == job_id for r in runs)
+    assert all(r.outcome == "ok" and r.metadata.slurm is not None and r.metadata.slurm.job == job_id for r in runs)
     # --max-parallel 1: each task started after the previous one had recorded its run.
     assert all(later.started_at >= earlier.finished_at for earlier, later in zip(runs, runs[1:]))
 
@@ -120,8 +120,8 @@ repetitions = 1
         runs = ledger.runs()
     assert sorted(r.experiment for r in runs) == ["cancelled", "endless", "quick"]  # nothing recorded twice
     endless = next(r for r in runs if r.experiment == "endless")
-    slurm = endless.metadata.slurm or {}
-    assert slurm.get("ended_by") == "slurm" and not slurm.get("reconciled")  # the task's own record
+    slurm = endless.metadata.slurm
+    assert slurm is not None and slurm.ended_by == "slurm" and not slurm.reconciled  # the task's own record
 
     resubmitted = project.run("submit", "--slurm", "--missing", "--time", "1")
     assert resubmitted.returncode == 0, resubmitted.stderr
@@ -201,7 +201,7 @@ repetitions = 1
         runs = sorted(ledger.runs(["flaky"]), key=lambda r: r.id)
     # A launch that failed as the node came back is one more requeue: the last attempt is 1 or more.
     assert [(r.outcome, r.failure_reason) for r in runs] == [("failed", "NODE_FAIL"), ("ok", None)]
-    attempts = [(r.metadata.slurm or {}).get("attempt") for r in runs]
+    attempts = [r.metadata.slurm.attempt if r.metadata.slurm else None for r in runs]
     assert attempts[0] == 0 and attempts[1] >= 1, attempts
     assert runs[0].retraction is not None and "earlier attempt" in runs[0].retraction.reason
     assert runs[1].retraction is None and {r.metadata.record_id for r in runs} == {f"slurm:{job_id}_0"}
@@ -263,5 +263,5 @@ def test_without_accounting_status_reads_scontrol(cluster_project: Callable[...,
         assert status.experiments[1].detail in ("CANCELLED (before it started)", "CANCELLED"), status.experiments[1]
         with Ledger.open(project.url) as ledger:
             (cancelled,) = ledger.runs("eagle3-s1-p0.8")
-        assert cancelled.outcome == "failed" and (cancelled.metadata.slurm or {}).get("reconciled") is True
+        assert cancelled.outcome == "failed" and cancelled.metadata.slurm is not None and cancelled.metadata.slurm.reconciled
         assert project.leftover_servers() == []

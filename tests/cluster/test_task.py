@@ -9,7 +9,7 @@ import pytest
 from benchdoc.cluster import task_tags, termination_reason
 from benchdoc.cluster.task import attempt_line, beyond_retries, retire_earlier_attempts
 from benchdoc.ledger import Ledger, NewRun, Sample
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, SlurmTask
 from benchdoc.ledger.models import Outcome
 
 
@@ -62,7 +62,7 @@ def test_a_requeued_attempt_reads_only_its_own_part_of_the_appended_log(tmp_path
 def _attempt_run(experiment: str, attempt: int, ok: bool) -> NewRun:
     return NewRun(experiment=experiment, outcome=Outcome.OK if ok else Outcome.FAILED,
                   samples=[Sample("tok_s", 100.0)] if ok else [], failure_reason=None if ok else "NODE_FAIL",
-                  source="run", metadata=RunMetadata(slurm={"job": "36", "task": 0, "attempt": attempt},
+                  source="run", metadata=RunMetadata(slurm=SlurmTask(job="36", task=0, attempt=attempt),
                                                      record_id="slurm:36_0"))
 
 

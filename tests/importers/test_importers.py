@@ -59,8 +59,8 @@ def test_every_run_keeps_the_metric_contract(name: str, fmt: str) -> None:
                 assert all(v >= 0 for v in values), metric
         new = run.to_new_run("eagle3", note="from the GPU box")
         assert new.experiment == "eagle3" and new.source == f"import:{fmt}" and new.note == "from the GPU box"
-        assert new.metadata.imported["fingerprint"] == run.fingerprint
-        assert new.metadata.imported["entry"] == run.entry
+        assert new.metadata.imported.fingerprint == run.fingerprint
+        assert new.metadata.imported.entry == run.entry
         assert RunMetadata.from_json(json.loads(json.dumps(new.metadata.to_json()))) == new.metadata
         json.dumps(new.environment)
 
@@ -71,7 +71,7 @@ def test_to_new_run_carries_times_host_and_repetitions() -> None:
     assert new.finished_at == datetime(2025, 11, 2, 16, 45, 12, 401873, tzinfo=timezone.utc)
     assert new.host == "bench-runner-2" and new.git_dirty is False
     assert [s.repetition for s in new.samples] == list(range(8))
-    assert new.metadata.imported["label"] == "tests/test_bench.py::test_encode[short]"
+    assert new.metadata.imported.label == "tests/test_bench.py::test_encode[short]"
 
 
 def test_fingerprints_follow_content_not_key_order(tmp_path: Path) -> None:

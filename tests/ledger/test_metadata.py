@@ -6,24 +6,41 @@ import json
 import sqlite3
 from pathlib import Path
 
-from benchdoc.ledger import Ledger, NewRun, RepetitionRecord, RunMetadata, Sample, ServerLaunch, ServerStop
-from benchdoc.ledger.metadata import METADATA_KEYS, METADATA_VERSION, metadata_table
+from benchdoc.ledger import (
+    CapacitySearch,
+    ClientLoad,
+    ClientVerdict,
+    ImportSource,
+    Ledger,
+    LevelRecord,
+    NewRun,
+    RepetitionRecord,
+    RunLogs,
+    RunMetadata,
+    Sample,
+    ServedBy,
+    ServerLaunch,
+    ServerStop,
+    SlurmTask,
+)
+from benchdoc.ledger.declared import declared
+from benchdoc.ledger.metadata import METADATA_KEYS, METADATA_VERSION, PARTS, metadata_docs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 FULL = RunMetadata(
     log_path=".benchdoc/logs/a.server.log",
-    server_logs=(".benchdoc/logs/a.server.log",),
-    workload_logs=(".benchdoc/logs/a.rep1.stdout.log",),
+    logs=RunLogs((".benchdoc/logs/a.server.log",), (".benchdoc/logs/a.rep1.stdout.log",)),
     repetitions=2,
     planned_repetitions=3,
     interleaved=True,
-    per_repetition=(RepetitionRecord(0, seed=0, requests=6, failed_requests=1, cut_short_requests=1, failure_reasons={"HTTP 500": 1}),),
+    per_repetition=(RepetitionRecord(0, seed=0, requests=6, failed_requests=1, cut_short_requests=1, failure_reasons={"HTTP 500": 1},
+                                     client=ClientLoad(cpu_share=0.07, lag_ms_p99=1.1, probes=40)),),
     launch=ServerLaunch(
         name="sim", argv=("sim", "--port", "8001"), env={"NCCL_ALGO": "Tree"}, cwd=".", ready_url="http://127.0.0.1:8001/health",
         ports=(8001,), pids=(4242,), ready_s=(0.5,), stops=(ServerStop(0),), restarted_per_repetition=True,
     ),
-    server={"url": "http://127.0.0.1:8001", "api": "openai-chat"},
+    server=ServedBy(url="http://127.0.0.1:8001", api="openai-chat"),
     workload={"name": "small", "kind": "loadgen"},
     settings={"requests": 6},
     provenance={"output_tokens": {"usage": 6}},
@@ -34,15 +51,15 @@ FULL = RunMetadata(
     until_decided={"decision": "better"},
     simulator=True,
     traceback="Traceback ...",
-    imported={"format": "vllm-serve", "fingerprint": "abc"},
+    imported=ImportSource(format="vllm-serve", fingerprint="abc"),
     figures={"ratio": 2.0},
     tool={"backend": "vllm"},
     config_fingerprint="sha256:0123456789abcdef",
     record_id="slurm:12_3",
-    slurm={"job": "12", "task": 3, "node": "gpu7"},
-    load={"of": "eagle3", "kind": "rate", "value": 4.0},
-    capacity={"bracket": [8.0, 9.0], "target": 0.99},
-    client={"bound": True, "reasons": ["the client used 97% of a core"]},
+    slurm=SlurmTask(job="12", task=3, node="gpu7"),
+    load=LevelRecord("eagle3", "rate", 4.0),
+    capacity=CapacitySearch(resolution=(8.0, 9.0), target=0.99),
+    client=ClientVerdict(True, 1, 2, ("the client used 97% of a core",)),
     server_metrics={"repetitions": [{"repetition": 0, "dialect": "vllm", "times_s": [0.0, 1.0],
                                      "series": {"running": [1.0, 4.0]}}]},
     interrupted=True,
@@ -60,8 +77,50 @@ def test_every_key_written_is_in_the_registry_and_the_registry_is_documented() -
     registry = {key.key for key in METADATA_KEYS}
     assert set(FULL.to_json()) == registry  # FULL sets every field
     assert all(key.type and key.meaning for key in METADATA_KEYS)
+    assert all(item.meaning for _, cls in PARTS for item in declared(cls))
     page = (ROOT / "docs" / "running.md").read_text()
-    assert metadata_table() in page, "docs/running.md's metadata table is not the registry's: paste metadata_table()"
+    assert metadata_docs() in page, "docs/running.md's metadata tables are not the registry's: paste metadata_docs()"
+
+
+def test_a_key_is_declared_once_and_the_docs_show_each_nested_record() -> None:
+    docs = metadata_docs()
+    for path, cls in PARTS:
+        assert f"`{path}`: " in docs
+        assert all(f"| `{item.json}` |" in docs for item in declared(cls))
+    assert "| `import` | object |" in docs  # the field is `imported`; its declaration names the JSON key
+
+
+STORED = Path(__file__).parent / "data" / "metadata-v2-untyped.json"
+
+
+def test_a_row_written_before_the_nested_records_were_typed_reads_and_writes_back_the_same() -> None:
+    # What benchdoc wrote when client, load, slurm, capacity, server and import were plain maps.
+    stored = json.loads(STORED.read_text())
+    meta = RunMetadata.from_json(stored)
+    assert meta.slurm == SlurmTask(job="12", task=3, node="gpu7", attempt=0, ended_by="slurm")
+    assert meta.client == ClientVerdict(False, 0, 1, ())
+    assert meta.load == LevelRecord("eagle3", "rate", 4.0)
+    assert meta.server is not None and meta.server.owned_by == ("benchdoc-sim",)
+    assert meta.capacity is not None and meta.capacity.capacity_req_s == 8.0 and len(meta.capacity.searches) == 1
+    assert meta.capacity.levels[0].met_target and meta.capacity.levels[0].rate == 8.0
+    client = meta.per_repetition[1].client
+    assert client is not None and client.cpu_share == 0.07 and client.bound is False and client.loop_busy_share is None
+    assert meta.imported == ImportSource(format="vllm-serve", fingerprint="abc")
+    assert _without_nulls(meta.to_json()) == _without_nulls(stored)  # nothing lost but keys that said null
+
+
+def test_keys_a_nested_record_does_not_declare_are_kept() -> None:
+    meta = RunMetadata.from_json({"version": 2, "slurm": {"job": "7", "task": 0, "partition": "gpu"}})
+    assert meta.slurm is not None and meta.slurm.other == {"partition": "gpu"}
+    assert meta.to_json()["slurm"] == {"job": "7", "task": 0, "partition": "gpu"}
+
+
+def _without_nulls(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def test_a_version_1_run_row_reads_its_log_and_launch() -> None:
@@ -88,7 +147,7 @@ def test_a_version_1_run_row_reads_its_log_and_launch() -> None:
 def test_a_version_1_import_row_keeps_the_tools_fields_apart() -> None:
     old = {"backend": "sglang", "duration_s": 12.5, "command": "x", "import": {"format": "sglang-serving", "fingerprint": "f"}}
     meta = RunMetadata.from_json(old)
-    assert meta.imported == {"format": "sglang-serving", "fingerprint": "f"}
+    assert meta.imported == ImportSource(format="sglang-serving", fingerprint="f")
     assert meta.tool == {"backend": "sglang", "duration_s": 12.5, "command": "x"} and meta.duration_s is None
 
 

@@ -16,7 +16,7 @@ from tests.report.browser import devtools_page
 
 from benchdoc.config import load_config, parse_config
 from benchdoc.errors import UsageError
-from benchdoc.ledger import Ledger, NewRun, RequestRow, Sample
+from benchdoc.ledger import Ledger, NewRun, RequestRow, Sample, ServedBy
 from benchdoc.plots import chart_data
 from benchdoc.plots.latency_cdf import LatencyCdfChart, cdf_steps
 from benchdoc.results import build_results
@@ -163,7 +163,7 @@ def test_a_distribution_of_different_servers_says_so_on_each_curve(tmp_path: Pat
 
     config = parse_config(STORY_CONFIG, tmp_path / "benchdoc.toml")
     rows = [RequestRow(0, i, True, None, 20.0 + i, 40.0 + 3 * i, 8, {}) for i in range(5)]
-    llama = RunMetadata(server={"url": "http://127.0.0.1:8080/v1", "owned_by": ["llamacpp"], "model": "qwen2-0.5b"})
+    llama = RunMetadata(server=ServedBy(url="http://127.0.0.1:8080/v1", owned_by=("llamacpp",), model="qwen2-0.5b"))
     with Ledger.open(f"sqlite:///{tmp_path / 'l.db'}") as ledger:
         ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 90.0)], requests=rows, metadata=llama))
         ledger.record_run(NewRun("eagle3-cuda13", samples=[Sample("output_tok_s", 95.0)], requests=rows,

@@ -233,7 +233,7 @@ def test_command_workloads_read_by_json_path_and_by_regex(tmp_path: Path) -> Non
     assert by_json.metadata.workload["argv"][-1] == "{output}"
     by_regex = runs["regex-read"]
     assert len(by_regex.values("health_per_s")) == 2
-    stdout_logs = [p for p in by_regex.metadata.workload_logs if p.endswith(".stdout.log")]
+    stdout_logs = [p for p in by_regex.metadata.logs.workload if p.endswith(".stdout.log")]
     assert any(".warmup1." in p for p in stdout_logs) and sum(".rep" in p for p in stdout_logs) == 2
     assert_gone(recorder.pids)
 
@@ -291,7 +291,7 @@ def test_workload_failures_and_harness_errors(tmp_path: Path) -> None:
     assert runs["bad-path"].failure_reason == (
         "cannot read the workload's results: output_tok_s = 'throughput': no key 'throughput' at the top "
         "in the command's stdout "
-        f"({Path(runs['bad-path'].metadata.workload_logs[0]).name})"
+        f"({Path(runs['bad-path'].metadata.logs.workload[0]).name})"
     )
     assert outcomes["bad-program"].outcome == "error"
     assert "cannot start the workload command" in (runs["bad-program"].failure_reason or "")
@@ -325,7 +325,7 @@ def test_interleave_alternates_and_restarts_each_server(tmp_path: Path) -> None:
         record = runs[name]
         assert record.outcome == "ok" and len(record.values("output_tok_s")) == 2
         assert record.metadata.interleaved is True and len(record.metadata.launch.pids) == 2
-        assert [Path(p).name.split(".")[-3] for p in record.metadata.server_logs] == ["rep1", "rep2"]
+        assert [Path(p).name.split(".")[-3] for p in record.metadata.logs.server] == ["rep1", "rep2"]
         # A fresh server for every repetition: the warm-up runs every time.
         assert [r.warmup_requests for r in record.metadata.per_repetition] == [1, 1]
         assert {s.start for s in record.samples} == {0, 1}  # each repetition is a start of its own
@@ -359,7 +359,7 @@ def test_starts_run_their_repetitions_each_on_a_fresh_server(tmp_path: Path) -> 
     assert order == [("a", 0), ("a", 1), ("b", 0), ("b", 1), ("a", 2), ("a", 3), ("b", 2), ("b", 3)]
     with Ledger.open(config.ledger_url) as ledger:
         newest = ledger.runs(experiment="a")[0]
-    assert [Path(p).name.split(".")[-3] for p in newest.metadata.server_logs] == ["start1", "start2"]
+    assert [Path(p).name.split(".")[-3] for p in newest.metadata.logs.server] == ["start1", "start2"]
     assert_gone(recorder.pids + interleaved.pids)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from benchdoc.ledger.metadata import LevelRecord
 from benchdoc.ledger.store import Ledger
 from benchdoc.planning.fingerprint import experiment_fingerprint, missing_in_ledger
 from benchdoc.runner import RunOptions, plan_runs, run_experiments
@@ -48,7 +49,7 @@ def test_a_rate_sweep_starts_the_server_once_and_records_each_level(tmp_path: Pa
     assert len([e for e in events if isinstance(e, ev.ServerReady)]) == 1  # one start for the whole sweep
     low, high = runs["base@rate=10"], runs["base@rate=100"]
     assert low.metadata.launch.ports == high.metadata.launch.ports and len(low.metadata.launch.pids) == 1
-    assert low.metadata.load == {"of": "base", "kind": "rate", "value": 10.0}
+    assert low.metadata.load == LevelRecord("base", "rate", 10.0)
     assert high.metadata.workload["settings"]["rate"] == 100.0 and high.metadata.workload["level"]["of"] == "base"
     assert {s.repetition for s in high.samples} == {0, 1}
     assert high.metadata.config_fingerprint == experiment_fingerprint(config, "base@rate=100") is not None
@@ -99,7 +100,7 @@ def test_a_failing_level_is_recorded_failed_and_the_sweep_goes_on(tmp_path: Path
     assert runs["crashy@concurrency=2"].failure_reason == "illegal memory access"
     assert len([e for e in events if isinstance(e, ev.ServerReady)]) == 2
     last = runs["crashy@concurrency=4"]
-    assert last.metadata.load == {"of": "crashy", "kind": "concurrency", "value": 4.0}
+    assert last.metadata.load == LevelRecord("crashy", "concurrency", 4.0)
     assert len(last.metadata.launch.pids) == 2  # the sweep's server, started twice
     assert_gone(last.metadata.launch.pids)
     with Ledger.open(config.ledger_url) as ledger:  # `run --missing` runs the sweep again
@@ -145,8 +146,9 @@ def test_a_capacity_search_per_repetition_records_its_answer_and_every_level_tri
     record = runs["base"]
     capacities = record.values("capacity_req_s")
     assert len(capacities) == 2 and all(c >= 20 for c in capacities)  # one answer per search: an interval
-    searches = record.metadata.capacity["searches"]
-    assert len(searches) == 2 and searches[-1]["resolution"][0] == capacities[-1]
+    assert record.metadata.capacity is not None
+    searches = record.metadata.capacity.searches
+    assert len(searches) == 2 and searches[-1].resolution[0] == capacities[-1]
     # run's summary says each search's answer and why it stopped.
     from benchdoc.cli.run import _run_notes
 
@@ -154,11 +156,11 @@ def test_a_capacity_search_per_repetition_records_its_answer_and_every_level_tri
     assert len(notes) == 2 and all("req/s with SLO attainment >= 0.8 (resolution: between" in n for n in notes)
     assert all(n.endswith("resolution within 50%)") for n in notes), notes
     assert record.metadata.workload["capacity"]["target"] == 0.8
-    tried = {level["rate"] for search in searches for level in search["levels"]}
+    tried = {level.rate for search in searches for level in search.levels}
     notices = [e.message for e in events if isinstance(e, ev.Notice)]
     with Ledger.open(config.ledger_url) as ledger:
         levels = [r for r in ledger.runs() if r.experiment.startswith("base@rate=")]
-    assert {r.metadata.load["value"] for r in levels} == tried and len(levels) == len(notices)
-    assert all(r.metadata.load["of"] == "base" and "slo_attainment" in r.metrics for r in levels)
+    assert {r.metadata.load.value for r in levels if r.metadata.load} == tried and len(levels) == len(notices)
+    assert all(r.metadata.load and r.metadata.load.of == "base" and "slo_attainment" in r.metrics for r in levels)
     assert any("rate=20: SLO attainment 1.000; recorded as run" in n for n in notices)
     assert_gone(record.metadata.launch.pids)

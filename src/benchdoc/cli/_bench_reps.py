@@ -137,12 +137,12 @@ def summary_lines(done: Repetitions) -> list[tuple[str, str | None]]:
     if warning:
         lines.append((f"warning: {warning}", "bold"))
     client = totals.get("client")
-    if client and client["bound"]:
-        reasons = "; ".join(client["reasons"]) or "no reason given"
-        lines.append((f"CLIENT-BOUND in {client['repetitions']} of {client['of']} repetitions: {reasons} — "
+    if client is not None and client.bound:
+        reasons = "; ".join(client.reasons) or "no reason given"
+        lines.append((f"CLIENT-BOUND in {client.repetitions} of {client.of} repetitions: {reasons} — "
                       "latencies include the client's own delay", "bold"))
-    elif client:
-        lines.append((f"client kept up in all {client['of']} repetitions", None))
+    elif client is not None:
+        lines.append((f"client kept up in all {client.of} repetitions", None))
     if totals["failures"]:
         lines.append(("failures", "bold"))
         lines.extend((f"  {count} × {reason}", None) for reason, count in totals["failures"].items())

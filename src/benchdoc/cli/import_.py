@@ -160,8 +160,8 @@ def _recorded_fingerprints(config: Config | None, *, create: bool) -> dict[str, 
     found: dict[str, int] = {}
     for record in previous:
         provenance = record.metadata.imported if record.source.startswith("import:") else None
-        if isinstance(provenance, dict) and isinstance(provenance.get("fingerprint"), str):
-            found.setdefault(provenance["fingerprint"], record.id)
+        if provenance is not None and provenance.fingerprint:
+            found.setdefault(provenance.fingerprint, record.id)
     return found
 
 

@@ -568,10 +568,10 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     server = server_metrics_line(metadata.server_metrics)
     if server:
         notes.append(server)
-    capacity = metadata.capacity or {}
-    for search in capacity.get("searches") or ([capacity] if capacity else []):
-        if search.get("sentence"):
-            notes.append(str(search["sentence"]))
+    capacity = metadata.capacity
+    for search in (capacity.searches or (capacity,)) if capacity is not None else ():
+        if search.sentence:
+            notes.append(search.sentence)
     return notes
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from benchdoc.cluster.slurm import JobView, TaskState, job_view
 from benchdoc.cluster.submit import Submission
 from benchdoc.cluster.task import record_key
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, SlurmTask
 from benchdoc.ledger.models import Outcome, RunRecord
 from benchdoc.ledger.spool import EXIT_SPOOLED, SPOOL_DIR
 from benchdoc.provenance import Provenance
@@ -119,7 +119,7 @@ def _rank(run: RunRecord) -> tuple[bool, bool]:
 
 
 def _reconciled(run: RunRecord) -> bool:
-    return bool((run.metadata.slurm or {}).get("reconciled"))
+    return run.metadata.slurm is not None and run.metadata.slurm.reconciled
 
 
 def _kept_its_run(slurm: TaskState) -> bool:
@@ -154,8 +154,8 @@ def _reconciled_run(
         failure=Failure(reason, harness=slurm.state == "COMPLETED" or _kept_its_run(slurm)),
         provenance=Provenance(environment={}, host=socket.gethostname(), git_commit=None, git_dirty=None),
         metadata=RunMetadata(
-            slurm={"job": submission.job_id, "task": task, "state": slurm.state, "ended_by": "slurm", "reconciled": True,
-                   "log": _relative(submission, task, config)},
+            slurm=SlurmTask(job=submission.job_id, task=task, state=slurm.state, ended_by="slurm", reconciled=True,
+                            log=_relative(submission, task, config)),
             record_id=record_key(submission.job_id, task),
             config_fingerprint=submission.fingerprints.get(name),
         ),

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, SlurmTask
 from benchdoc.provenance import Provenance
 from benchdoc.recording import Failure, Measurement, now, record
 
@@ -139,7 +139,7 @@ def record_termination(
         failure=Failure(reason),
         provenance=Provenance(environment={}, host=socket.gethostname(), git_commit=None, git_dirty=None),
         metadata=RunMetadata(
-            slurm={**(tags.get("slurm") or {}), "ended_by": "slurm"},
+            slurm=SlurmTask.from_json({**(tags.get("slurm") or {}), "ended_by": "slurm"}),
             record_id=tags.get("record_id"),
             config_fingerprint=experiment_fingerprint(config, experiment),
         ),

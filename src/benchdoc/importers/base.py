@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from benchdoc.importers.reading import Where, number
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import ImportSource, RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, Sample
 from benchdoc.provenance import Provenance
 from benchdoc.recording import Failure, Measurement, Repetition, build_run, now
@@ -89,13 +89,7 @@ class ImportedRun:
     def to_measurement(self, experiment: str, note: str | None = None) -> Measurement:
         """The run to record under ``experiment``, its provenance kept in metadata["import"]
         (a file that tells no time is dated when it is imported)."""
-        provenance = {
-            "format": self.format,
-            "file": self.file,
-            "entry": self.entry,
-            "label": self.label,
-            "fingerprint": self.fingerprint,
-        }
+        provenance = ImportSource(self.format, self.file, self.entry, self.label, self.fingerprint)
         started_at, finished_at = self.period()
         moment = now()
         by_repetition: dict[int, dict[str, float]] = {}

@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata, ServerLaunch, ServerStop
+from benchdoc.ledger.metadata import (
+    CapacitySearch,
+    ClientLoad,
+    ClientVerdict,
+    ImportSource,
+    LevelRecord,
+    RepetitionRecord,
+    RunLogs,
+    RunMetadata,
+    ServedBy,
+    ServerLaunch,
+    ServerStop,
+    SlurmTask,
+)
 from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RequestRow, Retraction, RunRecord, Sample
 
 __all__ = [
-    "OUTCOMES", "Ledger", "NewRun", "Outcome", "RepetitionRecord", "RequestRow", "Retraction", "RunMetadata", "RunRecord", "Sample",
-    "ServerLaunch", "ServerStop", "display_url",
+    "OUTCOMES", "CapacitySearch", "ClientLoad", "ClientVerdict", "ImportSource", "Ledger", "LevelRecord", "NewRun", "Outcome",
+    "RepetitionRecord", "RequestRow", "Retraction", "RunLogs", "RunMetadata", "RunRecord", "Sample", "ServedBy", "ServerLaunch",
+    "ServerStop", "SlurmTask", "display_url",
 ]
 
 

@@ -1,23 +1,30 @@
 """A run's metadata, typed: every key benchdoc writes, with its type and meaning.
 
-The ledger stores metadata as JSON. :class:`RunMetadata` owns that JSON form
-(:meth:`RunMetadata.to_json`, :meth:`RunMetadata.from_json`) and stamps it with
-``version``. Rows written before the version existed (version 1) still read: their
-``log`` key is the server log, their ``server`` key held the launch when it had an
-``argv``, and keys nobody knows are kept as another tool's fields.
+The ledger stores metadata as JSON. Each key, of :class:`RunMetadata` and of each record
+it holds (the server launch, a repetition, the client's load and verdict, the load level,
+the capacity search, the import source, the Slurm task...), is declared once, on its field,
+with :func:`~benchdoc.ledger.declared.key`: its type is the field's, its meaning is said
+there. The JSON form (``to_json``, ``from_json``), the registry :data:`METADATA_KEYS` and
+the tables docs/running.md shows (:func:`metadata_docs`, a test holds the page to it) all
+come from that one declaration.
 
-:data:`METADATA_KEYS` is the registry: each key of the JSON form, its type and what
-it means. docs/running.md shows :func:`metadata_table`, generated from it (a test holds the
-page to it).
+The JSON form is stamped with ``version``. Rows written before the version existed
+(version 1) still read: their ``log`` key is the server log, their ``server`` key held the
+launch when it had an ``argv``, and keys nobody knows are kept as another tool's fields.
+Keys a nested record does not declare are kept as found (``other``), never dropped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from benchdoc.ledger.declared import declared, from_json, is_record, key, to_json, type_text, unknown
 
 METADATA_VERSION = 2
+
+P = TypeVar("P", bound="Part")
 
 
 @dataclass(frozen=True)
@@ -29,290 +36,273 @@ class MetadataKey:
     meaning: str
 
 
-METADATA_KEYS: tuple[MetadataKey, ...] = (
-    MetadataKey("version", "int", "layout of this metadata; rows without it are version 1"),
-    MetadataKey("log_path", "str", "the server log of a run's first start, relative to the project root"),
-    MetadataKey("logs", "{server: [str], workload: [str]}", "every server log and workload log of the run"),
-    MetadataKey("repetitions", "int", "repetitions completed"),
-    MetadataKey("planned_repetitions", "int", "repetitions planned before the run started"),
-    MetadataKey("interleaved", "bool", "experiments took turns repetition by repetition (`run --interleave`)"),
-    MetadataKey("per_repetition", "[object]", "each repetition's bookkeeping, one entry per repetition, with `start`: "
-                "the server start it came from (index into launch.pids)"),
-    MetadataKey("launch", "object", "how `run` started the server, each start, and how each ended"),
-    MetadataKey("server", "object", "the server that answered the load generator (run, bench): url, api, model, owned_by"),
-    MetadataKey("workload", "object", "the workload as `run` ran it: name, kind and its settings or argv"),
-    MetadataKey("settings", "object", "the load generator's settings as it ran them (bench, run)"),
-    MetadataKey("provenance", "object", "where the counts came from: output and prompt tokens and tokens per chunk by source (summed over repetitions), the accept length's source"),
-    MetadataKey("duration_s", "float", "wall time of the measured phase in seconds, summed over repetitions"),
-    MetadataKey("requests", "int", "requests of the measured phase, summed over repetitions"),
-    MetadataKey("cut_short", "int", "of the failed requests, those whose stream ended before the request was complete"),
-    MetadataKey("failures", "{str: int}", "failed requests by cause, summed over repetitions"),
-    MetadataKey("until_decided", "object", "the sequential plan, each look and the decision (`run --until-decided`)"),
-    MetadataKey("simulator", "bool", "measured against benchdoc's simulator: simulated, not hardware, numbers"),
-    MetadataKey("traceback", "str", "the end of the traceback of a harness error"),
-    MetadataKey("import", "object", "where an imported run came from: format, file, entry, label, fingerprint"),
-    MetadataKey("figures", "object", "every figure a project benchmark script printed"),
-    MetadataKey("tool", "object", "fields of another tool's results file, kept as found"),
-    MetadataKey("config_fingerprint", "str",
-                "hash of the configuration `run` ran: argv, added env, cwd, workload settings (see \"Which results are current\")"),
-    MetadataKey("record_id", "str",
-                "the one event the run records (`slurm:JOB_TASK` for an array task): recorded once, whoever records it (docs/cluster.md)"),
-    MetadataKey("slurm", "object",
-                "the Slurm array task that ran it: `job`, `task`, `node`; `state` and `ended_by` when Slurm ended it"),
-    MetadataKey("load", "{of: str, kind: str, value: float}", "the level of a load sweep this run measured (`EXP@rate=R`)"),
-    MetadataKey("capacity", "object",
-                "a capacity search: target, resolution, the levels tried and why it stopped (for `run`, the last repetition's, and every repetition's in `searches`)"),
-    MetadataKey("client", "{bound: bool, repetitions: int, of: int, reasons: [str]}",
-                "the client verdict: whether the load generator was the bottleneck, in how many of the repetitions "
-                "that watched it, and why (each repetition's own load, lag, CPU and send delay: per_repetition)"),
-    MetadataKey("server_metrics", "object", "the server's `/metrics` scraped every second of each measured phase: "
-                "`repetitions[]` of `{repetition, dialect, interval_s, times_s, series, summary}`, series `running`, "
-                "`waiting`, `kv_cache_usage`, `prefix_cache_hit_rate`, `spec_accept_length` "
-                "([metrics.md](metrics.md#server-metrics-over-the-run))"),
-    MetadataKey("interrupted", "bool", "Ctrl-C stopped it: only the repetitions that finished are kept (`bench --repetitions`)"),
-)
+@dataclass(frozen=True)
+class Part:
+    """A record inside a run's metadata; keys it does not declare are kept in ``other``."""
 
+    other: dict[str, Any] = field(default_factory=dict, kw_only=True)
 
-def _ints(value: Any) -> tuple[int, ...]:
-    return tuple(v for v in value if isinstance(v, int) and not isinstance(v, bool)) if isinstance(value, list) else ()
+    def to_json(self) -> dict[str, Any]:
+        return to_json(self, self.other)
 
-
-def _strs(value: Any) -> tuple[str, ...]:
-    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
-
-def _opt(value: Any, kind: type | tuple[type, ...]) -> Any:
-    """``value`` when it has the expected type (a bool is not a number), else None."""
-    if isinstance(value, bool) and kind is not bool:
-        return None
-    return value if isinstance(value, kind) else None
-
-
-def _dict(value: Any) -> dict[str, Any] | None:
-    return dict(value) if isinstance(value, Mapping) else None
-
-
-def _drop_empty(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None and v != [] and v != {} and v is not False}
+    @classmethod
+    def from_json(cls: type[P], data: Mapping[str, Any]) -> P:
+        return from_json(cls, data, other=unknown(cls, data))
 
 
 @dataclass(frozen=True)
-class ServerStop:
+class RunLogs(Part):
+    """Every log a run left, relative to the project root."""
+
+    server: tuple[str, ...] = key("each server start's log", factory=tuple, keep=True)
+    workload: tuple[str, ...] = key("each repetition's workload stdout and stderr logs (a command workload)",
+                                    factory=tuple, keep=True)
+
+
+@dataclass(frozen=True)
+class ServerStop(Part):
     """How one server start ended."""
 
-    returncode: int | None
-    killed: bool = False  # it needed SIGKILL after the grace period
-    exited_before_stop: bool = False  # it was already gone when benchdoc came to stop it
-
-    def to_json(self) -> dict[str, Any]:
-        return {"returncode": self.returncode, "killed": self.killed, "exited_before_stop": self.exited_before_stop}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ServerStop:
-        return cls(_opt(data.get("returncode"), int), bool(data.get("killed")), bool(data.get("exited_before_stop")))
+    returncode: int | None = key("its exit code (negative: the signal that ended it)", keep=True)
+    killed: bool = key("it needed SIGKILL after the grace period", False, keep=True)
+    exited_before_stop: bool = key("it was already gone when benchdoc came to stop it", False, keep=True)
 
 
 @dataclass(frozen=True)
-class ServerLaunch:
+class ServerLaunch(Part):
     """How `run` started the server under test, each time it started it, and how it ended."""
 
-    name: str
-    argv: tuple[str, ...]  # the first start's argv, secrets redacted when stored
-    env: dict[str, str]  # variables set on top of the inherited environment
-    cwd: str
-    ready_url: str
-    ports: tuple[int, ...] = ()
-    pids: tuple[int, ...] = ()  # each start's process group leader, for forensics
-    ready_s: tuple[float, ...] = ()  # seconds each start took to answer its readiness URL
-    stops: tuple[ServerStop, ...] = ()
-    restarted_per_repetition: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name, "argv": list(self.argv), "env": dict(self.env), "cwd": self.cwd,
-            "ready_url": self.ready_url, "ports": list(self.ports), "pids": list(self.pids),
-            "ready_s": list(self.ready_s), "stops": [s.to_json() for s in self.stops],
-            "restarted_per_repetition": self.restarted_per_repetition,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ServerLaunch:
-        env = data.get("env")
-        ready = data.get("ready_s")
-        return cls(
-            name=str(data.get("name") or ""),
-            argv=_strs(data.get("argv")),
-            env={str(k): str(v) for k, v in env.items()} if isinstance(env, Mapping) else {},
-            cwd=str(data.get("cwd") or ""),
-            ready_url=str(data.get("ready_url") or ""),
-            ports=_ints(data.get("ports")),
-            pids=_ints(data.get("pids")),
-            ready_s=tuple(float(v) for v in ready if isinstance(v, (int, float))) if isinstance(ready, list) else (),
-            stops=tuple(ServerStop.from_json(s) for s in data.get("stops") or [] if isinstance(s, Mapping)),
-            restarted_per_repetition=bool(data.get("restarted_per_repetition")),
-        )
+    name: str = key("the server's name in benchdoc.toml", "", keep=True)
+    argv: tuple[str, ...] = key("the first start's argv, secrets redacted", factory=tuple, keep=True)
+    env: dict[str, str] = key("variables set on top of the inherited environment", factory=dict, keep=True)
+    cwd: str = key("the directory it ran in", "", keep=True)
+    ready_url: str = key("the URL that answered when it was ready", "", keep=True)
+    ports: tuple[int, ...] = key("each start's port", factory=tuple, keep=True)
+    pids: tuple[int, ...] = key("each start's process group leader, for forensics", factory=tuple, keep=True)
+    ready_s: tuple[float, ...] = key("seconds each start took to answer its readiness URL", factory=tuple, keep=True)
+    stops: tuple[ServerStop, ...] = key("how each start ended", factory=tuple, keep=True)
+    restarted_per_repetition: bool = key("a fresh server for each repetition", False, keep=True)
 
 
 @dataclass(frozen=True)
-class RepetitionRecord:
+class ServedBy(Part):
+    """The server that answered the load generator."""
+
+    url: str | None = key("its base URL")
+    api: str | None = key("the API spoken: openai-chat, openai-completions...")
+    model: str | None = key("the model asked for")
+    owned_by: tuple[str, ...] = key("the `owned_by` of the models it lists (the simulator names itself here)",
+                                    factory=tuple)
+
+
+@dataclass(frozen=True)
+class ClientLoad(Part):
+    """How loaded the load generator was during one repetition's measured phase."""
+
+    cpu_share: float | None = key("CPU time of the client over its wall time (1.0 = one core; per process, the largest)")
+    loop_busy_share: float | None = key("the share of the wall time its event loop was not waiting")
+    lag_ms_mean: float | None = key("mean lateness of the probe timer, ms")
+    lag_ms_p99: float | None = key("p99 lateness of the probe timer, ms")
+    lag_ms_max: float | None = key("largest lateness of the probe timer, ms")
+    probes: int | None = key("probe timer ticks watched")
+    workers: int | None = key("client processes")
+    send_delay_ms_p99: float | None = key("p99 of how late requests were sent beside their schedule, ms")
+    smallest_gap_ms: float | None = key("the smallest gap between two scheduled sends, ms")
+    send_delay_ms_p50: float | None = key("median send delay, ms")
+    send_delay_ms_max: float | None = key("largest send delay, ms")
+    smallest_ttft_ms: float | None = key("the smallest TTFTs the send delay is weighed against, ms")
+    ttft_error_ms_mean: float | None = key("mean of the client's TTFT less the server's own, ms")
+    ttft_error_ms_p99: float | None = key("p99 of the client's TTFT less the server's own, ms")
+    bound: bool = key("the client was the bottleneck", False, keep=True)
+    reasons: tuple[str, ...] = key("why it was", factory=tuple, keep=True)
+    notes: tuple[str, ...] = key("lateness not of the client's making", factory=tuple, keep=True)
+
+
+@dataclass(frozen=True)
+class ClientVerdict(Part):
+    """The run's client verdict, over the repetitions that watched the client."""
+
+    bound: bool = key("the load generator was the bottleneck in some repetition", False, keep=True)
+    repetitions: int = key("the repetitions in which it was", 0, keep=True)
+    of: int = key("the repetitions that watched it", 0, keep=True)
+    reasons: tuple[str, ...] = key("why, as the first bound repetition says", factory=tuple, keep=True)
+
+
+@dataclass(frozen=True)
+class LevelRecord(Part):
+    """The level of a load sweep a run measured (`EXP@rate=R`)."""
+
+    of: str = key("the experiment swept", "", keep=True)
+    kind: str = key("`rate` (requests per second) or `concurrency` (requests in flight)", "", keep=True)
+    value: float = key("the level", 0.0, keep=True)
+
+
+@dataclass(frozen=True)
+class CapacityLevel(Part):
+    """One level a capacity search tried."""
+
+    rate: float | None = key("the offered rate, requests per second")
+    slo_attainment: float | None = key("the share of requests within the SLO", keep=True)
+    achieved_req_s: float | None = key("the rate delivered: successful requests over the measured duration", keep=True)
+    met_target: bool = key("it met the target", False, keep=True)
+    why: str | None = key("why not, or why it says nothing (a client-bound miss)")
+    client_bound: bool = key("the client was the bottleneck at this level", False, keep=True)
+
+
+@dataclass(frozen=True)
+class CapacitySearch(Part):
+    """A capacity search: the highest rate that keeps the SLO target."""
+
+    capacity_req_s: float | None = key("the answer, the highest rate that met the target (when found)", keep=True)
+    resolution: tuple[float | None, ...] = key("the bracket [met, missed] it stopped in", factory=tuple, keep=True)
+    achieved_max_req_s: float | None = key("the highest rate any level achieved", keep=True)
+    target: float | None = key("the SLO attainment a level must keep")
+    stopped: str | None = key("why the search stopped")
+    sentence: str | None = key("the answer in words")
+    levels: tuple[CapacityLevel, ...] = key("each level tried, in order", factory=tuple, keep=True)
+    searches: tuple[CapacitySearch, ...] = key("`run`: every repetition's search (the record itself is the last's)",
+                                               factory=tuple)
+
+
+@dataclass(frozen=True)
+class ImportSource(Part):
+    """Where an imported run came from."""
+
+    format: str | None = key("the importer: vllm-serve, guidellm, hyperfine...")
+    file: str | None = key("the file read")
+    entry: str | None = key("where in the file: `line 3`, `benchmarks[1]`")
+    label: str | None = key("the entry's own name in the file")
+    fingerprint: str | None = key("digest of the entry's content, to notice a file imported twice")
+
+
+@dataclass(frozen=True)
+class SlurmTask(Part):
+    """The Slurm array task that ran a run, or that Slurm ended."""
+
+    job: str | None = key("the array job id", keep=True)
+    task: int | None = key("the array task id", keep=True)
+    job_id: str | None = key("the task's own job id")
+    node: str | None = key("the node it ran on")
+    attempt: int | None = key("how many times Slurm had requeued it", keep=True)
+    state: str | None = key("Slurm's state of the task, when Slurm ended it")
+    ended_by: str | None = key("`slurm` when Slurm ended it")
+    reconciled: bool = key("recorded by `status`, not by the task (it left no run)", False)
+    log: str | None = key("the task's log, relative to the project root (a reconciled task)")
+
+
+@dataclass(frozen=True)
+class RepetitionRecord(Part):
     """One repetition's bookkeeping, as `run` keeps it."""
 
-    repetition: int  # 0-based, as the samples number them
-    seed: int | None = None  # the prompts' seed (load generator)
-    requests: int | None = None  # requests of the measured phase
-    failed_requests: int | None = None
-    cut_short_requests: int | None = None  # of the failed: streams that ended before the request was complete
-    failure_reasons: dict[str, int] = field(default_factory=dict)
-    warmup_requests: int | None = None  # warm-up requests before this repetition (once per server start)
-    duration_s: float | None = None
-    aborted: str | None = None  # why the load generator stopped sending early
-    results: str | None = None  # the file a command workload's numbers were read from
-    client: dict[str, Any] | None = None  # the load generator's own load and its verdict
-    provenance: dict[str, Any] | None = None  # where this repetition's counts came from
-    start: int = 0  # the server start it came from: the index into the run's launch.pids
-
-    def to_json(self) -> dict[str, Any]:
-        data = {
-            "repetition": self.repetition, "start": self.start, "seed": self.seed, "requests": self.requests,
-            "failed_requests": self.failed_requests, "cut_short_requests": self.cut_short_requests,
-            "failure_reasons": dict(self.failure_reasons),
-            "warmup_requests": self.warmup_requests, "duration_s": self.duration_s,
-            "aborted": self.aborted, "results": self.results, "client": self.client, "provenance": self.provenance,
-        }
-        return {"repetition": self.repetition, **_drop_empty(data)}  # "start" kept even when 0
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RepetitionRecord:
-        reasons = data.get("failure_reasons")
-        return cls(
-            repetition=_opt(data.get("repetition"), int) or 0,
-            seed=_opt(data.get("seed"), int),
-            requests=_opt(data.get("requests"), int),
-            failed_requests=_opt(data.get("failed_requests"), int),
-            cut_short_requests=_opt(data.get("cut_short_requests"), int),
-            failure_reasons={str(k): int(v) for k, v in reasons.items()} if isinstance(reasons, Mapping) else {},
-            warmup_requests=_opt(data.get("warmup_requests"), int),
-            duration_s=_opt(data.get("duration_s"), (int, float)),
-            aborted=_opt(data.get("aborted"), str),
-            results=_opt(data.get("results"), str),
-            client=_dict(data.get("client")),
-            provenance=_dict(data.get("provenance")),
-            start=_opt(data.get("start"), int) or 0,
-        )
+    repetition: int = key("its index, from 0, as the samples number them", 0, keep=True)
+    start: int = key("the server start it came from (an index into `launch.pids`; 0 when benchdoc did not "
+                     "start the server)", 0, keep=True)
+    seed: int | None = key("the prompts' seed (load generator)")
+    requests: int | None = key("requests of the measured phase")
+    failed_requests: int | None = key("of those, the failed")
+    cut_short_requests: int | None = key("of the failed, streams that ended before the request was complete")
+    failure_reasons: dict[str, int] = key("failed requests by cause", factory=dict)
+    warmup_requests: int | None = key("warm-up requests before it (once per server start)")
+    duration_s: float | None = key("wall time of its measured phase, seconds")
+    aborted: str | None = key("why the load generator stopped sending early")
+    results: str | None = key("the file a command workload's numbers were read from")
+    client: ClientLoad | None = key("the load generator's own load and its verdict")
+    provenance: dict[str, Any] | None = key("where its counts came from: output and prompt tokens and tokens per "
+                                            "chunk by source, the accept length's source")
 
 
 @dataclass(frozen=True)
 class RunMetadata:
-    """Everything a run records beyond its samples and its environment (keys in METADATA_KEYS)."""
+    """Everything a run records beyond its samples and its environment."""
 
-    log_path: str | None = None
-    server_logs: tuple[str, ...] = ()
-    workload_logs: tuple[str, ...] = ()
-    repetitions: int | None = None
-    planned_repetitions: int | None = None
-    interleaved: bool = False
-    per_repetition: tuple[RepetitionRecord, ...] = ()
-    launch: ServerLaunch | None = None
-    server: dict[str, Any] | None = None
-    workload: dict[str, Any] | None = None
-    settings: dict[str, Any] | None = None
-    provenance: dict[str, Any] | None = None
-    duration_s: float | None = None
-    requests: int | None = None
-    cut_short: int | None = None
-    failures: dict[str, int] = field(default_factory=dict)
-    until_decided: dict[str, Any] | None = None
-    simulator: bool = False
-    traceback: str | None = None
-    imported: dict[str, Any] | None = None  # JSON key "import"
-    figures: dict[str, Any] | None = None
-    tool: dict[str, Any] = field(default_factory=dict)
-    config_fingerprint: str | None = None
-    record_id: str | None = None
-    slurm: dict[str, Any] | None = None
-    load: dict[str, Any] | None = None
-    capacity: dict[str, Any] | None = None
-    client: dict[str, Any] | None = None
-    server_metrics: dict[str, Any] | None = None
-    interrupted: bool = False
+    version: int = key("layout of this metadata; rows without it are version 1", METADATA_VERSION, keep=True)
+    log_path: str | None = key("the server log of a run's first start, relative to the project root")
+    logs: RunLogs = key("every server log and workload log of the run", factory=RunLogs)
+    repetitions: int | None = key("repetitions completed")
+    planned_repetitions: int | None = key("repetitions planned before the run started")
+    interleaved: bool = key("experiments took turns repetition by repetition (`run --interleave`)", False)
+    per_repetition: tuple[RepetitionRecord, ...] = key("each repetition's bookkeeping, one entry per repetition",
+                                                      factory=tuple)
+    launch: ServerLaunch | None = key("how `run` started the server, each start, and how each ended")
+    server: ServedBy | None = key("the server that answered the load generator (run, bench)")
+    workload: dict[str, Any] | None = key("the workload as `run` ran it: name, kind and its settings or argv")
+    settings: dict[str, Any] | None = key("the load generator's settings as it ran them (bench, run)")
+    provenance: dict[str, Any] | None = key(
+        "where the counts came from: output and prompt tokens and tokens per chunk by source (summed over "
+        "repetitions), the accept length's source")
+    duration_s: float | None = key("wall time of the measured phase in seconds, summed over repetitions")
+    requests: int | None = key("requests of the measured phase, summed over repetitions")
+    cut_short: int | None = key("of the failed requests, those whose stream ended before the request was complete")
+    failures: dict[str, int] = key("failed requests by cause, summed over repetitions", factory=dict)
+    until_decided: dict[str, Any] | None = key("the sequential plan, each look and the decision (`run --until-decided`)")
+    simulator: bool = key("measured against benchdoc's simulator: simulated, not hardware, numbers", False)
+    traceback: str | None = key("the end of the traceback of a harness error")
+    imported: ImportSource | None = key("where an imported run came from", json="import")
+    figures: dict[str, Any] | None = key("every figure a project benchmark script printed")
+    tool: dict[str, Any] = key("fields of another tool's results file, kept as found", factory=dict)
+    config_fingerprint: str | None = key(
+        "hash of the configuration `run` ran: argv, added env, cwd, workload settings (see \"Which results are current\")")
+    record_id: str | None = key(
+        "the one event the run records (`slurm:JOB_TASK` for an array task): recorded once, whoever records it "
+        "(docs/cluster.md)")
+    slurm: SlurmTask | None = key("the Slurm array task that ran it")
+    load: LevelRecord | None = key("the level of a load sweep this run measured (`EXP@rate=R`)")
+    capacity: CapacitySearch | None = key("a capacity search: the levels tried, why it stopped, its answer")
+    client: ClientVerdict | None = key(
+        "the client verdict: whether the load generator was the bottleneck, in how many of the repetitions that "
+        "watched it, and why (each repetition's own load, lag, CPU and send delay: per_repetition)")
+    server_metrics: dict[str, Any] | None = key(
+        "the server's `/metrics` scraped every second of each measured phase: `repetitions[]` of `{repetition, "
+        "dialect, interval_s, times_s, series, summary}`, series `running`, `waiting`, `kv_cache_usage`, "
+        "`prefix_cache_hit_rate`, `spec_accept_length` ([metrics.md](metrics.md#server-metrics-over-the-run))")
+    interrupted: bool = key("Ctrl-C stopped it: only the repetitions that finished are kept (`bench --repetitions`)",
+                            False)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form stored in the ledger and shown by `history --json`."""
-        logs = {"server": list(self.server_logs), "workload": list(self.workload_logs)}
-        data = {
-            "log_path": self.log_path,
-            "logs": logs if self.server_logs or self.workload_logs else None,
-            "repetitions": self.repetitions,
-            "planned_repetitions": self.planned_repetitions,
-            "interleaved": self.interleaved,
-            "per_repetition": [r.to_json() for r in self.per_repetition],
-            "launch": self.launch.to_json() if self.launch else None,
-            "server": self.server, "workload": self.workload, "settings": self.settings,
-            "provenance": self.provenance, "duration_s": self.duration_s, "requests": self.requests,
-            "cut_short": self.cut_short,
-            "failures": dict(self.failures), "until_decided": self.until_decided,
-            "simulator": self.simulator, "traceback": self.traceback,
-            "import": self.imported, "figures": self.figures, "tool": dict(self.tool),
-            "config_fingerprint": self.config_fingerprint, "record_id": self.record_id, "slurm": self.slurm,
-            "load": self.load, "capacity": self.capacity, "client": self.client,
-            "server_metrics": self.server_metrics, "interrupted": self.interrupted,
-        }
-        return {"version": METADATA_VERSION, **_drop_empty(data)}
+        return to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> RunMetadata:
         """Read any version's JSON form; values of the wrong type are left out, never fatal."""
-        data = dict(data or {})
-        if _opt(data.get("version"), int) is None:
-            data = _from_version_1(data)
-        found_logs = data.get("logs")
-        logs: Mapping[str, Any] = found_logs if isinstance(found_logs, Mapping) else {}
-        launch = data.get("launch")
-        failures = data.get("failures")
-        return cls(
-            log_path=_opt(data.get("log_path"), str),
-            server_logs=_strs(logs.get("server")),
-            workload_logs=_strs(logs.get("workload")),
-            repetitions=_opt(data.get("repetitions"), int),
-            planned_repetitions=_opt(data.get("planned_repetitions"), int),
-            interleaved=bool(data.get("interleaved")),
-            per_repetition=tuple(
-                RepetitionRecord.from_json(r) for r in data.get("per_repetition") or [] if isinstance(r, Mapping)
-            ),
-            launch=ServerLaunch.from_json(launch) if isinstance(launch, Mapping) else None,
-            server=_dict(data.get("server")),
-            workload=_dict(data.get("workload")),
-            settings=_dict(data.get("settings")),
-            provenance=_dict(data.get("provenance")),
-            duration_s=_opt(data.get("duration_s"), (int, float)),
-            requests=_opt(data.get("requests"), int),
-            cut_short=_opt(data.get("cut_short"), int),
-            failures={str(k): v for k, v in failures.items() if isinstance(v, int)} if isinstance(failures, Mapping) else {},
-            until_decided=_dict(data.get("until_decided")),
-            simulator=bool(data.get("simulator")),
-            traceback=_opt(data.get("traceback"), str),
-            imported=_dict(data.get("import")),
-            figures=_dict(data.get("figures")),
-            tool=_dict(data.get("tool")) or {},
-            config_fingerprint=_opt(data.get("config_fingerprint"), str),
-            record_id=_opt(data.get("record_id"), str),
-            slurm=_dict(data.get("slurm")),
-            load=_dict(data.get("load")),
-            capacity=_dict(data.get("capacity")),
-            client=_dict(data.get("client")),
-            server_metrics=_dict(data.get("server_metrics")),
-            interrupted=bool(data.get("interrupted")),
-        )
+        found = dict(data or {})
+        if not isinstance(found.get("version"), int) or isinstance(found.get("version"), bool):
+            found = _from_version_1(found)
+        return from_json(cls, found, version=METADATA_VERSION)
 
 
-_KNOWN = frozenset(key.key for key in METADATA_KEYS)
+METADATA_KEYS: tuple[MetadataKey, ...] = tuple(
+    MetadataKey(item.json, type_text(item.type), item.meaning) for item in declared(RunMetadata)
+)
+_KNOWN = frozenset(item.key for item in METADATA_KEYS)
+
+# The records inside a run's metadata, each with its own table in docs/running.md.
+PARTS: tuple[tuple[str, type], ...] = (
+    ("logs", RunLogs), ("per_repetition[]", RepetitionRecord), ("per_repetition[].client", ClientLoad),
+    ("launch", ServerLaunch), ("launch.stops[]", ServerStop), ("server", ServedBy), ("import", ImportSource),
+    ("slurm", SlurmTask), ("load", LevelRecord), ("capacity", CapacitySearch), ("capacity.levels[]", CapacityLevel),
+    ("client", ClientVerdict),
+)
+
+
+def _table(rows: Any) -> str:
+    lines = ["| Key | Type | Meaning |", "|---|---|---|"]
+    lines += [f"| `{item.json}` | {type_text(item.type)} | {item.meaning} |" for item in rows]
+    return "\n".join(lines) + "\n"
 
 
 def metadata_table() -> str:
     """The registry as the Markdown table docs/running.md shows (a test holds them equal)."""
-    lines = ["| Key | Type | Meaning |", "|---|---|---|"]
-    lines += [f"| `{key.key}` | {key.type} | {key.meaning} |" for key in METADATA_KEYS]
-    return "\n".join(lines) + "\n"
+    return _table(declared(RunMetadata))
+
+
+def metadata_docs() -> str:
+    """The registry's tables as docs/running.md shows them: the run's keys, then each record's."""
+    parts = [metadata_table()]
+    for path, cls in PARTS:
+        assert is_record(cls)
+        parts.append(f"`{path}`: {(cls.__doc__ or '').splitlines()[0]}\n\n{_table(declared(cls))}")
+    return "\n".join(parts)
 
 
 def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:

@@ -317,7 +317,7 @@ class Ledger:
                         if isinstance(meta, dict) and isinstance(meta.get("import"), dict)}
                 ids: list[int | None] = []
                 for run in runs:
-                    fingerprint = (run.metadata.imported or {}).get("fingerprint")
+                    fingerprint = run.metadata.imported.fingerprint if run.metadata.imported else None
                     ids.append(None if fingerprint and fingerprint in seen else _insert_run(conn, run))
                     seen.add(fingerprint)
                 return ids

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from benchdoc.config import MetricConfig
 from benchdoc.errors import UsageError
+from benchdoc.ledger.metadata import ServedBy
 from benchdoc.naming import is_level_experiment
 from benchdoc.plots.labels import is_simulated
 
@@ -122,10 +123,8 @@ def server_of(results: ResultSet, series: CdfSeries) -> str:
     for run in results[series.experiment].pooled:
         if run.id not in series.runs:
             continue
-        server = run.metadata.server or {}
-        owners = server.get("owned_by") or []
-        words = [*(owners if isinstance(owners, list) else [owners]), server.get("model")]
-        words = [str(w) for w in words if w]
+        server = run.metadata.server or ServedBy()
+        words = [str(w) for w in (*server.owned_by, server.model) if w]
         name = "simulator" if is_simulated(run) else (" ".join(words) or "server unknown")
         if name not in seen:
             seen.append(name)

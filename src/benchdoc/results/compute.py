@@ -336,10 +336,10 @@ def contention_warnings(name: str, target: str | None, pooled: dict[str, list[Ru
 
 def client_bound_warnings(name: str, runs: Sequence[RunRecord]) -> list[str]:
     """A warning when the load generator said it was the bottleneck in pooled runs."""
-    bound = [run for run in runs if (run.metadata.client or {}).get("bound")]
+    bound = [run.metadata.client for run in runs if run.metadata.client is not None and run.metadata.client.bound]
     if not bound:
         return []
-    reasons = (bound[0].metadata.client or {}).get("reasons") or []
+    reasons = bound[0].reasons if bound[0] is not None else ()
     why = f": {reasons[0]}" if reasons else ""
     return [
         f"{name}: the load generator was the bottleneck (client-bound) in {len(bound)} of {len(runs)} pooled "

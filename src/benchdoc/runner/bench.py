@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from benchdoc.engine_version import endpoint_version
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import CapacitySearch, LevelRecord, RunMetadata, ServedBy
 from benchdoc.naming import LoadLevel, level_experiment
 from benchdoc.provenance import Provenance, provenance
 from benchdoc.recording import Failure, Measurement, Repetition, now, record
@@ -72,7 +72,7 @@ class BenchTarget:
             command=tuple(self.command) or None,
             provenance=self.provenance,
             note=self.note,
-            metadata=RunMetadata(settings=first.settings, server=dict(first.server), **metadata),
+            metadata=RunMetadata(settings=first.settings, server=ServedBy.from_json(first.server), **metadata),
             keep_requests=self.keep_requests,
         )
 
@@ -179,14 +179,14 @@ def bench_capacity(
     answer = measured_repetition(0, spec.seed, shown.result)
     answer = Repetition(0, found.metrics(), answer.record, answer.requests, answer.load, simulator=answer.simulator)
     run = target.measurement(target.experiment, started, [answer], None if found.found else found.sentence(),
-                             shown.result, capacity=found.to_dict())
+                             shown.result, capacity=CapacitySearch.from_json(found.to_dict()))
     return found, record(target.ledger, run)
 
 
 def _record_level(target: BenchTarget, level: LoadLevel, result: WorkloadResult, started: datetime) -> int | None:
     name = level_experiment(target.experiment, level)
     run = target.measurement(name, started, [measured_repetition(0, result_seed(result), result)], failure_of(result),
-                             result, load=level.entry(target.experiment))
+                             result, load=LevelRecord.from_json(level.entry(target.experiment)))
     return record(target.ledger, run)
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import RepetitionRecord, RunMetadata
+from benchdoc.ledger.metadata import LevelRecord, RepetitionRecord, RunMetadata, ServedBy
 from benchdoc.planning.plan import loadgen_spec
 from benchdoc.planning.spec import LoadgenWorkload
 from benchdoc.recording import Failure, Measurement, now
@@ -109,6 +109,7 @@ def level_measurement(
         repetitions=[measured_repetition(0, result.settings.get("seed"), result)],
         failure=Failure(reason) if (reason := failure_of(result)) else None,
         provenance=provenance,
-        metadata=RunMetadata(settings=result.settings, server=dict(result.server), load=level.entry(swept)),
+        metadata=RunMetadata(settings=result.settings, server=ServedBy.from_json(result.server),
+                             load=LevelRecord.from_json(level.entry(swept))),
         keep_requests=keep_requests,
     )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.engine_version import endpoint_version, engine_entry
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import CapacitySearch, LevelRecord, RunLogs, RunMetadata, ServedBy, SlurmTask
 from benchdoc.ledger.models import Sample
 from benchdoc.machineload import LoadMeter
 from benchdoc.naming import level_experiment
@@ -68,7 +68,7 @@ class ExperimentRun:
         self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
         self.started_at = datetime.now(timezone.utc)
         self.provenance: Provenance | None = None
-        self.searches: list[dict[str, Any]] = []  # each capacity search's answer, by repetition
+        self.searches: list[CapacitySearch] = []  # each capacity search's answer, by repetition
         self.level_mark = self.started_at  # when the next level of a capacity search started
 
     # -- phases ------------------------------------------------------------------------
@@ -212,7 +212,7 @@ class ExperimentRun:
         if result.server is not None and self.answered is None:
             self.answered = result.server
         if result.capacity is not None:
-            self.searches.append(result.capacity)
+            self.searches.append(CapacitySearch.from_json(result.capacity))
         self.failure = result.failure or self.failure
         self.error = result.error or self.error
         if result.failure is not None or result.error is not None:
@@ -227,22 +227,25 @@ class ExperimentRun:
         launch = self.server.launch
         metadata = RunMetadata(
             log_path=relative(logs[0], root) if logs else None,
-            server_logs=tuple(relative(p, root) for p in logs),
-            workload_logs=tuple(relative(p, root) for p in self.workload_logs if p.exists()),
+            logs=RunLogs(tuple(relative(p, root) for p in logs),
+                         tuple(relative(p, root) for p in self.workload_logs if p.exists())),
             repetitions=self.completed,
             planned_repetitions=self.planned,
             interleaved=self.context.options.interleave,
             launch=self.server.record(lambda path: relative(path, root)),
             workload=self._workload(launch) if launch is not None else None,
-            server=self.answered,
+            server=ServedBy.from_json(self.answered) if self.answered is not None else None,
             settings=self.workload_settings,  # the load generator's, as bench records them
             until_decided=self.deciding.to_json() if self.deciding else None,
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
             load=self._level(),
-            capacity={**self.searches[-1], "searches": self.searches} if self.searches else None,
+            capacity=replace(self.searches[-1], searches=tuple(self.searches)) if self.searches else None,
         )
-        return replace(metadata, **(self.context.options.tags or {}))
+        tags = self.context.options.tags or {}
+        if not tags:
+            return metadata
+        return replace(metadata, slurm=SlurmTask.from_json(tags.get("slurm") or {}), record_id=tags.get("record_id"))
 
     def _record_level(self, level: LoadLevel, result: WorkloadResult) -> None:
         """Record a level a capacity search tried as a run of ``EXP@rate=R``, and say so."""
@@ -257,13 +260,13 @@ class ExperimentRun:
             figure += ", CLIENT-BOUND"
         self.context.notice(self.name, f"{level.label}: {figure}; recorded as run {run_id} of {name}")
 
-    def _level(self) -> dict[str, Any] | None:
+    def _level(self) -> LevelRecord | None:
         """The level of a sweep this run measured, as `bench` records it."""
         level = self.setup.level
         if level is None:
             return None
         assert self.setup.swept is not None
-        return level.entry(self.setup.swept)
+        return LevelRecord.from_json(level.entry(self.setup.swept))
 
     def _workload(self, launch: Launch) -> dict[str, Any]:
         try:

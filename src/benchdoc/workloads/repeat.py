@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from benchdoc.ledger.metadata import RepetitionRecord
+from benchdoc.ledger.metadata import ClientLoad, RepetitionRecord
 from benchdoc.recording import Repetition
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def repetition_record(index: int, seed: int | None, result: WorkloadResult) -> R
         warmup_requests=len(result.warmup_records),
         duration_s=round(result.duration_s, 6),
         aborted=result.aborted,
-        client=result.client.to_dict() if result.client is not None else None,
+        client=ClientLoad.from_json(result.client.to_dict()) if result.client is not None else None,
         provenance=result.provenance,
     )
 
