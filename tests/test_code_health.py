@@ -98,7 +98,8 @@ def test_the_size_gates_can_fail(tmp_path: Path) -> None:
 # The flags each command's row of the README's command table names: what a reader needs to
 # know the command can do (every other option is in its --help and the docs).
 MAIN_FLAGS: dict[str, tuple[str, ...]] = {
-    "run": ("--repetitions", "--until-decided", "--max-repetitions", "--interleave", "--missing", "--dry-run", "--quiet"),
+    # (--max-starts is spelled longest by its older name, --max-repetitions: the README may name either.)
+    "run": ("--repetitions", "--until-decided", "--starts", "--max-repetitions", "--interleave", "--missing", "--dry-run", "--quiet"),
     "submit": ("--slurm", "--partition", "--gres", "--time", "--max-parallel", "--missing", "--dry-run"),
     "record": ("--metric", "--failed", "--note"),
     "import": ("--format", "--experiment", "--select", "--metric", "--allow-new", "--dry-run"),

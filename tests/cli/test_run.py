@@ -107,7 +107,7 @@ def test_dry_run_prints_what_would_run(project) -> None:  # type: ignore[no-unty
     result = project.run("run", "--dry-run", "eagle3", "--until-decided", "--max-repetitions", "12")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert out.startswith("eagle3  (server sim, 2 repetitions, up to 12 until decided)")
+    assert out.startswith("eagle3  (server sim, 2 repetitions, up to 12 server starts until decided)")
     assert "--port '{port}' --ttft-ms 1 --step-ms 0.5 --draft-steps 2 --accept-prob 0.8" in out
     assert "ready:    GET http://127.0.0.1:{port}/health until it answers 200, at most 30 s" in out
     assert "stop:     SIGTERM to the process group, SIGKILL after 3 s" in out
@@ -151,12 +151,33 @@ def test_usage_errors_exit_2(project) -> None:  # type: ignore[no-untyped-def]
         (("run", "baselin"), "unknown experiment 'baselin' (did you mean 'baseline'?)"),
         (("run", "by-hand"), "experiment 'by-hand' has no server to run"),
         (("run", "zzz*"), "no experiment matches 'zzz*'"),
-        (("run", "--max-repetitions", "9"), "--max-repetitions goes with --until-decided"),
+        (("run", "--max-repetitions", "9"), "--max-starts goes with --until-decided"),
         (("run", "-n", "0"), "--repetitions must be at least 1"),
+        (("run", "--until-decided", "--starts", "3", "--max-starts", "2"), "--max-starts (2) is below --starts (3)"),
+        (("run", "eagle3", "--until-decided", "-n", "5", "--max-starts", "4"),
+         "--max-starts (4) is below the 5 server starts -n asks for before the first look"),
     ]:
         result = project.run(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr
+
+
+def test_until_decided_with_starts_runs_the_baseline_alongside(project) -> None:  # type: ignore[no-untyped-def]
+    project.write_config(CONFIG)
+    args = ("run", "baseline", "eagle3", "--until-decided", "--starts", "2", "-n", "1", "--max-starts", "3")
+    plan = project.run(*args, "--dry-run")
+    assert "2 server starts x 1 repetitions, up to 3 server starts until decided, interleaved" in plan.stdout
+    result = project.run(*args)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout + result.stderr
+    assert "until decided against 'baseline' running alongside, one start of each a round on output_tok_s" in out
+    assert "eagle3: after 2 server starts:" in out
+    with Ledger.open(project.ledger_url) as ledger:
+        runs = {r.experiment: r for r in ledger.runs()}
+    record = runs["eagle3"].metadata.until_decided
+    assert record["baseline_runs"] == [runs["baseline"].id] and runs["baseline"].id < runs["eagle3"].id
+    assert runs["baseline"].starts == 3 if record["decision"] is None else runs["baseline"].starts >= 2
+    assert runs["eagle3"].starts == record["looks"][-1]["starts"] == record["baseline_starts"]
 
 
 def test_a_harness_error_exits_1_after_recording_it(project) -> None:  # type: ignore[no-untyped-def]

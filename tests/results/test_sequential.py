@@ -72,7 +72,7 @@ def test_a_run_that_stopped_undecided_says_so_everywhere_and_shows_no_direction(
     comparison = result.comparisons["output_tok_s"]
     assert comparison.verdict == "undecided" and not comparison.significant
     assert comparison.sequential is not None and comparison.sequential.shares == 16
-    text = "undecided after 20 runs (sequential test)"
+    text = "undecided after 20 server starts (sequential test)"
     assert result.status is Status.MEASURED and result.reason == text
     metric = config.metric_or_default("output_tok_s")
     assert vs_cell(comparison, metric) == text
@@ -80,9 +80,9 @@ def test_a_run_that_stopped_undecided_says_so_everywhere_and_shows_no_direction(
     assert delta_text(comparison) == "?" and delta_mark(comparison) == "?"
     sentence = verdict_sentence(
         comparison.verdict, comparison.delta_pct, "Baseline", metric=metric,
-        margin=None, runs=comparison.sequential.repetitions,
+        margin=None, sequential=comparison.sequential,
     )
-    assert sentence == "undecided against Baseline after 20 runs (sequential test)"
+    assert sentence == "undecided against Baseline after 20 server starts (sequential test)"
     for words in (vs_cell(comparison, metric), vs_line(comparison, metric, "baseline"), sentence, result.reason):
         assert "slower" not in words and "faster" not in words and "%" not in words
 

@@ -386,7 +386,7 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
         ledger.record_run(NewRun("baseline", samples=[Sample("output_tok_s", 1.0 + i / 100, i, i) for i in range(10)]))
         ledger.record_run(NewRun("baseline-of-one", samples=[Sample("output_tok_s", 1.0, 0)]))
     recorder = Recorder()
-    options = RunOptions(until_decided=True, max_repetitions=12)
+    options = RunOptions(until_decided=True, max_starts=12)
     report, runs = run(config, ["candidate", "lonely"], options, recorder=recorder)
     candidate = runs["candidate"]
     assert report.outcomes[0].decision == "significant"
@@ -395,7 +395,9 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
     assert decided["decision"] == "significant" and decided["baseline_n"] == 10
     assert decided["looks"][0]["repetitions"] == 5 and decided["looks"][0]["p"] <= decided["alpha_per_look"]
     assert decided["alpha_per_look"] * len(decided["looks_planned"]) <= 0.05
-    assert decided["alpha_per_look"] * decided["shares"] == pytest.approx(0.05)
+    # Its family holds two comparisons on tok/s: lonely's, measured by the same run, counts as the worst it can
+    # become (p = 1), so Holm leaves this one 0.05 / 2 whatever lonely ends up showing.
+    assert decided["alpha_per_look"] * decided["shares"] == pytest.approx(0.025)
     assert decided["baseline_runs"] == [1]  # the ledger id of the baseline run it looked at
     # Views read the run back as its sequential test decided it: the p they show is the spent one.
     from benchdoc.results import build_results

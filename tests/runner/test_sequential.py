@@ -24,7 +24,7 @@ def test_the_spent_alpha_never_exceeds_alpha(baseline_n: int) -> None:
 def test_a_large_baseline_looks_after_every_repetition() -> None:
     plan = plan_stopping(0.05, 5, 20, 30)
     assert plan.looks == tuple(range(5, 21)) and plan.shares == 16
-    assert "split over 16 looks (at 5-20 repetitions)" in plan.describe()
+    assert "split over 16 looks (at 5-20 server starts)" in plan.describe()
 
 
 def test_a_single_baseline_value_can_never_decide() -> None:
@@ -57,7 +57,7 @@ def test_identical_setups_are_decided_equivalent_within_the_margin() -> None:
 def test_until_decided_looks_at_the_level_its_family_correction_leaves_it() -> None:
     from types import SimpleNamespace
 
-    from benchdoc.runner.deciding import UntilDecided
+    from benchdoc.results.sequential import family_level
     from benchdoc.stats import compare
     from benchdoc.stats.multiple import level_left
 
@@ -65,11 +65,16 @@ def test_until_decided_looks_at_the_level_its_family_correction_leaves_it() -> N
     others = [compare([92.5, 92.8, 92.4, 92.6, 92.7], base), compare([93.1, 92.8, 93.3, 92.9, 93.2], base)]
     results = [SimpleNamespace(name=f"o{i}", comparisons={"tok_s": c}) for i, c in enumerate(others)]
     results.append(SimpleNamespace(name="me", comparisons={}))
-    deciding = object.__new__(UntilDecided)
-    deciding.name, deciding.metric = "me", "tok_s"
-    for correction in ("holm", "bonferroni", "none"):
-        deciding.context = SimpleNamespace(config=SimpleNamespace(stats=SimpleNamespace(alpha=0.05, correction=correction)))
-        level, family = deciding._family_level(results)
+    for correction in ("holm", "bonferroni", "bh", "none"):
+        level, family = family_level(results, "me", "tok_s", correction, 0.05)
         expected = 0.05 if correction == "none" else level_left([o.p_value for o in others] + [0.0], 2, correction, 0.05)
         assert family == 3 and level == pytest.approx(expected) and level <= 0.05
-    assert deciding._family_level(results[-1:]) == (0.05, 1)
+        # o1 measured by the same run: its p may become anything, so it counts as the worst (p = 1),
+        # and a new experiment of the run ("new") joins the family.
+        level, family = family_level(results, "me", "tok_s", correction, 0.05, running=["o1", "new"])
+        worst = 0.05 if correction == "none" else level_left([others[0].p_value, 1.0, 1.0, 0.0], 3, correction, 0.05)
+        assert family == 4 and level == pytest.approx(worst)
+        if correction != "none":
+            assert level <= level_left([others[0].p_value, 0.0, 0.0, 0.0], 3, correction, 0.05)
+            assert level >= 0.05 / 4  # never below the Bonferroni floor
+    assert family_level(results[-1:], "me", "tok_s", "holm", 0.05) == (0.05, 1)

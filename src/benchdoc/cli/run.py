@@ -42,10 +42,11 @@ EPILOG = """\
 examples:
   benchdoc run                          every experiment that has a server
   benchdoc run baseline 'eagle3-*'      these, in config order
-  benchdoc run eagle3 --until-decided   repeat until the comparison is decided
+  benchdoc run eagle3 --until-decided   add server starts until the comparison is decided
   benchdoc run --interleave a b         A B A B ...: drift hits both alike
   benchdoc run a b --starts 6 -n 3      6 server starts of 3 repetitions each (verdicts compare starts)
   benchdoc run a b --starts 6 --interleave   A B A B ... start by start
+  benchdoc run base a --until-decided --starts 3 -n 2   rounds of one start each (2 repetitions) after 3
   benchdoc run baseline                 a workload with rate = [1, 2, 4]: every level, one server start
   benchdoc run --dry-run                print what would run (and what each sweep expanded into)
   benchdoc run 'eagle3-s*' --missing    only those without a successful run of their current config
@@ -73,15 +74,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="experiments to run (default: every experiment with a server)")
     parser.add_argument("--repetitions", "-n", type=whole_number, metavar="N",
                         help="repetitions per server start (default: each experiment's own, else 5); without "
-                        "--starts one start runs them all, or with --interleave each is a start of its own")
+                        "--starts one start runs them all, or with --interleave or --until-decided each is a start of its own")
     parser.add_argument("--starts", type=whole_number, metavar="S",
                         help="server starts per experiment, each running -n repetitions (comparisons are made "
                         "between starts: several a side are needed for a verdict)")
     parser.add_argument("--until-decided", action="store_true",
-                        help="add repetitions until the comparison against compare_to is significant or "
-                        "equivalent (alpha spent over the looks; see docs/running.md)")
-    parser.add_argument("--max-repetitions", type=whole_number, metavar="N",
-                        help="with --until-decided: the most repetitions to run (default 20)")
+                        help="add server starts (of -n repetitions with --starts, else of one) until the comparison "
+                        "against compare_to is significant or equivalent at the level its family correction leaves "
+                        "it; a compare_to selected too runs alongside, one start each a round (docs/running.md)")
+    parser.add_argument("--max-starts", "--max-repetitions", type=whole_number, metavar="S", dest="max_starts",
+                        help="with --until-decided: the most server starts per experiment (default 20)")
     parser.add_argument("--interleave", action="store_true",
                         help="alternate experiments start by start (with --starts), else repetition by repetition, "
                         "restarting each server every time")
@@ -121,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         repetitions=args.repetitions,
         starts=args.starts,
         until_decided=args.until_decided,
-        max_repetitions=args.max_repetitions,
+        max_starts=args.max_starts,
         interleave=args.interleave,
         tags=_slurm_tags() if args.slurm_task else None,
         port_wait_s=args.wait_for_port,
@@ -255,8 +257,8 @@ def print_plan(planned: Sequence[PlannedRun], config: Config) -> None:
                  config)
     for item in planned:
         reps = f"{item.starts} server starts x {item.repetitions} repetitions" if item.starts > 1 else f"{item.repetitions} repetitions"
-        if item.max_repetitions is not None:
-            reps += f", up to {item.max_repetitions} until decided"
+        if item.max_starts is not None:
+            reps += f", up to {item.max_starts} server starts until decided"
         print(f"{item.experiment}  (server {item.server}, {reps}{', interleaved' if item.interleave else ''})")
         print(f"  argv:     {shlex.join(item.argv)}")
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in item.env.items())
@@ -412,7 +414,7 @@ class _Display:
             look = event.look
             state = f"decided ({look.decision})" if look.decision else "not decided yet"
             self.say(
-                f"{name}: after {look.repetitions} repetitions: {look.delta_pct:+.1f}%, p={look.p_value:.3g} "
+                f"{name}: after {look.starts} server starts: {look.delta_pct:+.1f}%, p={look.p_value:.3g} "
                 f"(decides at <= {event.plan.alpha_per_look:.3g}): {state}"
             )
         elif isinstance(event, ev.Notice):

@@ -462,7 +462,7 @@ class Renderer:
         return verdict_sentence(
             comparison.verdict, comparison.delta_pct, other,
             metric=metric, margin=comparison.equivalence_margin,
-            runs=comparison.sequential.repetitions if comparison.sequential else None,
+            sequential=comparison.sequential,
         )
 
     def _value_target(self, region: Region) -> tuple[str, str | None]:

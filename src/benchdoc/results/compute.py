@@ -20,7 +20,7 @@ from benchdoc.planning.fingerprint import config_fingerprints, ran_current_confi
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.reliability import Reliability, reliability
-from benchdoc.results.sequential import sequential_outcome
+from benchdoc.results.sequential import seen_baseline, sequential_outcome
 from benchdoc.results.status import Status
 from benchdoc.results.words import (
     failure_reason,
@@ -255,8 +255,11 @@ def _corrected_comparisons(
             base = summaries[target].get(metric)
             if base is None or not can_compare(base) or summary.median < 0:
                 continue  # see _below_zero: one unusable value must not stop the rest
-            comparison = compare_summaries(config, metric, summary, base, pooled[name], pooled[target])
             outcome = sequential_outcome(pooled[name], pooled[target], metric, target)
+            seen = seen_baseline(pooled[name], pooled[target]) if outcome else None
+            if seen is not None:  # only the baseline starts the sequential test saw
+                base = summarize([v for run in seen for v in run.values(metric)], config.stats.confidence)
+            comparison = compare_summaries(config, metric, summary, base, pooled[name], seen or pooled[target])
             raw.setdefault(metric, {})[name] = read_sequentially(comparison, outcome) if outcome else comparison
     comparisons: dict[str, dict[str, Comparison]] = {}
     family_sizes: dict[str, int] = {}

@@ -10,6 +10,7 @@ one); any other pooling is an ordinary comparison.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -36,31 +37,66 @@ def sequential_outcome(
         return None  # its looks ended before its runs did: not what the test decided on
     if not _same_baseline(record, baseline, decided_on):
         return None
+    starts = looks[-1].get("starts")
+    starts = starts if isinstance(starts, int) and starts > 0 else None
     if decided_on != metric:
         # Another metric of a run whose length was chosen by looking at ``decided_on``: its
         # plain test is no valid one either, and it was never tested sequentially.
-        return Sequential(repetitions=stopped_at, shares=shares, decision=None, decided_on=decided_on)
+        return Sequential(repetitions=stopped_at, shares=shares, decision=None, decided_on=decided_on, starts=starts)
     decision = record.get("decision")
     if decision not in ("significant", "equivalent", None):
         return None
-    return Sequential(repetitions=stopped_at, shares=shares, decision=decision)
+    return Sequential(repetitions=stopped_at, shares=shares, decision=decision, starts=starts)
+
+
+def seen_baseline(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[RunRecord] | None:
+    """The baseline as the candidate's sequential test last saw it: a baseline that ran
+    alongside several candidates went on after this one stopped, and the starts it added
+    are cut off, so the comparison shown is the one the test decided on. Otherwise (no
+    sequential record, or nothing added since) None: the baseline as pooled."""
+    record = candidate[0].metadata.until_decided if len(candidate) == 1 else None
+    seen = record.get("baseline_starts") if record else None
+    if not isinstance(seen, int) or seen < 1:
+        return None
+    kept: list[RunRecord] = []
+    taken: set[tuple[int, int]] = set()
+    for run in baseline:
+        starts = []
+        for start in sorted({s.start for s in run.samples}):
+            if len(taken) < seen:
+                taken.add((run.id, start))
+                starts.append(start)
+        if starts:
+            kept.append(dataclasses.replace(run, samples=tuple(s for s in run.samples if s.start in starts)))
+    total = sum(len({s.start for s in run.samples}) for run in baseline)
+    return kept if len(taken) == seen < total else None
 
 
 def family_level(
-    results: Iterable[Any], name: str, metric: str, correction: str, alpha: float
+    results: Iterable[Any], name: str, metric: str, correction: str, alpha: float, *, running: Sequence[str] = ()
 ) -> tuple[float, int]:
     """(level, family size): the level ``correction`` leaves ``name``'s comparison on ``metric``
-    among the other comparisons of ``results`` (their p-values as they are), for a run that
-    decides sequentially to decide what the corrected views will show."""
+    among the other comparisons of ``results``, for a run that decides sequentially to decide
+    what the corrected views will show. The others keep their p-values, except those in
+    ``running`` (measured by the same run, so about to change), which count at p = 1: the
+    least any correction then leaves (alpha / K for Holm, Bonferroni and BH alike), so a
+    decision holds whatever they become. The level is the lower of the difference family's
+    and the equivalence family's, since one look decides both."""
     from benchdoc.stats.multiple import level_left
 
-    others = [
-        result.comparisons[metric].p_tested for result in results
-        if result.name != name and metric in result.comparisons and result.comparisons[metric].estimate is not None
-    ]
-    if correction == "none" or not others:
-        return alpha, len(others) + 1
-    return level_left([*others, 0.0], len(others), correction, alpha), len(others) + 1
+    fresh = set(running)
+    found = [result for result in results
+             if result.name != name and result.name not in fresh and metric in result.comparisons
+             and result.comparisons[metric].estimate is not None]
+    size = len(found) + len(fresh - {name}) + 1
+    if correction == "none" or size == 1:
+        return alpha, size
+    unknown = [1.0] * len(fresh - {name})
+    tested = [result.comparisons[metric].p_tested for result in found]
+    level = level_left([*tested, *unknown, 0.0], size - 1, correction, alpha)
+    equivalence = [p for result in found if (p := result.comparisons[metric].equivalence_p_tested) is not None]
+    level = min(level, level_left([*equivalence, *unknown, 0.0], len(equivalence) + len(unknown), correction, alpha))
+    return level, size
 
 
 def _shares(record: dict[str, Any]) -> int | None:

@@ -17,7 +17,7 @@ from benchdoc.stats.summary import OUTLIER_IQR_FACTOR
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
     from benchdoc.results.reliability import Reliability
-    from benchdoc.stats import Comparison, Summary
+    from benchdoc.stats import Comparison, Sequential, Summary
 
 DASH = "—"
 NOISE = "~"  # benchstat's mark: the difference is noise
@@ -104,8 +104,7 @@ def verdict_text(comparison: Comparison, metric: Wording | None = None, digits: 
         sequential = comparison.sequential
         if sequential is not None and sequential.decided_on:
             return f"not decided: the sequential test stopped on {sequential.decided_on}, not on this metric"
-        runs = sequential.repetitions if sequential else 0
-        return f"undecided after {runs} runs (sequential test)"
+        return f"undecided after {stopped_after(sequential)} (sequential test)"
     if verdict == "insufficient":
         return insufficient_text(comparison, digits)
     return f"{INCONCLUSIVE} (p={format_p(comparison.p_used)}{comparison.p_label}){_deciding(comparison)}"
@@ -184,7 +183,7 @@ def delta_mark(comparison: Comparison | None) -> str | None:
 
 def vs_line(comparison: Comparison, metric: Wording, target: str, digits: int = 1) -> str:
     """One line against the reference: '+3.8% vs baseline: 3.8% faster'; an undecided
-    sequential test shows no signed delta: 'vs baseline: undecided after 20 runs (sequential test)'."""
+    sequential test shows no signed delta: 'vs baseline: undecided after 20 server starts (sequential test)'."""
     verdict = verdict_text(comparison, metric, digits)
     if comparison.verdict in ("undecided", "insufficient"):
         return f"vs {target}: {verdict}"
@@ -209,6 +208,15 @@ def vs_cell(comparison: Comparison, metric: Wording) -> str:
     return f"{NOISE} {delta} ({INCONCLUSIVE}, p={format_p(comparison.p_used)})"
 
 
+def stopped_after(sequential: Sequential | None) -> str:
+    """How far a sequential test went: '20 server starts' ('20 runs' in records older than starts)."""
+    if sequential is None:
+        return "0 runs"
+    if sequential.starts is not None:
+        return f"{sequential.starts} server start{'s' if sequential.starts != 1 else ''}"
+    return f"{sequential.repetitions} runs"
+
+
 def verdict_sentence(
     verdict: str | None,
     delta_pct: float,
@@ -216,13 +224,14 @@ def verdict_sentence(
     *,
     metric: Wording,
     margin: float | None,
-    runs: int | None = None,
+    sequential: Sequential | None = None,
 ) -> str:
     """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)',
     '2.03x faster than Baseline' for a latency, '12.0% lower Peak memory than Baseline'.
 
     Takes plain numbers, not a Comparison, so the prose lint can suggest exactly this text
-    from its cached facts. ``runs``: where a sequential test stopped undecided, its runs.
+    from its cached facts. ``sequential``: how a sequential test ended, where it stopped
+    undecided (or on another metric), as every other view words it.
     """
     if verdict in ("better", "worse"):
         return f"{change_words(delta_pct, metric, named=True)} than {other}"
@@ -231,7 +240,9 @@ def verdict_sentence(
     if verdict == "insufficient":
         return f"{delta_pct:+.1f}% vs {other} (too few server starts to tell)"
     if verdict == "undecided":  # no direction: the sequential test found none
-        after = f" after {runs} runs" if runs is not None else ""
+        if sequential is not None and sequential.decided_on:
+            return f"not decided against {other}: the sequential test stopped on {sequential.decided_on}, not on this metric"
+        after = f" after {stopped_after(sequential)}" if sequential is not None else ""
         return f"undecided against {other}{after} (sequential test)"
     return f"{INCONCLUSIVE} against {other} ({delta_pct:+.1f}%)"
 

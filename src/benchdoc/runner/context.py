@@ -16,7 +16,7 @@ from benchdoc.runner.failures import FailurePattern
 if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
 
-DEFAULT_MAX_REPETITIONS = 20
+DEFAULT_MAX_STARTS = 20
 LOGS_DIR = Path(".benchdoc") / "logs"
 
 EventSink = Callable[[RunEvent], None]
@@ -29,7 +29,7 @@ class RunOptions:
     repetitions: int | None = None  # overrides each experiment's own count (per server start with ``starts``)
     starts: int | None = None  # server starts per experiment, each running ``repetitions``
     until_decided: bool = False
-    max_repetitions: int | None = None  # with until_decided (default DEFAULT_MAX_REPETITIONS)
+    max_starts: int | None = None  # with until_decided: the most server starts (default DEFAULT_MAX_STARTS)
     interleave: bool = False
     # Fields of every run's metadata set from outside the run: a Slurm task's job, task and record id.
     tags: Mapping[str, Any] | None = None
@@ -43,27 +43,27 @@ class RunOptions:
             raise UsageError(f"--repetitions must be at least 1, got {self.repetitions}")
         if self.starts is not None and self.starts < 1:
             raise UsageError(f"--starts must be at least 1, got {self.starts}")
-        if self.starts is not None and self.until_decided:
-            raise UsageError("--starts with --until-decided is not supported yet: run a fixed number of starts, "
-                             "or --interleave --until-decided (every repetition a start of its own)")
-        if self.max_repetitions is not None:
+        if self.max_starts is not None:
             if not self.until_decided:
-                raise UsageError("--max-repetitions goes with --until-decided")
-            if self.max_repetitions < 1:
-                raise UsageError(f"--max-repetitions must be at least 1, got {self.max_repetitions}")
+                raise UsageError("--max-starts goes with --until-decided")
+            if self.max_starts < 1:
+                raise UsageError(f"--max-starts must be at least 1, got {self.max_starts}")
+            if self.starts is not None and self.max_starts < self.starts:
+                raise UsageError(f"--max-starts ({self.max_starts}) is below --starts ({self.starts})")
 
     def repetitions_per_start(self, planned: int) -> int | None:
         """How many of an experiment's ``planned`` repetitions one server start runs:
-        ``planned / starts``, one with ``interleave`` or ``until_decided`` (every repetition a
-        start of its own), else None: one start runs every repetition."""
+        ``planned / starts``, one with ``interleave`` or ``until_decided`` without ``starts``
+        (every repetition a start of its own), else None: one start runs every repetition."""
         if self.starts is not None:
             return max(1, planned // self.starts)
         # --until-decided adds server starts: every repetition is one.
         return 1 if self.interleave or self.until_decided else None
 
-    def max_repetitions_for(self, planned: int) -> int:
-        """The most repetitions --until-decided may take for an experiment planned with ``planned``."""
-        return max(self.max_repetitions or DEFAULT_MAX_REPETITIONS, planned)
+    def max_starts_for(self, planned_starts: int) -> int:
+        """The most server starts --until-decided may take for an experiment planned with
+        ``planned_starts`` (the starts before its first look)."""
+        return max(self.max_starts or DEFAULT_MAX_STARTS, planned_starts)
 
 
 @dataclass
@@ -77,6 +77,7 @@ class RunContext:
     environ: dict[str, str]
     patterns: tuple[FailurePattern, ...]
     logs_dir: Path
+    selected: tuple[str, ...] = ()  # every experiment this run measures (their comparisons will all change)
 
     def notice(self, experiment: str, message: str) -> None:
         self.emit(Notice(experiment, message))

@@ -18,6 +18,11 @@ With ``interleave`` the experiments take turns repetition by repetition (A B A B
 and each repetition starts its server afresh: only one server is up at a time (two
 LLM servers rarely fit on the same GPUs), ports can never clash, and slow drift of the
 machine (thermals, other tenants) hits every experiment alike.
+
+With ``until_decided``, when an experiment's ``compare_to`` is measured in the same run,
+they run in rounds (interleaved, whatever ``interleave`` says): each round starts the
+baseline, then each candidate still undecided; the baseline goes on as long as one of
+them does, and is recorded before them, so each can name the run it was decided against.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from benchdoc.planning.plan import (
     plan_launch,
 )
 from benchdoc.redact import redact_argv
-from benchdoc.runner.context import DEFAULT_MAX_REPETITIONS, LOGS_DIR, EventSink, RunContext, RunOptions
+from benchdoc.runner.context import DEFAULT_MAX_STARTS, LOGS_DIR, EventSink, RunContext, RunOptions
 from benchdoc.runner.events import ExperimentOutcome
 from benchdoc.runner.experiment import ExperimentRun
 from benchdoc.runner.failures import user_patterns
@@ -50,7 +55,7 @@ from benchdoc.runner.session import ServerSession
 if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
 
-__all__ = ["DEFAULT_MAX_REPETITIONS", "PlannedRun", "RunOptions", "RunReport", "plan_runs", "run_experiments"]
+__all__ = ["DEFAULT_MAX_STARTS", "PlannedRun", "RunOptions", "RunReport", "plan_runs", "run_experiments"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,7 @@ class PlannedRun:
     shutdown_grace_s: float
     workload: dict[str, Any]
     repetitions: int  # per server start
-    max_repetitions: int | None
+    max_starts: int | None  # with --until-decided
     interleave: bool
     log_dir: Path
     starts: int = 1
@@ -120,8 +125,8 @@ def plan_runs(
                 shutdown_grace_s=launch.shutdown_grace_s,
                 workload=describe_workload(config, setup, launch, environ=environ),
                 repetitions=setup.repetitions,
-                max_repetitions=options.max_repetitions_for(setup.repetitions) if options.until_decided else None,
-                interleave=options.interleave,
+                max_starts=options.max_starts_for(options.starts or setup.repetitions) if options.until_decided else None,
+                interleave=options.interleave or bool(options.until_decided and _in_rounds(config, names)),
                 log_dir=config.root / LOGS_DIR,
                 starts=options.starts or 1,
             )
@@ -149,8 +154,10 @@ def run_experiments(
     """
     options = options or RunOptions()
     options.check()
-    if options.max_repetitions is not None and options.repetitions is not None and options.max_repetitions < options.repetitions:
-        raise UsageError(f"--max-repetitions ({options.max_repetitions}) is below --repetitions ({options.repetitions})")
+    first = options.repetitions if options.starts is None else None  # without --starts each repetition is a start
+    if options.max_starts is not None and first is not None and options.max_starts < first:
+        raise UsageError(f"--max-starts ({options.max_starts}) is below the {first} server starts -n asks for "
+                         "before the first look")
     order = baselines_first(config, names) if options.until_decided else list(names)
     setups = _expanded(config, check_setups(config, order, options.repetitions))
     swept = next((setup.swept for setup in setups if setup.swept is not None), None)
@@ -165,9 +172,12 @@ def run_experiments(
         environ=dict(os.environ if environ is None else environ),
         patterns=user_patterns(config.failure_patterns),
         logs_dir=config.root / LOGS_DIR,
+        selected=tuple(setup.name for setup in setups),
     )
-    if options.interleave:  # every repetition starts its own server: the levels of a sweep take turns too
+    rounds = options.until_decided and _in_rounds(config, [setup.name for setup in setups])
+    if options.interleave or rounds:  # every repetition starts its own server: the levels of a sweep take turns too
         runs = [ExperimentRun(context, setup, index, len(setups)) for index, setup in enumerate(setups)]
+        _alongside(runs)
         return RunReport(tuple(_run_interleaved(runs)))
     return RunReport(tuple(_run_one_by_one(_sharing_a_server(context, setups))))
 
@@ -226,18 +236,39 @@ def _restart(run: ExperimentRun) -> bool:
     return run.start_server(tag=f"start{len(run.server.pids) + 1}")
 
 
+def _in_rounds(config: Config, names: Sequence[str]) -> bool:
+    """Some selected experiment's compare_to is selected too: --until-decided runs them in rounds."""
+    chosen = set(names)
+    return any((exp := config.experiments.get(name)) is not None and exp.compare_to in chosen for name in names)
+
+
+def _alongside(runs: list[ExperimentRun]) -> None:
+    """Link each run deciding against another of these runs to it: that baseline runs alongside."""
+    by_name = {run.name: run for run in runs}
+    for run in runs:
+        baseline = by_name.get(run.setup.experiment.compare_to or "")
+        if run.deciding is not None and baseline is not None and baseline is not run:
+            run.deciding.live = baseline
+            baseline.candidates.append(run)
+
+
 def _run_interleaved(runs: list[ExperimentRun]) -> list[ExperimentOutcome]:
-    outcomes = []
+    outcomes: list[ExperimentOutcome] = []
     active = []
+    held: list[ExperimentRun] = []  # done, waiting for the baseline they ran alongside to be recorded
     for run in runs:
         try:
             run.begin()
             active.append(run)
         except Exception as exc:
             run.harness_error(exc)
-            outcomes.append(run.finish())
+            active.append(run)  # recorded below, in its turn (after the baseline it was to run alongside)
     while active:
         for run in list(active):
+            if not run.wants_more():  # nothing left for this round (its candidates decided meanwhile)
+                active.remove(run)
+                _finish(run, active, held, outcomes)
+                continue
             try:
                 try:
                     tag = f"rep{run.completed + 1}" if run.per_start == 1 else f"start{len(run.server.pids) + 1}"
@@ -250,6 +281,21 @@ def _run_interleaved(runs: list[ExperimentRun]) -> list[ExperimentOutcome]:
             except Exception as exc:
                 run.harness_error(exc)
             if not run.wants_more():
-                outcomes.append(run.finish())
                 active.remove(run)
+                _finish(run, active, held, outcomes)
     return outcomes
+
+
+def _finish(
+    run: ExperimentRun, active: list[ExperimentRun], held: list[ExperimentRun], outcomes: list[ExperimentOutcome]
+) -> None:
+    """Record ``run``, unless the baseline it ran alongside is still running (then once it is
+    recorded); then the runs held for it."""
+    live = run.deciding.live if run.deciding is not None else None
+    if live is not None and live in active:
+        held.append(run)
+        return
+    outcomes.append(run.finish())
+    for waiting in [other for other in held if other.deciding is not None and other.deciding.live is run]:
+        held.remove(waiting)
+        _finish(waiting, active, held, outcomes)

@@ -56,6 +56,7 @@ class ExperimentRun:
         # With --starts the repetitions asked for are per start.
         self.planned = setup.repetitions * (context.options.starts or 1)
         self.per_start = context.options.repetitions_per_start(self.planned)
+        self.planned_starts = self.planned // self.per_start if self.per_start else 1
         self.repetitions: list[Repetition] = []  # what each repetition measured, as the recorder takes it
         self.completed = 0
         self.failure: FailureReason | None = None
@@ -65,7 +66,9 @@ class ExperimentRun:
         self.workload_settings: dict[str, Any] | None = None
         self.answered: dict[str, Any] | None = None  # the server that answered the load generator
         self.server = server or ServerSession(context, setup)  # a sweep's levels share one
-        self.deciding = UntilDecided(context, setup) if context.options.until_decided else None
+        self.deciding = UntilDecided(context, setup, self.planned_starts) if context.options.until_decided else None
+        self.candidates: list[ExperimentRun] = []  # runs deciding against this one as it runs (in rounds)
+        self.run_id: int | None = None  # once recorded
         self.started_at = datetime.now(timezone.utc)
         self.provenance: Provenance | None = None
         self.searches: list[CapacitySearch] = []  # each capacity search's answer, by repetition
@@ -80,8 +83,7 @@ class ExperimentRun:
         self.started_at = datetime.now(timezone.utc)
         if not self.server.running():  # a level of a sweep after the first keeps the server's logs
             self.server.log_base = _log_base(self.context.logs_dir, self.server.name, self.started_at)
-        limit = self.deciding.max_repetitions if self.deciding else self.planned
-        self.context.emit(ExperimentStarted(self.name, self.index, self.total, limit))
+        self.context.emit(ExperimentStarted(self.name, self.index, self.total, self.limit()))
         probe_launch = plan_launch(self.config, self.setup, self.setup.server.port)
         env = probe_launch.full_env(self.context.environ)
         self.provenance = provenance(self.config.root, env=env)
@@ -108,18 +110,28 @@ class ExperimentRun:
         """The current server start has run its share of repetitions: the next needs a fresh one."""
         return self.per_start is not None and self.completed > 0 and self.completed % self.per_start == 0
 
+    def limit(self) -> int:
+        """The most repetitions this run may take (more than planned with --until-decided)."""
+        runs = [self, *self.candidates]
+        starts = max((run.deciding.max_starts for run in runs if run.deciding is not None), default=0)
+        return max(self.planned, starts * (self.per_start or 1))
+
     def wants_more(self) -> bool:
         if self.failure is not None or self.error is not None:
             return False
-        if self.completed < self.planned:
+        if self.completed < self.planned or (self.per_start and self.completed % self.per_start):
+            return True  # the planned repetitions, or the rest of the server start under way
+        starts = self.completed // (self.per_start or max(self.completed, 1))
+        if self.deciding is not None and self.deciding.wants_more(starts):
             return True
-        return self.deciding is not None and self.deciding.wants_more(self.completed)
+        # A baseline running alongside goes on while a candidate still needs its next start.
+        return any(run.wants_more() for run in self.candidates)
 
     def run_repetition(self) -> None:
         index = self.completed
         workload = self.setup.workload
         requests = workload.settings.get("requests") if isinstance(workload, LoadgenWorkload) else None
-        target = self.planned if self.completed < self.planned or self.deciding is None else self.deciding.max_repetitions
+        target = self.planned if self.completed < self.planned else self.limit()
         self.context.emit(RepetitionStarted(self.name, index, target, requests))
         process = self.server.process
         meter = LoadMeter([process.pgid] if process is not None else []).start()
@@ -139,8 +151,8 @@ class ExperimentRun:
             return
         self.completed += 1
         self.context.emit(RepetitionFinished(self.name, index, dict(metrics)))
-        if self.deciding is not None:
-            self.deciding.look(self.samples, self.completed)
+        if self.deciding is not None and self.per_start and self.completed % self.per_start == 0:
+            self.deciding.look(self.samples, self.completed // self.per_start)
 
     @property
     def samples(self) -> list[Sample]:
@@ -172,7 +184,7 @@ class ExperimentRun:
             metadata=self.metadata(),
             keep_requests=self.config.keep_requests,
         )
-        run_id = record(self.context.ledger, measured)
+        run_id = self.run_id = record(self.context.ledger, measured)
         failure = measured.effective_failure
         result = ExperimentOutcome(
             experiment=self.name,

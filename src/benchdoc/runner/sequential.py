@@ -11,10 +11,9 @@ are correlated. It is conservative (Pocock's constant boundary would be a little
 strict for normal data), but it needs no distributional assumption, and the same split
 makes the intervals of all looks hold at once (repeated confidence intervals).
 
-Each repetition it adds is a server start of its own (the unit a comparison counts), and
-the baseline counts by its starts. Looks where the test cannot be made at all (fewer than
-two server starts on a side) are not taken, and do not count in K: a look that can never
-reject spends nothing. K is the smallest count for which the looks that can
+The looks count server starts (the unit a comparison counts), and the baseline counts by
+its starts. Looks where the test cannot be made at all (fewer than two server starts on a
+side) are not taken, and do not count in K: a look that can never reject spends nothing. K is the smallest count for which the looks that can
 reject at alpha / K number at most K. The same per-look level decides equivalence (TOST
 within the metric's margin), so "equivalent" is equally protected.
 
@@ -32,11 +31,11 @@ Decision = Literal["significant", "equivalent"]
 
 @dataclass(frozen=True)
 class StoppingPlan:
-    """When to look and at what level: ``looks`` are candidate repetition counts, each
-    repetition a server start of its own; ``baseline_n`` counts the baseline's starts."""
+    """When to look and at what level: ``looks`` are the candidate's server start counts;
+    ``baseline_n`` counts the baseline's starts."""
 
     alpha: float
-    first: int  # repetitions always run before the first look can happen
+    first: int  # server starts always run before the first look can happen
     maximum: int
     baseline_n: int
     looks: tuple[int, ...]
@@ -46,12 +45,12 @@ class StoppingPlan:
     def describe(self) -> str:
         if not self.looks:
             return (
-                f"no look can reach significance with {self.maximum} repetitions against a baseline of "
+                f"no look can reach significance with {self.maximum} server starts against a baseline of "
                 f"{self.baseline_n}; running {self.first}"
             )
         return (
             f"Bonferroni alpha spending: alpha {self.alpha:g} split over {self.shares} looks "
-            f"(at {_ranges(self.looks)} repetitions), {self.alpha_per_look:.3g} each"
+            f"(at {_ranges(self.looks)} server starts), {self.alpha_per_look:.3g} each"
         )
 
 
@@ -59,16 +58,18 @@ class StoppingPlan:
 class Look:
     """One interim comparison of the candidate's values so far against the baseline."""
 
-    repetitions: int
+    repetitions: int  # the candidate's values so far
     p_value: float
     equivalence_p: float | None
     delta_pct: float
     decision: Decision | None
     verdict: str  # the comparison's verdict at the per-look level
+    starts: int = 0  # the candidate's server starts so far
+    baseline_starts: int = 0  # the baseline's server starts it was compared with
 
 
 def plan_stopping(alpha: float, first: int, maximum: int, baseline_n: int) -> StoppingPlan:
-    """The looks (candidate sizes in [first, maximum]) and the level of each.
+    """The looks (candidate server start counts in [first, maximum]) and the level of each.
 
     K is the smallest share count such that the sizes at which a rejection at alpha / K
     is attainable number at most K; looks elsewhere are skipped.
@@ -126,6 +127,8 @@ def take_look(
         delta_pct=comparison.delta_pct,
         decision=decision,
         verdict=comparison.verdict,
+        starts=comparison.starts_candidate,
+        baseline_starts=comparison.starts_baseline,
     )
 
 
@@ -145,22 +148,25 @@ def stopping_record(
     """What a run records of its sequential test (``metadata.until_decided``).
 
     Views read it back (``benchdoc.results``) to show the run as the test decided it:
-    ``shares`` and ``decision``, the runs of ``compare_to`` it looked at, and the
-    repetitions of the last look.
+    ``shares`` and ``decision``, the runs of ``compare_to`` it looked at (and how many of
+    their starts: a baseline running alongside goes on for other candidates), and the
+    repetitions and starts of the last look.
     """
+    last = looks[-1] if looks else None
     return {
         "method": "bonferroni alpha spending over the planned looks",
         "compare_to": compare_to,
         "metric": metric,
         "baseline_n": baseline_n,
         "baseline_runs": list(baseline_runs),
+        "baseline_starts": last.baseline_starts if last is not None else None,
         "alpha": alpha,
         "alpha_per_look": plan.alpha_per_look if plan else None,
         "shares": plan.shares if plan else None,
         "looks_planned": list(plan.looks) if plan else [],
-        "max_repetitions": max_repetitions,
+        "max_repetitions": max_repetitions,  # the most server starts (named before looks counted starts)
         "looks": [
-            {"repetitions": look.repetitions, "p": look.p_value, "equivalence_p": look.equivalence_p,
+            {"repetitions": look.repetitions, "starts": look.starts, "p": look.p_value, "equivalence_p": look.equivalence_p,
              "delta_pct": look.delta_pct, "decision": look.decision}
             for look in looks
         ],

@@ -43,6 +43,7 @@ class Sequential:
     shares: int  # alpha was split into this many equal shares, one per look
     decision: str | None  # "significant", "equivalent", or None: stopped undecided
     decided_on: str | None = None  # set on another metric of the run: the one the test decided on
+    starts: int | None = None  # the candidate's server starts when it stopped (None in older records)
 
 
 @dataclass(frozen=True)
