@@ -128,6 +128,25 @@ def test_config_errors_name_file_line_and_key(project) -> None:  # type: ignore[
     assert not (project.root / ".benchdoc" / "logs").exists()
 
 
+def test_servers_workloads_and_the_rest_of_the_file_err_in_one_form(project) -> None:  # type: ignore[no-untyped-def]
+    # [workloads] and [servers] are checked in benchdoc.config as the rest of the file is:
+    # one line, file:line: key.path: message, the same exit code, whichever table is wrong.
+    cases = [
+        ("input_tokens = 8\noutput_tokens = 8\n\n[workloads.long]", "input_tokens = \"8\"\noutput_tokens = 8\n\n[workloads.long]",
+         "input_tokens = \"8\"", "workloads.small.input_tokens: expected a whole number, got '8'"),
+        ("ready_timeout = 30", "ready_timeout = -1", "ready_timeout = -1",
+         "servers.sim.ready_timeout: expected a number of seconds > 0, got -1"),
+        ("role = \"reference\"", "role = \"referenc\"", "role = \"referenc\"", "experiments.baseline.role: "),
+    ]
+    for old, new, needle, message in cases:
+        path = project.write_config(CONFIG.replace(old, new, 1))
+        line = path.read_text().splitlines().index(needle) + 1
+        result = project.run("run", "--dry-run", "baseline")
+        assert result.returncode == 1, (needle, result.stderr)
+        assert result.stderr.startswith(f"benchdoc: error: {path.resolve()}:{line}: {message}"), result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
 def test_a_bad_load_sweep_is_one_located_line(project) -> None:  # type: ignore[no-untyped-def]
     path = project.write_config(CONFIG.replace("requests = 6\nconcurrency = 2", "requests = 6\nconcurrency = [1, 2, 2]"))
     line = path.read_text().splitlines().index("concurrency = [1, 2, 2]") + 1

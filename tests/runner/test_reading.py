@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdoc.planning.spec import ResultReader
+from benchdoc.config.tables import ResultReader
 from benchdoc.runner.reading import (
     ReportedFailure,
     ResultReadError,

@@ -2,6 +2,9 @@
 
 The file declares the ledger, the metrics, the experiments and the managed documents.
 Loading never touches the ledger or the documents; it only reads and validates the file.
+Every check of the file lives in this package: ``validate`` checks it as it loads,
+``tables`` checks a [servers.NAME] or [workloads.NAME] table when a run uses it; both
+locate an error through ``Config.error`` (file:line: key.path: message).
 """
 
 from __future__ import annotations

@@ -19,10 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.config import Config, ExperimentConfig
-from benchdoc.environment import recordable_env
-from benchdoc.errors import UsageError
-from benchdoc.naming import did_you_mean, is_glob, known_experiments, matches
-from benchdoc.planning.spec import (
+from benchdoc.config.tables import (
     DEFAULT_REPETITIONS,
     LOOPBACK,
     CommandWorkload,
@@ -32,6 +29,9 @@ from benchdoc.planning.spec import (
     server_spec,
     workload_config,
 )
+from benchdoc.environment import recordable_env
+from benchdoc.errors import UsageError
+from benchdoc.naming import did_you_mean, is_glob, known_experiments, matches
 from benchdoc.redact import redact_argv
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from benchdoc.config.tables import LoadgenWorkload
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import LevelRecord, RepetitionRecord, RunMetadata, ServedBy
 from benchdoc.planning.plan import loadgen_spec
-from benchdoc.planning.spec import LoadgenWorkload
 from benchdoc.recording import Failure, Measurement, now
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.config.tables import LoadgenWorkload
 from benchdoc.engine_version import endpoint_version, engine_entry
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import CapacitySearch, LevelRecord, RunLogs, RunMetadata, ServedBy, SlurmTask
@@ -19,7 +20,6 @@ from benchdoc.machineload import LoadMeter
 from benchdoc.naming import level_experiment
 from benchdoc.planning.fingerprint import experiment_fingerprint
 from benchdoc.planning.plan import ExperimentSetup, Launch, describe_workload, plan_launch
-from benchdoc.planning.spec import LoadgenWorkload
 from benchdoc.recording import Failure, Measurement, Repetition, now, record
 from benchdoc.runner.capacity import capacity_repetition, level_measurement
 from benchdoc.runner.context import RunContext

@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import IO, TYPE_CHECKING
 
 from benchdoc.childenv import child_environment
-from benchdoc.planning.spec import LOOPBACK
+from benchdoc.config.tables import LOOPBACK
 
 if TYPE_CHECKING:
     from benchdoc.runner.survivors import ServerRecords

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from benchdoc.config.tables import ResultReader
 from benchdoc.ledger.models import Outcome
 from benchdoc.planning.jsonpath import parse_json_path
-from benchdoc.planning.spec import ResultReader
 
 
 class ResultReadError(Exception):

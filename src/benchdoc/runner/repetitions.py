@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.config.tables import CommandWorkload, LoadgenWorkload
 from benchdoc.errors import RunError
 from benchdoc.ledger.metadata import RepetitionRecord
 from benchdoc.ledger.models import RequestRow
 from benchdoc.planning.plan import command_argv, command_cwd, command_env, loadgen_spec
-from benchdoc.planning.spec import CommandWorkload, LoadgenWorkload
 from benchdoc.runner.context import RunContext
 from benchdoc.runner.events import RequestsProgress
 from benchdoc.runner.failures import FailureReason, explain_failure, read_log_tail

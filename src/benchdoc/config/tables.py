@@ -1,9 +1,10 @@
 """`[servers.NAME]` and `[workloads.NAME]` of benchdoc.toml, validated into dataclasses.
 
-`benchdoc.config` keeps these tables raw; this module checks every key, value and type
-and raises a ConfigError located at the offending key (``benchdoc.toml:LINE:
-servers.NAME.KEY: message``), with a did-you-mean for unknown keys. Nothing here
-starts a process.
+Loading keeps these tables raw (a project may hold tables a run never uses); this module
+checks every key, value and type of the one a run asks for and raises a ConfigError
+located at the offending key through :meth:`Config.error`, as the rest of the file's
+validation does (``benchdoc.toml:LINE: servers.NAME.KEY: message``), with a did-you-mean
+for unknown keys. Nothing here starts a process.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from benchdoc.config import Config
+from benchdoc.config.model import Config
 from benchdoc.errors import ConfigError
 from benchdoc.naming import did_you_mean
 from benchdoc.planning.jsonpath import parse_json_path

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from benchdoc.config import load_config
-from benchdoc.errors import ConfigError
-from benchdoc.planning.spec import (
+from benchdoc.config.tables import (
     DEFAULT_READY_URL,
     CommandWorkload,
     LoadgenWorkload,
     server_spec,
     workload_config,
 )
+from benchdoc.errors import ConfigError
 from benchdoc.workloads.spec import Timeouts
 
 
@@ -210,7 +210,7 @@ def test_unknown_table_suggests_the_close_one(tmp_path: Path) -> None:
 
 def test_loadgen_accepts_continuous_usage(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from benchdoc.config import parse_config
-    from benchdoc.planning.spec import workload_config
+    from benchdoc.config.tables import workload_config
 
     config = parse_config('[workloads.w]\nkind = "loadgen"\ncontinuous_usage = false\n', tmp_path / "benchdoc.toml")
     assert workload_config(config, "w").settings["continuous_usage"] is False
