@@ -25,6 +25,10 @@ from benchdoc.lint.quantities import Quantity
 _PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|with))\s*$", re.IGNORECASE)
 
 
+# Between a name and its figure in a list or notebook line: "S-LoRA: 2.1k tok/s", "1P1D = ~10.9k tok/s".
+_HEAD = re.compile(r"^\s*[*_]*\s*(?::|=|—)\s*(?:~|≈)?\s*$")
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A relative claim's two sides in a sentence: "A is 87% faster than B"."""
@@ -59,6 +63,16 @@ def place(
             before = [m for m in context.mentions if m.end <= quantity.start]
             if not before and context.row_experiment is None:
                 return Place(None, False, foreign=True)  # the unnamed subject's figure
+    before_it = [m for m in context.mentions if m.end <= quantity.start]
+    heads = {m.experiment for m in before_it}
+    if len(heads) == 1 and _HEAD.match(context.unit.text[before_it[-1].end : quantity.start]):
+        return Place(before_it[-1].experiment, True)  # "S-LoRA: 2.1k tok/s with 32 adapters": the head's figure
+    named_before = list(dict.fromkeys(m.experiment for m in before_it))
+    if len(named_before) == 1:
+        after = [c for c in comparisons if c.start > quantity.start]
+        if after and after[0].subject == named_before[0] and after[0].target not in (None, named_before[0]):
+            # "EP8 reached 4,950 tok/s, 45% above BF16": the figure of the comparison's subject.
+            return Place(named_before[0], True)
     return Place(context.nearest(quantity.start) if context.mentions or context.row_experiment else None, False)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from benchdoc.lint.attribution import place
+from benchdoc.lint.claim_reading import VS_PREFIX
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import LintFacts
 from benchdoc.lint.findings import Finding
@@ -30,7 +31,7 @@ from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.tables import TableRule
 from benchdoc.lint.text import DocumentText, Unit
 from benchdoc.lint.verdicts import find_verdicts
-from benchdoc.lint.words import FAILS, PRONOUN_START, VERSUS, WORKS
+from benchdoc.lint.words import FAILS, NOT_OURS, PRONOUN_START, QUESTION, VERSUS, WORKS
 
 
 class ProseChecker:
@@ -59,7 +60,7 @@ class ProseChecker:
             before = previous[1] if previous[0] == unit.block else None
             if PRONOUN_START.match(unit.text):
                 implicit = before
-            previous = (unit.block, named[0].experiment if named else implicit)
+            previous = (unit.block, _subject_named(unit.text, named) or implicit or (before if named else None))
             if unit.historical:
                 continue
             section = headings.get(unit.section)
@@ -81,6 +82,8 @@ class ProseChecker:
         mentions = tuple(self.know.mentions.find(unit.text) if mentions is None else mentions)
         if not mentions and row_experiment is None and previous is None:
             return []
+        if QUESTION.search(unit.text) or NOT_OURS.search(unit.text):
+            return []  # a question, or a figure someone else measured: no claim about the ledger
         context = Context(
             unit, path, mentions, row_experiment, row_historical,
             table_row=row_experiment is not None and not implicit,
@@ -133,6 +136,14 @@ class ProseChecker:
         self, cell: Unit, path: str, row_experiment: str | None, historical: bool, pinned: frozenset[str]
     ) -> list[Finding]:
         return self.sentence(cell, path, row_experiment=row_experiment, row_historical=historical, row_pinned=pinned)
+
+
+def _subject_named(text: str, named: Sequence[Mention]) -> str | None:
+    """The first experiment a sentence names that is not only what it compares with ("vs TP8: ...")."""
+    for mention in named:
+        if not VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
+            return mention.experiment
+    return None
 
 
 def _unique(findings: Iterable[Finding]) -> list[Finding]:

@@ -36,7 +36,7 @@ from benchdoc.results.status import Status
 from benchdoc.results.words import status_phrase
 
 # A "vs X" heading a sentence of bare changes: "vs TP8: +11% tok/s, TTFT p99 -23%".
-_VS_PREFIX = re.compile(
+VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
@@ -125,6 +125,15 @@ def without_result(experiment: ExperimentFacts) -> bool:
     """Whether an experiment has no successful result a performance claim could be about:
     its latest run failed, it never ran (or every run was retracted), or its result is unreliable."""
     return experiment.status in (Status.FAILED, Status.UNTESTED) or experiment.unreliable is not None
+
+
+def never_succeeded(facts: LintFacts, name: str) -> bool:
+    """Whether no experiment of a line has any run the ledger counts (never run, or every run
+    retracted): a past-tense figure of it ("reached 4,950 tok/s last month") cannot be its
+    history either. A line that ran and failed may have worked before its failures were
+    recorded ("reached 1,450 tok/s before the capture bug"): that stays history."""
+    return all(e.status is Status.UNTESTED and not any(m.history for m in e.metrics.values())
+               for e in facts.lineage(name))
 
 
 def no_result_state(experiment: ExperimentFacts) -> str:
@@ -254,7 +263,7 @@ class ClaimReader:
             return None
         text = context.unit.text
         for mention in reversed([m for m in context.mentions if m.end <= claim.start]):
-            if _VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
+            if VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
                 return mention.experiment
         return None
 

@@ -118,6 +118,7 @@ class Claim:
     noun: str  # the words between the claim word and its link ("faster output throughput than")
     word: str
     low: float | None = None  # the range's other end: "20–25% faster" has value 25, low 20
+    worded: bool = False  # a factor in words ("twice as fast"): looser than any written number
 
 
 _RANGE_BEFORE = re.compile(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)\s*(?:%|[x×])?\s*(?:-|–|—|to)\s*$")
@@ -224,7 +225,7 @@ def _word_factor_claim(text: str, match: re.Match[str]) -> Claim:
         start=match.start(), end=match.end(), text_end=match.end(),
         value=_WORD_FACTORS[match.group("num").lower()], decimals=1, factor=True, polarity=polarity, sign=1.0,
         bound="approx", object_at=_skip_article(text, match.end()), object_search_start=None,
-        noun=match.group("noun") or "", word="x",
+        noun=match.group("noun") or "", word="x", worded=True,
     )
 
 

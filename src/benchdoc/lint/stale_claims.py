@@ -15,7 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Comparison
-from benchdoc.lint.claim_reading import ClaimReader, MetricReading, is_change_of_one, no_result_state, without_result
+from benchdoc.lint.claim_reading import (
+    ClaimReader,
+    MetricReading,
+    is_change_of_one,
+    never_succeeded,
+    no_result_state,
+    without_result,
+)
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
@@ -28,6 +35,8 @@ from benchdoc.results.words import change_words, verdict_sentence
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
+SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
+_SPEED_UNIT = re.compile(r"^(?:[a-zµμ]*/s(?:ec)?|ms|s|us|µs|μs|ns|sec|seconds?|minutes?|min|h)$", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
 
 
@@ -43,6 +52,11 @@ class Delta:
     # other pair, by the query layer's uncorrected pair comparison) or "medians" (no pair was computed)
     verdict: str | None = None  # the comparison's verdict, for "comparison" and "reverse"
     runs: str = ""  # the runs compared: "run #4 of 2026-11-05 against run #3 of 2026-11-05"
+
+
+def is_speed(metric: MetricInfo) -> bool:
+    """Whether a metric measures a speed: a rate ("tok/s", "req/s") or a time ("ms", "s")."""
+    return bool(_SPEED_UNIT.match(metric.unit.strip()))
 
 
 def is_vs_header(header: str) -> bool:
@@ -73,9 +87,9 @@ class ClaimRule:
             if actual is None or claimed is None:
                 return None  # a reading the ledger cannot check: the claim may be of it
             cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
-            if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+            if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, held_bound(claim)):
                 return None
-            old = self.historical_comparison(subject, target, metric, claimed, claim.bound, context)
+            old = self.historical_comparison(subject, target, metric, claimed, held_bound(claim), context)
             if old is not None and context.historical:
                 return None
             verdicts.append((metric, actual, old))
@@ -118,10 +132,9 @@ class ClaimRule:
 
     def _without_result(self, context: Context, claim: Claim, subject: str, target: str) -> Finding | None:
         """A claim about (or against) an experiment with no successful result: what the ledger says instead."""
-        if context.historical:
-            return None
         parties = [self.know.standing(name, context) for name in dict.fromkeys((subject, target))]
-        missing = [party for party in parties if without_result(party)]
+        missing = [party for party in parties if without_result(party)
+                   and (not context.historical or never_succeeded(self.facts, party.name))]
         if not missing:
             return None
         quoted = context.unit.text[claim.start : self._claim_text_end(context, claim)].strip()
@@ -222,7 +235,23 @@ class ClaimRule:
                 return None  # "30% higher acceptance": not a metric the ledger holds
             if not named and claim.polarity in (GOOD, BAD) and not _only_filler(noun):
                 return None
-        return self.reader.metric(context, claim, neighbours)
+        return self._speed_only(claim, self.reader.metric(context, claim, neighbours))
+
+    def _speed_only(self, claim: Claim, reading: MetricReading | None) -> MetricReading | None:
+        """"31% faster than BF16 with no accuracy loss": a speed word is about a speed (a rate or a
+        time), never about another metric the clause names; with none left, the primary one, as when
+        no metric is named."""
+        if reading is None or not SPEED_WORD.fullmatch(claim.word):
+            return reading
+        kept = tuple(m for m in reading.candidates if is_speed(m))
+        if len(kept) == len(reading.candidates):
+            return reading
+        if kept:
+            return MetricReading(kept, reading.certain and len(kept) == 1)
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        if primary is None or not is_speed(primary):
+            return None
+        return MetricReading((primary,), True, default=True)
 
     def _claim_subject(
         self, context: Context, claim: Claim, target: str | None, neighbours: Sequence[Claim] = ()
@@ -383,9 +412,9 @@ class ClaimRule:
         if actual is None or claimed is None:
             return None
         cannot_tell = unsupported(claimed, actual) and not hedged and not calls_it_noise(cell.text)
-        if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, claim.bound):
+        if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, held_bound(claim)):
             return None
-        if historical and self.historical_comparison(experiment, target, metric, claimed, claim.bound, context):
+        if historical and self.historical_comparison(experiment, target, metric, claimed, held_bound(claim), context):
             return None
         subject, versus = self.know.standing(experiment, context), self.know.standing(target, context)
         quoted = cell.text[claim.start : claim.end].strip()
@@ -479,6 +508,10 @@ def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, flo
     sign = direction(claim.polarity)
     readings: list[tuple[float, float]] = []
     if claim.factor:
+        if claim.bound == "approx" and not claim.worded:
+            # "≈ 1.6x": twice its rounding (1.5 to 1.7), or 3% of the ratio, whichever is more.
+            width = max(half, 0.03 * claim.value)
+            low_n, high_n = low_n - width, high_n + width
         if low_n <= 0:
             return None
         # "1.5x faster": the ratio itself, or its inverse when the number is meant to fall.
@@ -492,6 +525,12 @@ def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, flo
             # "A is 40% slower than B" is also said when B is 40% faster than A.
             readings.append(((1 / (1 - sign * low_n / 100) - 1) * 100, (1 / (1 - sign * high_n / 100) - 1) * 100))
     return [(min(a, b), max(a, b)) for a, b in readings]
+
+
+def held_bound(claim: Claim) -> str:
+    """The bound :func:`claim_holds` applies: an approximate factor is already widened by
+    :func:`claimed_intervals` on its own scale (a ratio, not a percentage)."""
+    return "exact" if claim.factor and claim.bound == "approx" and not claim.worded else claim.bound
 
 
 def claim_holds(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Place
-from benchdoc.lint.claim_reading import is_load_setting, no_result_state, without_result
+from benchdoc.lint.claim_reading import is_load_setting, never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
@@ -31,6 +31,14 @@ from benchdoc.results.words import status_phrase
 
 _CELL_VALUE = re.compile(
     r"^\s*(?:~|≈)?\s*[+\-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*(?:(?:±|\+/-)\s*\d+(?:\.\d+)?\s*%?)?\s*(?P<unit>[^\d\s][^\s]*)?\s*$"
+)
+
+
+# A change of setup in words: "without P2P between nodes", "w/o graphs", "with X disabled".
+_CONDITION = re.compile(
+    r"(?<![\w-])(?:without|w/o|sans)\s+(?:the\s+|any\s+)?[\w.+-]+(?:\s+(?!\d)[\w.+-]+){0,3}|"
+    r"(?<![\w-])with\s+(?:the\s+)?[\w.+-]+(?:\s+[\w.+-]+){0,2}\s+(?:disabled|turned off|switched off|off|removed)\b",
+    re.IGNORECASE,
 )
 
 
@@ -59,6 +67,8 @@ class ValueRule:
             return None
         scope = self.know.scope(experiments, context)
         where = where or Place(context.nearest(quantity.start), False)
+        if self._under_unnamed_condition(context, quantity):
+            return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
         if is_load_setting(self.facts, context, quantity, scope):
             return None  # "at 6 req/s offered": the workload, not a result
         missing = self._without_result(context, quantity, candidates, where, experiments)
@@ -85,15 +95,26 @@ class ValueRule:
             return None
         return self.finding(context, quantity, attributed, metrics[0], None)
 
+    def _under_unnamed_condition(self, context: Context, quantity: Quantity) -> bool:
+        """Whether the words before a number change the setup without naming an experiment for it:
+        "without P2P", "w/o CUDA graphs", "with prefix caching disabled"."""
+        text = context.unit.text[: quantity.start]
+        for match in _CONDITION.finditer(text):
+            if not any(match.start() <= m.start < match.end() for m in context.mentions):
+                return True
+        return False
+
     def _without_result(
         self, context: Context, quantity: Quantity, candidates: list[MetricInfo], where: Place, experiments: list[str]
     ) -> Finding | None:
         """A figure tied to an experiment that has no successful result ("EP8: 4.9k tok/s" when EP8 only failed)."""
-        if where.foreign or context.historical or quantity.before:
+        if where.foreign:
             return None
         owner = self.know.standing(where.experiment or context.nearest(quantity.start), context)
         if not without_result(owner):
             return None
+        if (context.historical or quantity.before) and not never_succeeded(self.facts, owner.name):
+            return None  # history: an older result of it may be quoted
         single = len({self.know.standing(e, context).name for e in experiments}) == 1
         read = self._metrics_read(context, quantity, candidates)
         if not (single or where.certain) or read is None or not read[1]:
@@ -117,6 +138,11 @@ class ValueRule:
             return None
         clause = context.plain[clause_start:clause_end]
         named = [m for m in candidates if self.know.names_metric(m.name, clause)]
+        if not named and not before.strip() and text[clause_start - 1 : clause_start] in (":", "="):
+            # "32 adapters E2E latency p50: 5.94 s": the label before the colon names the value's metric.
+            label_start, _ = context.clause(clause_start - 1)
+            label = context.plain[label_start : clause_start - 1]
+            named = [m for m in candidates if self.know.names_metric(m.name, label)]
         if named:
             return named, len(named) == 1
         if any(m.unit.strip().lower() in GENERIC_UNITS for m in candidates):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from benchdoc.lint.claim_reading import no_result_state, without_result
+from benchdoc.lint.claim_reading import never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
@@ -111,7 +111,8 @@ class VerdictRule:
         """"Mooncake is faster than 1P1D" when Mooncake never ran successfully (against anyone)."""
         text = context.unit.text
         clause_start, _ = context.clause(verdict.start)
-        if context.historical or HYPOTHETICAL.search(text[clause_start : verdict.start]):
+        history = context.historical and not never_succeeded(self.facts, party.name)
+        if history or HYPOTHETICAL.search(text[clause_start : verdict.start]):
             return None
         if party.status is Status.FAILED and verdict.meaning == LOSES:
             return None  # "not worth it", "a regression": what a failure also says

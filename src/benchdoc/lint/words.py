@@ -90,6 +90,18 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 
+# A sentence that asks, or reports what someone else measured, claims nothing about the ledger:
+# "Is Punica worth it?", "S-LoRA is 9% faster in the upstream paper", "we have not run it".
+QUESTION = re.compile(r"\?[*_)\s]*$")
+NOT_OURS = re.compile(
+    r"(?<![\w-])(?:(?:in|per|from|according to)\s+(?:the|their|its|a)\s+(?:upstream\s+|original\s+|vendor'?s?\s+|"
+    r"authors'?\s+|published\s+|project'?s\s+)?(?:paper|preprint|blog(?:\s+post)?|announcement|release notes|model card|"
+    r"press release|datasheet|whitepaper)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
+    r"states?|quotes?)|(?:we|I)\s+(?:have|has)\s*n[o']t\s+(?:yet\s+)?(?:run|measured|tried|tested|reproduced)|"
+    r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this))(?![\w-])",
+    re.IGNORECASE,
+)
+
 # Clause boundaries, for "near its name".
 CLAUSE_BREAK = re.compile(r"[;:()\[\]—–]|,\s*(?:but|while|whereas|although|though|so|and|which)\b|\s(?:but|whereas|while|although)\s")
 
