@@ -76,7 +76,9 @@ COVERING: dict[str, tuple[str, ...]] = {
         "tests/docs/test_sync_selfcheck.py", "tests/docs/test_sync_statuses.py", "tests/docs/test_sync.py",
     ),
     "benchdoc.redact": ("tests/test_redact_random.py", "tests/test_redact.py"),
-    "benchdoc.lint.quantities": ("tests/lint/test_quantities.py", "tests/lint/test_claim_reading.py"),
+    "benchdoc.lint.quantities": (
+        "tests/lint/test_quantities.py", "tests/lint/test_quantities_reading.py", "tests/lint/test_claim_reading.py",
+    ),
     "benchdoc.lint.claim_reading": ("tests/lint/test_claim_reading.py", "tests/lint/test_claims.py"),
     "benchdoc.workloads.sse": ("tests/workloads/test_sse.py", "tests/workloads/test_sse_properties.py"),
 }

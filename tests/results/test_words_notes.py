@@ -74,3 +74,21 @@ def test_footnotes_say_the_level_and_the_outlier_factor() -> None:
     assert interval_note(0.95).startswith("± is the half-width of the 95% interval of the median")
     assert "of the 99.5% interval" in interval_note(0.995)
     assert outlier_rule().startswith(f"outside {OUTLIER_IQR_FACTOR:g}×IQR of the quartiles")
+
+
+def test_a_line_against_the_reference_shows_a_signed_delta_only_with_a_test() -> None:
+    from benchdoc.config import MetricConfig
+    from benchdoc.results.words import verdict_text, vs_line
+    from benchdoc.stats import Sequential, compare, read_sequentially
+
+    speed = MetricConfig("tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower")
+    side = [1.0, 1.0004, 0.9996, 1.0002, 0.9998]
+    better = compare([103 * v for v in side], [100 * v for v in side])
+    assert vs_line(better, speed, "baseline") == "+3.0% vs baseline: 3.0% faster"
+    assert vs_line(better, speed, "baseline", digits=2) == "+3.0% vs baseline: 3.00% faster"
+    same = compare([100.0, 104.0, 97.0], [101.0, 99.0, 103.0])
+    assert vs_line(same, speed, "baseline") == f"{same.delta_pct:+.1f}% vs baseline: {verdict_text(same, speed)}"
+    stopped = read_sequentially(better, Sequential(7, 3, None))
+    assert vs_line(stopped, speed, "baseline") == "vs baseline: undecided after 7 runs (sequential test)"
+    one = compare([101.0], [100.0])
+    assert vs_line(one, speed, "main").startswith("vs main: +1.0% within one server start each")
