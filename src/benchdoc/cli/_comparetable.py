@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def compare_table(results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison]) -> TextTable:
     """``a`` (the candidate) against ``b`` on each metric of ``pairs``."""
-    from benchdoc.results.words import delta_text, format_p, p_text, verdict_text
+    from benchdoc.results.words import delta_text, format_p, p_text, tested, verdict_text
 
     config = results.config
     adjusted = any(pair.comparison.p_used != pair.comparison.p_value for pair in pairs)
@@ -34,10 +34,10 @@ def compare_table(results: ResultSet, a: ExperimentResult, b: ExperimentResult, 
             _cell(c.candidate, spec.digits),
             delta_text(c),
             _interval(c),
-            f"{p_text(c)}{c.p_label if c.estimate is not None else ''} (n={c.candidate.n}+{c.baseline.n})",
+            f"{p_text(c)}{c.p_label if tested(c) else ''} (n={c.candidate.n}+{c.baseline.n})",
         ]
         if adjusted:
-            cells.append(format_p(c.p_value) if c.p_used != c.p_value else "—")
+            cells.append(format_p(c.p_value) if c.p_used != c.p_value and tested(c) else "—")
         rows.append((*cells, verdict_text(c, spec)))
     return TextTable(f"{a.label}  vs  {b.label}", tuple(columns), tuple(rows), notes=tuple(_notes(results, a, b, pairs)))
 

@@ -19,7 +19,7 @@ from benchdoc.plots.model import confidence_text, format_value
 from benchdoc.report.logs import log_tail
 from benchdoc.results.model import run_median
 from benchdoc.results.status import Status
-from benchdoc.results.words import format_p, shift_interval_text, verdict_text
+from benchdoc.results.words import p_text, shift_interval_text, tested, verdict_text
 
 if TYPE_CHECKING:
     from benchdoc.config import MetricConfig
@@ -340,7 +340,7 @@ def _experiment_facts(results: ResultSet, result: ExperimentResult) -> list[str]
             shown = shift_interval_text(comparison)
             interval = f" {shown}" if shown else ""
             verdict = verdict_text(comparison, spec)
-            p_value = "" if "p=" in verdict else f"p={format_p(comparison.p_used)}{comparison.p_label}, "
+            p_value = "" if "p=" in verdict or not tested(comparison) else f"p={p_text(comparison)}{comparison.p_label}, "
             shift = "" if comparison.verdict == "undecided" else f"{comparison.delta_pct:+.1f}%{interval} — "
             items.append(
                 f"<li>{esc(spec.label)}: {esc(shift)}{esc(verdict)} "

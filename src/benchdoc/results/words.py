@@ -143,10 +143,18 @@ def components_text(comparison: Comparison) -> str | None:
     return ", ".join(shown) or None
 
 
+def tested(comparison: Comparison) -> bool:
+    """A test decides this comparison: not with fewer than two server starts a side, nor on
+    a metric a sequential test did not decide on (its run's length was chosen on another)."""
+    sequential = comparison.sequential
+    return comparison.estimate is not None and not (sequential is not None and sequential.decided_on)
+
+
 def p_text(comparison: Comparison) -> str:
     """The p-value a verdict was decided on, for a p column; '—' where no test could be made
-    (fewer than two server starts a side): a p of 1 there would read as evidence."""
-    return format_p(comparison.p_used) if comparison.estimate is not None else DASH
+    (fewer than two server starts a side) or none decides (a metric the sequential test
+    did not stop on): a p there would read as evidence."""
+    return format_p(comparison.p_used) if tested(comparison) else DASH
 
 
 def design_note(comparison: Comparison, metric: str) -> str | None:
