@@ -12,7 +12,9 @@ start of its own), which is the pseudo-replication benchdoc used to make.
 - the issue's designs (starts x repetitions, between- and within-start sd): the A/A
   false-positive rate (a "better"/"worse" verdict between identical configurations) with
   starts and flat, the power to declare +4% better and the coverage of the shift
-  interval; one start a side can never be declared (the verdict says so instead);
+  interval; one start a side can never be declared (the verdict says so instead); with
+  several starts, the coverage of the median's interval (over the per-start medians) and,
+  beside it, of the order-statistic interval of the pooled values (`median_flat_cover`);
 - the grid: intra-start correlation 0, 0.5 and 0.9 of a 1.5% total sd, 1, 3, 5 and 10
   starts a side, 1, 3, 5 and 10 repetitions a start: A/A false-positive rate, power to
   detect +3.8% and coverage (printed; in --json as grid_*);
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchdoc.stats import compare, compare_many, outlier_indices
+from benchdoc.stats import compare, compare_many, outlier_indices, summarize
 
 NOISE_CV = 0.015
 EFFECT = 0.038
@@ -89,11 +91,15 @@ def _side(rng: np.random.Generator, starts: int, reps: int, between: float, with
 
 def _rates(rng: np.random.Generator, design: Design, trials: int) -> dict[str, float]:
     """A/A declared (with starts and flat), power and coverage for one design."""
-    declared = flat = powered = covered = shown = 0
+    declared = flat = powered = covered = shown = median_covered = median_flat = 0
     truth = design.effect * 100.0
     for _ in range(trials):
         a, a_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
         b, b_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
+        if design.starts > 1:  # the true median of a fresh start's value is BASELINE
+            by_start, pooled = summarize(a, starts=a_starts), summarize(a)
+            median_covered += (by_start.ci_low or 0.0) <= BASELINE <= (by_start.ci_high or 0.0)
+            median_flat += (pooled.ci_low or 0.0) <= BASELINE <= (pooled.ci_high or 0.0)
         declared += compare(a, b, candidate_starts=a_starts, baseline_starts=b_starts).verdict in ("better", "worse")
         flat += compare(a, b).verdict in ("better", "worse")
         c, c_starts = _side(rng, design.starts, design.reps, design.between, design.within, design.effect)
@@ -105,6 +111,9 @@ def _rates(rng: np.random.Generator, design: Design, trials: int) -> dict[str, f
     figures = {"fpr": declared / trials, "fpr_flat": flat / trials, "power": powered / trials}
     if shown:
         figures["coverage"] = covered / shown
+    if design.starts > 1:
+        figures["median_coverage"] = median_covered / trials
+        figures["median_flat_cover"] = median_flat / trials
     return figures
 
 
@@ -199,6 +208,9 @@ def _print_table(figures: dict[str, float], trials: int, seed: int, elapsed: flo
         print(f"{d.describe():<52} {figures[f'fpr_{d.name}']:>7.3f} {figures[f'fpr_flat_{d.name}']:>8.3f} "
               f"{figures[f'power_{d.name}']:>6.3f} {'—' if cover is None else f'{cover:.3f}':>6}")
     print(f"  (power to declare +{DESIGNS[0].effect:.0%} better; 'flat' counts every repetition as a start)")
+    print("median interval coverage, over starts / pooled order statistics: " + ", ".join(
+        f"{d.name} {figures[f'median_coverage_{d.name}']:.3f} / {figures[f'median_flat_cover_{d.name}']:.3f}"
+        for d in DESIGNS if f"median_coverage_{d.name}" in figures))
     print(f"\none value per start, {NOISE_CV:.1%} noise: A/A false positives at 5 v 5 {figures['fpr_5v5']:.3f}; "
           "power to detect +3.8% at " + ", ".join(f"{n} v {n} {figures[f'power_{n}']:.3f}" for n in (3, 5, 10)))
     print(f"{'Holm families, 5 starts each':<30} {'false pos.':>10} {'power':>7}")

@@ -21,7 +21,8 @@ def test_json_figures_are_seeded_and_sensible() -> None:
     assert first.returncode in (0, 1), first.stderr  # 12 trials: the error-rate check may go either way
     figures = json.loads(first.stdout)
     designs = {f"{kind}_d{i}" for kind in ("fpr", "fpr_flat", "power") for i in range(1, 6)}
-    covered = {f"coverage_d{i}" for i in range(3, 6)}  # one start a side shows no interval
+    covered = {f"{kind}_d{i}" for kind in ("coverage", "median_coverage", "median_flat_cover")
+               for i in range(3, 6)}  # one start a side shows no interval of the shift, none over starts
     families = {f"family_{kind}_k{k}" for kind in ("fpr", "power") for k in (1, 2, 6, 10)}
     intervals = {f"coverage_at_{n}" for n in range(2, 11)}
     outliers = {f"outlier_marked_n{n}" for n in (5, 6, 8, 10, 20)}
@@ -42,3 +43,4 @@ def test_table_output_names_each_scenario_and_the_grid() -> None:
     assert "Holm families" in result.stdout and "10 comparisons, 6 starts each" in result.stdout
     assert "grid (1.5% total sd)" in result.stdout and result.stdout.count("\n 0.9 ") == 4
     assert "outlier marked in a clean normal sample" in result.stdout
+    assert "median interval coverage, over starts / pooled order statistics: d3 " in result.stdout

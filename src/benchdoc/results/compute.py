@@ -18,7 +18,7 @@ from benchdoc.ledger.models import Outcome, RunRecord
 from benchdoc.naming import level_label
 from benchdoc.planning.fingerprint import config_fingerprints, ran_current_config
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
-from benchdoc.results.pairs import can_compare, compare_summaries
+from benchdoc.results.pairs import can_compare, compare_summaries, start_labels
 from benchdoc.results.reliability import Reliability, reliability
 from benchdoc.results.sequential import seen_baseline, sequential_outcome
 from benchdoc.results.status import Status
@@ -229,7 +229,8 @@ def _summaries(config: Config, chosen: list[RunRecord], wanted: list[str] | None
     if wanted is not None:
         names = [m for m in names if m in wanted]
     return {
-        metric: summarize([v for r in chosen for v in r.values(metric)], config.stats.confidence)
+        metric: summarize([v for r in chosen for v in r.values(metric)], config.stats.confidence,
+                          start_labels(chosen, metric))
         for metric in names
         if any(r.values(metric) for r in chosen)
     }
@@ -258,7 +259,8 @@ def _corrected_comparisons(
             outcome = sequential_outcome(pooled[name], pooled[target], metric, target)
             seen = seen_baseline(pooled[name], pooled[target]) if outcome else None
             if seen is not None:  # only the baseline starts the sequential test saw
-                base = summarize([v for run in seen for v in run.values(metric)], config.stats.confidence)
+                base = summarize([v for run in seen for v in run.values(metric)], config.stats.confidence,
+                                 start_labels(seen, metric))
             comparison = compare_summaries(config, metric, summary, base, pooled[name], seen or pooled[target])
             raw.setdefault(metric, {})[name] = read_sequentially(comparison, outcome) if outcome else comparison
     comparisons: dict[str, dict[str, Comparison]] = {}

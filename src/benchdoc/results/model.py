@@ -216,7 +216,9 @@ class ResultSet:
     def run_summary(self, run: RunRecord, metric: str) -> Summary | None:
         """One run's own summary of a metric (its repetitions), at the project's confidence."""
         values = run.values(metric)
-        return summarize(values, self.config.stats.confidence) if values and run.outcome == Outcome.OK else None
+        if not values or run.outcome != Outcome.OK:
+            return None
+        return summarize(values, self.config.stats.confidence, run.start_labels(metric))
 
     def measured_metrics(self) -> list[str]:
         """Every metric some experiment has a summary of, sorted."""

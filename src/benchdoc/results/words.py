@@ -302,7 +302,8 @@ def interval_note(confidence: float) -> str:
     """What a summary's interval is, for a table's footnote."""
     level = f"{confidence * 100:g}%"
     return (f"± is the half-width of the {level} interval of the median, as % of it; "
-            "[low, high] is that interval itself where its two sides differ")
+            "[low, high] is that interval itself where its two sides differ; over the medians of the server "
+            "starts where a result has several starts of several repetitions")
 
 
 OUTLIER_MARK = "†"

@@ -211,8 +211,8 @@ def compare(
     margin = check_margin(equivalence_margin)
     values_a = as_values(a, "candidate")
     values_b = as_values(b, "baseline")
-    summary_a = _reuse(candidate_summary, values_a, confidence)
-    summary_b = _reuse(baseline_summary, values_b, confidence)
+    summary_a = _reuse(candidate_summary, values_a, confidence, candidate_starts)
+    summary_b = _reuse(baseline_summary, values_b, confidence, baseline_starts)
     if summary_b.median <= 0 or summary_a.median < 0:
         raise UsageError(
             "a ratio needs a positive baseline median and a non-negative candidate median, "
@@ -289,11 +289,16 @@ def _margin_bounds(margin: float, scale: str, centre: float) -> tuple[float, flo
     return -margin * abs(centre), margin * abs(centre)
 
 
-def _reuse(summary: Summary | None, values: list[float], confidence: float) -> Summary:
+def _reuse(
+    summary: Summary | None, values: list[float], confidence: float, starts: Sequence[Hashable] | None
+) -> Summary:
     """The given summary when it is of these values at this level, else a new one."""
     if summary is not None and summary.confidence == confidence and list(summary.values) == values:
         return summary
-    return summarize(values, confidence)
+    try:
+        return summarize(values, confidence, starts)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _decided(c: Comparison) -> Comparison:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -30,8 +30,10 @@ class Summary:
     """What one sample says about a metric. Every number is a plain Python float.
 
     ``median`` is the centre benchdoc reports; ``ci_low``/``ci_high`` bound the median at
-    ``confidence`` (actual coverage ``ci_coverage`` >= confidence), or are None with
-    ``ci_reason`` saying why. ``outliers`` are indices into the input, flagged, never dropped.
+    ``confidence`` (actual coverage ``ci_coverage`` >= confidence for the order-statistic
+    interval; None for the interval over server starts, whose coverage is nominal), or are
+    None with ``ci_reason`` saying why. ``ci_method`` says which interval it is.
+    ``outliers`` are indices into the input, flagged, never dropped.
     """
 
     n: int
@@ -48,6 +50,8 @@ class Summary:
     ci_reason: str | None
     outliers: tuple[int, ...]
     values: tuple[float, ...] = field(repr=False, default=())
+    ci_method: str = "order statistics"  # or "server starts": over the medians of several starts
+    starts: int | None = None  # the server starts the values come from, when known
 
     @property
     def centre(self) -> float:
@@ -63,7 +67,9 @@ class Summary:
         return half / abs(self.median) * 100.0
 
 
-def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
+def summarize(
+    values: Iterable[float], confidence: float = 0.95, starts: Sequence[Hashable] | None = None
+) -> Summary:
     """Summarize one sample: n, median, mean, stdev, cv, min/max, a CI of the median, outliers.
 
     The interval for the median is the exact binomial order-statistic interval
@@ -74,6 +80,12 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
     bootstrap of a median under-covers badly at the 3-10 runs a GPU benchmark affords.
     Its price is that small samples get no interval: at 95% it needs 6 values, and the
     Summary then says so in ``ci_reason`` instead of showing a misleading one.
+
+    ``starts`` labels the server start of each value. When the values come from several
+    starts and some start holds several of them, they are not independent (repetitions
+    of one start share its clocks and memory layout), and an interval over them would be
+    far too narrow; the interval is then Student's t on the log of the per-start medians
+    (see :func:`_start_interval`), which holds whatever the start-to-start variance.
     """
     import numpy as np
 
@@ -84,10 +96,21 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
     stdev = float(np.std(array, ddof=1)) if n >= 2 else None
     mean = float(np.mean(array))
     cv = stdev / abs(mean) if stdev is not None and mean != 0 else None
-    ci_low, ci_high, coverage, reason = _median_interval(array, level)
+    median = float(np.median(array))
+    groups = _by_start(data, starts)
+    method = "order statistics"
+    ci_low: float | None
+    ci_high: float | None
+    coverage: float | None
+    reason: str | None
+    if groups is not None and len(groups) >= 2 and any(len(g) > 1 for g in groups):
+        ci_low, ci_high = _start_interval(groups, level, median)
+        coverage, reason, method = None, None, "server starts"
+    else:  # independent values (each its own start), or one start: the order statistics
+        ci_low, ci_high, coverage, reason = _median_interval(array, level)
     return Summary(
         n=n,
-        median=float(np.median(array)),
+        median=median,
         mean=mean,
         stdev=stdev,
         cv=cv,
@@ -100,7 +123,41 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
         ci_reason=reason,
         outliers=outlier_indices(data),
         values=tuple(data),
+        ci_method=method,
+        starts=len(groups) if groups is not None else None,
     )
+
+
+def _by_start(data: list[float], starts: Sequence[Hashable] | None) -> list[list[float]] | None:
+    """The values grouped by server start, in order of first appearance (None: not known)."""
+    if starts is None:
+        return None
+    if len(starts) != len(data):
+        raise ValueError(f"{len(starts)} start labels for {len(data)} values")
+    groups: dict[Hashable, list[float]] = {}
+    for value, start in zip(data, starts):
+        groups.setdefault(start, []).append(value)
+    return list(groups.values())
+
+
+def _start_interval(groups: list[list[float]], level: float, median: float) -> tuple[float, float]:
+    """Student's t interval at ``level`` over the per-start medians (on their logs when all
+    are positive, so it is a ratio around their geometric mean), widened to hold the pooled
+    ``median`` shown beside it. Each start is one independent draw of the configuration,
+    so k starts give k - 1 degrees of freedom however many repetitions each ran."""
+    import numpy as np
+    from scipy.special import stdtrit
+
+    medians = np.asarray([float(np.median(g)) for g in groups], dtype=float)
+    log = bool(np.all(medians > 0))
+    points = np.log(medians) if log else medians
+    k = len(points)
+    half = float(stdtrit(k - 1, 0.5 + level / 2.0)) * float(np.std(points, ddof=1)) / float(np.sqrt(k))
+    centre = float(np.mean(points))
+    low, high = centre - half, centre + half
+    if log:
+        low, high = float(np.exp(low)), float(np.exp(high))
+    return min(low, median), max(high, median)
 
 
 def min_samples_for_interval(confidence: float = 0.95) -> int:
