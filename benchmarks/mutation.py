@@ -75,7 +75,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     "benchdoc.docs.sync": (
         "tests/docs/test_sync_selfcheck.py", "tests/docs/test_sync_statuses.py", "tests/docs/test_sync.py",
     ),
-    "benchdoc.redact": ("tests/test_redact_random.py", "tests/test_redact.py"),
+    "benchdoc.redact": ("tests/test_redact_random.py", "tests/test_redact_rules.py", "tests/test_redact.py"),
     "benchdoc.lint.quantities": (
         "tests/lint/test_quantities.py", "tests/lint/test_quantities_reading.py", "tests/lint/test_claim_reading.py",
     ),

@@ -92,3 +92,82 @@ def test_a_line_against_the_reference_shows_a_signed_delta_only_with_a_test() ->
     assert vs_line(stopped, speed, "baseline") == "vs baseline: undecided after 7 runs (sequential test)"
     one = compare([101.0], [100.0])
     assert vs_line(one, speed, "main").startswith("vs main: +1.0% within one server start each")
+
+
+def test_how_far_a_sequential_test_went_is_said_in_its_own_unit() -> None:
+    from benchdoc.config import MetricConfig
+    from benchdoc.results.words import stopped_after, verdict_sentence
+    from benchdoc.stats import Sequential
+
+    assert stopped_after(Sequential(7, 3, None, starts=4)) == "4 server starts"
+    assert stopped_after(Sequential(7, 3, None, starts=1)) == "1 server start"
+    assert stopped_after(Sequential(7, 3, None)) == "7 runs"  # a record from before starts were counted
+    assert stopped_after(None) == "0 runs"
+    speed = MetricConfig("tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower")
+
+    def say(sequential: Sequential | None) -> str:
+        return verdict_sentence("undecided", 0.4, "Baseline", metric=speed, margin=None, sequential=sequential)
+
+    assert say(Sequential(20, 5, None, starts=20)) == "undecided against Baseline after 20 server starts (sequential test)"
+    assert say(None) == "undecided against Baseline (sequential test)"
+    assert say(Sequential(9, 5, None, decided_on="ttft_ms", starts=9)) == (
+        "not decided against Baseline: the sequential test stopped on ttft_ms, not on this metric"
+    )
+
+
+def test_sizes_that_round_to_one_or_to_nothing_keep_their_digits() -> None:
+    from benchdoc.config import MetricConfig
+    from benchdoc.results.words import change_words
+
+    speed = MetricConfig("tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower")
+    latency = MetricConfig("ttft", "TTFT", unit="ms", direction="lower", better_word="faster", worse_word="slower")
+    assert change_words(1.04, speed) == "1.0% faster"  # 1.0 is a size, not the ratio's 1.00x
+    assert change_words(0.04, speed) == "0.04% faster"
+    for tiny in (1e-9, -3e-12, 4e-8):
+        text = change_words(tiny, speed)
+        size = float(text.split("%")[0])
+        assert size != 0 and text.endswith("faster" if tiny > 0 else "slower"), text
+    # A latency that fell to zero has no ratio of times: said as a percentage.
+    assert change_words(-100.0, latency) == "100.0% faster"
+
+
+def test_a_latency_that_falls_to_zero_is_compared() -> None:
+    from benchdoc.config import MetricConfig
+    from benchdoc.results.words import vs_cell
+    from benchdoc.stats import compare
+
+    latency = MetricConfig("wait_s", "Wait", unit="s", direction="lower", better_word="faster", worse_word="slower")
+    c = compare([0.0, 0.0, 0.0], [0.02, 0.03, 0.025], direction="lower")
+    assert c.verdict == "better" and c.delta_pct == -100.0
+    assert vs_cell(c, latency).startswith("100.0% faster (p=")
+
+
+def test_the_variance_components_are_said_in_percent() -> None:
+    import dataclasses
+
+    from benchdoc.results.words import components_text, design_note
+    from benchdoc.stats import compare
+    from benchdoc.stats.starts import Components
+
+    c = compare([100.0, 101.0, 102.0], [99.0, 100.0, 101.0])
+    shown = dataclasses.replace(c, components=Components(between_cv=0.012, within_cv=0.004, repetitions=3))
+    assert components_text(shown) == "between-start CV 1.2%, within-start CV 0.4%"
+    one = dataclasses.replace(c, components=Components(between_cv=0.012, within_cv=None, repetitions=1))
+    assert components_text(one) == "between-start CV 1.2%"
+    assert design_note(one, "tok/s") == "tok/s: 3 v 3 server starts of about 1 repetition; between-start CV 1.2%"
+    assert components_text(dataclasses.replace(c, components=Components(None, None, 1))) is None
+
+
+def test_an_interval_around_a_median_of_one_is_shown() -> None:
+    from benchdoc.results.words import interval_text
+    from benchdoc.stats import summarize
+
+    at_one = summarize([0.9, 0.95, 1.0, 1.0, 1.0, 1.05, 1.1])
+    assert at_one.median == 1.0 and interval_text(at_one) == "± 10.0%"
+
+
+def test_a_lost_comparison_is_slower_by_default() -> None:
+    from benchdoc.results import Status
+    from benchdoc.results.words import status_of_verdict
+
+    assert status_of_verdict("worse") is Status.SLOWER  # metrics are speeds unless said otherwise
