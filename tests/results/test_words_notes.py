@@ -171,3 +171,16 @@ def test_a_lost_comparison_is_slower_by_default() -> None:
     from benchdoc.results.words import status_of_verdict
 
     assert status_of_verdict("worse") is Status.SLOWER  # metrics are speeds unless said otherwise
+
+
+def test_no_p_is_shown_where_no_test_decides() -> None:
+    from benchdoc.results.words import DASH, p_text, tested
+    from benchdoc.stats import Sequential, compare, read_sequentially
+
+    c = compare([103.0, 103.1, 102.9], [100.0, 100.1, 99.9])
+    assert tested(c) and p_text(c) == "<0.001"
+    assert not tested(compare([101.0], [100.0])) and p_text(compare([101.0], [100.0])) == DASH
+    other = read_sequentially(c, Sequential(7, 3, None, decided_on="ttft_ms"))
+    assert not tested(other) and p_text(other) == DASH
+    own = read_sequentially(c, Sequential(7, 3, "significant"))
+    assert tested(own) and p_text(own) != DASH

@@ -10,6 +10,7 @@ suggestion the power is there, one start fewer it is not.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,18 +23,29 @@ from benchdoc.stats.welch import Welch
 TOLERANCE = 0.01  # the suggestion uses the usual closed-form approximation of the power
 
 
-def power_of_difference(n: int, shift: float, sigma: float, level: float) -> float:
-    """P(the two-sided t-test at ``level`` with n starts a side rejects 'no difference')."""
+def _over_spread(n: int, given_spread: Callable[[float], float]) -> float:
+    """E[given_spread(s / sigma)] over a sample spread with 2n - 2 degrees of freedom."""
     df = 2 * n - 2
-    noncentrality = shift / (sigma * math.sqrt(2.0 / n))
-    t = stats.t.ppf(1 - level / 2, df)
-    return float(stats.nct.sf(t, df, noncentrality) + stats.nct.cdf(-t, df, noncentrality))
+
+    def weighted(x: float) -> float:
+        return given_spread(math.sqrt(x / df)) * float(stats.chi2.pdf(x, df))
+
+    return float(integrate.quad(weighted, 0, stats.chi2.ppf(1 - 1e-12, df), limit=200)[0])
+
+
+def power_of_difference(n: int, shift: float, sigma: float, level: float) -> float:
+    """P(the two-sided t-test at ``level`` with n starts a side rejects 'no difference'):
+    the mean difference is normal, its estimated spread a scaled chi."""
+    se = sigma * math.sqrt(2.0 / n)
+    t = stats.t.ppf(1 - level / 2, 2 * n - 2)
+    return _over_spread(n, lambda u: float(stats.norm.sf((t * u * se - shift) / se) + stats.norm.cdf((-t * u * se - shift) / se)))
 
 
 def power_of_nearer_side(n: int, room: float, sigma: float, level: float) -> float:
     """P(the one-sided test against the nearer margin rejects), ``room`` away from it."""
-    df = 2 * n - 2
-    return float(stats.nct.sf(stats.t.ppf(1 - level, df), df, room / (sigma * math.sqrt(2.0 / n))))
+    se = sigma * math.sqrt(2.0 / n)
+    t = stats.t.ppf(1 - level, 2 * n - 2)
+    return _over_spread(n, lambda u: float(stats.norm.sf((t * u * se - room) / se)))
 
 
 def power_of_tost(n: int, shift: float, sigma: float, level: float, low: float, high: float) -> float:
