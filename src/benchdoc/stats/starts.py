@@ -98,8 +98,8 @@ def components(a: Starts, b: Starts, scale: str, baseline_centre: float) -> Comp
         between_var = max(0.0, means_var - (within_var or 0.0) / mean_reps)
 
     def cv(variance: float | None) -> float | None:
-        if variance is None:
-            return None
+        if variance is None or (scale != LOG_SCALE and baseline_centre == 0):
+            return None  # a spread relative to a mean of zero is no coefficient of variation
         spread = math.sqrt(variance)
         return spread if scale == LOG_SCALE else spread / abs(baseline_centre)
 
