@@ -1,0 +1,46 @@
+"""compare() at its edges: the ratio it reports, a shift exactly on the equivalence margin,
+a confidence level out of range, and a baseline whose values average to zero."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from benchdoc.errors import UsageError
+from benchdoc.stats import compare
+from benchdoc.stats.welch import Welch
+
+SIDE = [1.0, 1.0004, 0.9996, 1.0002, 0.9998]
+
+
+@pytest.mark.parametrize("shift", [0.8, 0.97, 1.0, 1.03, 2.5])
+def test_the_ratio_is_the_candidate_over_the_baseline(shift: float) -> None:
+    c = compare([100 * shift * v for v in SIDE], [100 * v for v in SIDE])
+    assert c.ratio == pytest.approx(shift, rel=1e-9)
+    assert c.ratio == pytest.approx(1 + c.delta_pct / 100, rel=1e-12)
+
+
+def test_a_shift_exactly_on_the_margin_is_not_within_it() -> None:
+    """Equivalence needs the interval strictly inside ± margin."""
+    c = compare([100.0, 100.3, 99.8, 100.1], [100.1, 99.9, 100.2, 99.9], equivalence_margin=0.01)
+    assert c.verdict == "equivalent"
+    for edge in (math.log1p(-0.01), math.log1p(0.01)):
+        on = c.redecided(estimate=Welch(edge, 0.0, 6.0))
+        assert on.equivalent is False and on.verdict != "equivalent"
+        inside = c.redecided(estimate=Welch(edge * 0.999, 0.0, 6.0))
+        assert inside.equivalent is True
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5])
+def test_a_confidence_outside_the_open_interval_is_refused(confidence: float) -> None:
+    with pytest.raises(UsageError, match="confidence must be between 0 and 1"):
+        compare([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], confidence=confidence)
+
+
+def test_a_baseline_averaging_zero_is_compared_without_dividing_by_zero() -> None:
+    """A positive median with values that average to zero (the difference scale): no
+    coefficient of variation relative to that zero, and no crash."""
+    c = compare([0.2, 0.4, 0.3], [-1.0, 0.5, 0.5])
+    assert c.scale == "difference" and c.baseline_centre == 1.0
+    assert c.components.between_cv is None and math.isfinite(c.delta_pct)
