@@ -11,7 +11,7 @@ RUN_FIELDS = (
     "run_id", "experiment", "outcome", "started_at", "finished_at", "failure_reason", "cause",
     "host", "git_commit", "git_dirty", "source", "note", "retracted",
 )
-FLAT_FIELDS = (*RUN_FIELDS, "metric", "repetition", "value")
+FLAT_FIELDS = (*RUN_FIELDS, "metric", "repetition", "start", "value")
 # One row per kept request (`export --requests`); JSON rows also hold the chunk arrays.
 REQUEST_FIELDS = (
     "run_id", "experiment", "repetition", "request", "ok", "error", "cut_short", "http_status", "finish_reason",
@@ -28,9 +28,10 @@ def flat_rows(runs: Iterable[RunRecord]) -> list[dict[str, Any]]:
     for run in sorted(runs, key=lambda r: r.id):
         base = run.columns()
         if not run.samples:
-            rows.append({**base, "metric": None, "repetition": None, "value": None})
+            rows.append({**base, "metric": None, "repetition": None, "start": None, "value": None})
         for sample in run.samples:
-            rows.append({**base, "metric": sample.metric, "repetition": sample.repetition, "value": sample.value})
+            rows.append({**base, "metric": sample.metric, "repetition": sample.repetition, "start": sample.start,
+                         "value": sample.value})
     return rows
 
 

@@ -332,7 +332,7 @@ def test_allow_new_records_under_an_undeclared_name(project: Project, sim_url: s
     res = project.run("bench", "--url", sim_url, "--requests", "3", "--output-tokens", "4", "--record", "trial-7",
                       "--allow-new")
     assert res.returncode == 0, res.stderr
-    assert re.search(r"recorded run \d+: trial-7 \(ok, \d+ metrics\)", res.stdout), res.stdout
+    assert re.search(r"recorded run \d+: trial-7 \(ok, \d+ metrics, one server start: the server was already running\)", res.stdout), res.stdout
     (run,) = json.loads(project.run("history", "trial-7", "--json").stdout)
     assert run["outcome"] == "ok"
     # Its UTC start and end: the end less the measured time, not the moment it was recorded twice.

@@ -43,6 +43,25 @@ def test_one_run_of_n_samples_reaches_show_with_n(project: Project, sim_url: str
 
     shown = json.loads(project.run("show", "eagle3", "--json").stdout)["experiments"][0]
     assert shown["summaries"]["output_tok_s"]["n"] == 5
+    # A pass against a server that was already running is one server start, whatever its repetitions.
+    assert "5 repetition(s) × " in res.stdout and "metrics, one server start: the server was already running)" in res.stdout
+    assert {s["start"] for s in run["samples"]} == {0}
+    assert shown["summaries"]["output_tok_s"]["starts"] == 1
+    assert shown["summaries"]["output_tok_s"]["ci_method"] == "order statistics"
+
+
+@pytest.mark.timeout(180)
+def test_each_bench_pass_counts_as_one_server_start_in_a_comparison(project: Project, sim_url: str) -> None:
+    project.write_config('[experiments.base]\nrole = "reference"\n\n[experiments.eagle3]\ncompare_to = "base"\n')
+    bench = ("bench", "--url", sim_url, "--requests", "4", "--output-tokens", "8", "--input-tokens", "8", "-n", "2")
+    for name in ("base", "base", "eagle3", "eagle3"):
+        assert project.run(*bench, "--record", name).returncode == 0
+    compared = project.run("compare", "eagle3", "--all-runs")
+    assert compared.returncode == 0, compared.stderr
+    assert "output_tok_s: 2 v 2 server starts of about 2 repetitions" in compared.stdout.replace("\n", " ")
+    exported = project.run("export", "--format", "csv")
+    header = exported.stdout.splitlines()[0].split(",")
+    assert header[-3:] == ["repetition", "start", "value"]
 
 
 @pytest.mark.timeout(120)

@@ -63,7 +63,7 @@ def repeat(args: argparse.Namespace, spec: WorkloadSpec, target: BenchTarget | N
             outcome = Outcome.FAILED if done.failure else Outcome.OK
             metrics = len({m for r in done.results[: done.completed] for m in r.metrics})
             print(f"recorded run {report.run_id}: {target.experiment} ({outcome}, {done.completed} repetition(s) × "
-                  f"{metrics} metrics)")
+                  f"{metrics} metrics, one server start: the server was already running)")
     if done.interrupted:
         _stderr(_interrupted_message(done, target.experiment if target else None, report.run_id))
         return EXIT_INTERRUPTED

@@ -117,10 +117,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     out.add_argument("--percentile", type=number, action="append", default=[], metavar="P",
                      help="an extra percentile to report besides 50, 90 and 99 (repeatable)")
     out.add_argument("--json", action="store_true", help="print the result as JSON")
-    out.add_argument("--verbose", "-v", action="store_true",
-                     help="the client's own figures in full (CPU, loop lag, send delay, TTFT error), not its verdict alone")
+    out.add_argument("--verbose", "-v", action="store_true", help="the client's own figures in full (CPU, loop lag, "
+                     "send delay, TTFT error), not its verdict alone")
     out.add_argument("--per-request", action="store_true", help="with --json: include every request's record")
-    out.add_argument("--record", metavar="EXPERIMENT", help="record the run in the ledger under EXPERIMENT")
+    out.add_argument("--record", metavar="EXPERIMENT", help="record the run under EXPERIMENT (one server start)")
     out.add_argument("--note", help="with --record: free text kept with the run")
     out.add_argument("--allow-new", action="store_true",
                      help="with --record: record under an experiment that benchdoc.toml does not declare (yet)")
@@ -304,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
         if report.run_id is not None:
             outcome = Outcome.FAILED if report.failure else Outcome.OK
             print(f"recorded run {report.run_id}: {target.experiment if target else None} ({outcome}, "
-                  f"{len(result.metrics)} metrics)")
+                  f"{len(result.metrics)} metrics, one server start: the server was already running)")
     return EXIT_FAILED if result.failed else EXIT_OK
 
 

@@ -196,7 +196,8 @@ class RunRecord:
             **self.columns(),
             "failure_log_line": self.failure_log_line,
             "command": self.command,
-            "samples": [{"metric": s.metric, "repetition": s.repetition, "value": s.value} for s in self.samples],
+            "samples": [{"metric": s.metric, "repetition": s.repetition, "start": s.start, "value": s.value}
+                        for s in self.samples],
             "environment": self.environment,
             "metadata": self.metadata.to_json(),
             "retraction": {"reason": self.retraction.reason, "at": self.retraction.at.isoformat()}
