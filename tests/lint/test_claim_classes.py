@@ -140,3 +140,38 @@ def test_a_past_figure_of_an_experiment_that_never_ran_is_no_history(facts: Lint
     # One that ran and failed may have worked before its failures were recorded.
     assert kinds(facts, "Piecewise graphs reached 1,450.0 tok/s before the capture bug.") == []
     assert [f.kind for f in lint(facts, "Inductor max-autotune was faster than eager last month.")] == [STALE_VERDICT]
+
+
+@pytest.mark.parametrize(
+    ("true", "stale"),
+    [
+        # Verbs of overtaking, with a name holding a dot or a figure in parentheses before "by".
+        ("CUDA graphs outpace eager by 20%.", "CUDA graphs outpace eager by 45%."),
+        ("Eager trails torch.compile by 33%.", "Eager trails torch.compile by 60%."),
+        ("CUDA graphs (1,200.0 tok/s) beat eager (1,000.0 tok/s) by 20%.",
+         "CUDA graphs (1,200.0 tok/s) beat eager (1,000.0 tok/s) by 45%."),
+        # A change verb without "by": its subject names the metric.
+        ("TTFT p95 drops 10% with CUDA graphs vs eager.", "TTFT p95 drops 40% with CUDA graphs vs eager."),
+        ("Goodput rises 10% with CUDA graphs relative to eager.", "Goodput rises 30% with CUDA graphs relative to eager."),
+        # A change as a noun, the metric between the number and the noun.
+        ("CUDA graphs deliver a 20% throughput improvement over eager.",
+         "CUDA graphs deliver a 40% throughput improvement over eager."),
+    ],
+)
+def test_verbs_and_nouns_of_change_are_read(facts: LintFacts, true: str, stale: str) -> None:
+    assert kinds(facts, true) == [], true
+    assert [f.kind for f in lint(facts, stale)] == [STALE_CLAIM], stale
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Memory drops 40% with CUDA graphs vs eager.",  # a quantity the ledger does not hold
+        "With CUDA graphs, the error rate dropped 40%.",
+        "Requests rose 40% this week with CUDA graphs.",
+        "CUDA graphs saw a 40% latency reduction in the profiler.",  # "latency" names no one metric
+        "CUDA graphs speed up decoding by 40% relative to eager.",  # "decoding" is no metric of ours
+    ],
+)
+def test_a_change_of_something_the_ledger_does_not_hold_is_left_alone(facts: LintFacts, sentence: str) -> None:
+    assert kinds(facts, sentence) == []

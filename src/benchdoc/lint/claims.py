@@ -22,10 +22,10 @@ SIGNED = "signed"  # "+3.8%": the sign is the direction of the number
 
 _NUM = r"(?P<num>\d+(?:\.\d+)?)"
 _WORDS = {
-    GOOD: "faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplift|lift|win",
+    GOOD: "faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplifts?|lift|win",
     BAD: "slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation",
-    UP: "higher|more|increase|jump|above",
-    DOWN: "lower|less|fewer|decrease|drop|reduction|cut|below",
+    UP: "higher|more|increases?|jump|above",
+    DOWN: "lower|less|fewer|decreases?|drops?|reductions?|cut|below",
 }
 _ANY_WORD = "|".join(_WORDS.values())
 
@@ -61,8 +61,23 @@ _BY_VERB = re.compile(
     r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
     r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
     r"beat(?:s|ing)?|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
-    r"speeds? up|slows? down)\b(?P<mid>[^.;:%]{0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
+    r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
+    r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
+    re.IGNORECASE,
+)
+# "TTFT p95 drops 40% with X vs Y", "goodput rises 12% over eager": a change verb with its number.
+_MOVE_VERB = re.compile(
+    r"\b(?P<verb>(?:drop|fall|shrink|decreas|ris|climb|grow|jump|increas)(?:s|es|ped|ing|ed)?|fell|shrank|rose|grew|"
+    r"rises|jumped)\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+)?" + _NUM
+    + r"\s*(?:%|percent\b)(?!\s*(?:of|to)\b)",
+    re.IGNORECASE,
+)
+# "a 40% throughput improvement over eager": a change as a noun, the metric between.
+_PERCENT_NOUN = re.compile(
+    r"(?<![\w.])" + _NUM + r"\s*%\s+(?P<gap>(?!(?:of|the|in|on|at|for|more|less|faster|slower)\b)[\w/-]+"
+    r"(?:\s+(?!(?:of|the|in|on|at|for)\b)[\w/-]+)?)\s+(?P<word>improvement|gain|speed-?up|boost|uplift|increase|"
+    r"reduction|decrease|regression|slow-?down|drop|loss)s?\b",
     re.IGNORECASE,
 )
 _FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
@@ -82,10 +97,10 @@ _VERB_PERCENT = re.compile(
 _VERB_POLARITY = (
     (re.compile(r"^(?:add|gain|buy|bought|give|gave|bring|brought)", re.IGNORECASE), GOOD),
     (re.compile(r"^(?:cost|los)", re.IGNORECASE), BAD),
-    (re.compile(r"improv|boost|beat|outperform|speeds? up", re.IGNORECASE), GOOD),
-    (re.compile(r"trail|lag|regress|slows? down", re.IGNORECASE), BAD),
-    (re.compile(r"increas|rais", re.IGNORECASE), UP),
-    (re.compile(r"reduc|cut|lower|decreas|drop", re.IGNORECASE), DOWN),
+    (re.compile(r"underperform|trail|lag|regress|slows? down", re.IGNORECASE), BAD),
+    (re.compile(r"improv|boost|beat|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up", re.IGNORECASE), GOOD),
+    (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
+    (re.compile(r"reduc|cut|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
 # After the claim word: up to four words, then the word that introduces what it is compared with
 # ("than |the baseline", "than with |the Triton backend").
@@ -151,6 +166,8 @@ def find_claims(text: str) -> list[Claim]:
         (_FACTOR, _factor_claim, False),
         (_VERB_PERCENT, _verb_percent_claim, True),
         (_BY_VERB, _by_verb_claim, True),
+        (_MOVE_VERB, _move_verb_claim, True),
+        (_PERCENT_NOUN, _percent_noun_claim, True),
         (_BARE_FACTOR, _bare_factor_claim, False),
         (_WORD_FACTOR, _word_factor_claim, False),
         (_BARE_SIGNED, _bare_signed_claim, True),
@@ -282,6 +299,35 @@ def _verb_percent_claim(text: str, match: re.Match[str]) -> Claim:
         object_at=object_at, object_search_start=None,
         noun=(link.group("gap").strip() if link else _noun_after(text, match.end())), word=verb,
     )
+
+
+def is_move_verb(word: str) -> bool:
+    """Whether a claim's word is a change verb whose subject names the quantity ("TTFT p95 drops 10%")."""
+    return _MOVE_VERB.match(word + " 1%") is not None
+
+
+def _move_verb_claim(text: str, match: re.Match[str]) -> Claim:
+    """"TTFT p95 drops 40% with X vs Y": the verb's direction, the target after a link."""
+    verb = match.group("verb").lower()
+    polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
+    link = _LINK.match(text[match.end() :])
+    object_at = match.end() + link.end() if link else None
+    hedge_words = match.group("hedge")
+    return Claim(
+        start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        polarity=SIGNED, sign=1.0 if polarity == UP else -1.0,
+        bound=hedge(hedge_words.strip() + " ") if hedge_words else "exact",
+        object_at=object_at, object_search_start=None,
+        noun=(link.group("gap").strip() if link else _noun_after(text, match.end())), word=verb,
+    )
+
+
+def _percent_noun_claim(text: str, match: re.Match[str]) -> Claim:
+    """"a 40% throughput improvement over eager": the words between number and noun name the metric."""
+    word = match.group("word").lower()
+    claim = _with_link(text, match, _polarity(word), word, factor=False)
+    return dataclasses.replace(claim, noun=match.group("gap"))
 
 
 def _by_verb_claim(text: str, match: re.Match[str]) -> Claim:

@@ -23,7 +23,7 @@ from benchdoc.lint.claim_reading import (
     no_result_state,
     without_result,
 )
-from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
+from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims, is_move_verb
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
@@ -217,6 +217,12 @@ class ClaimRule:
     def _claim_metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
         """The metric the words after the claim name ("20% lower TTFT", "+19% goodput over"), else
         the one its clause names (:class:`ClaimReader`)."""
+        if is_move_verb(claim.word):
+            # "TTFT p95 drops 10% with X": the verb's subject names the quantity; "memory drops" is none of ours.
+            clause_start, _ = context.clause(claim.start)
+            subject_words = " ".join(context.plain[clause_start : claim.start].split()[-4:])
+            named = self.reader.noun_metrics(subject_words)
+            return MetricReading((named[-1],), True) if len(named) == 1 else None
         noun = claim.noun
         if noun and claim.object_search_start is not None:
             # "beats |the baseline| by 5%": the target's name between verb and number is no noun.
