@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from benchdoc.ledger.models import RunRecord
 
 STORY_CONFIG = """\
 [metrics.output_tok_s]
@@ -48,6 +54,35 @@ compare_to = "baseline"
 label = "NCCL fewer channels"
 compare_to = "baseline"
 notes = "OOM (wrong mem-fraction, could retry)"
+"""
+
+
+# Small, fast simulated server: 1 ms to the first token, 0.5 ms per token.
+FAST_SIM = ("--ttft-ms", "1", "--step-ms", "0.5")
+
+
+def sim_argv(*extra: str) -> list[str]:
+    """The simulator as a server under test, as a benchdoc.toml argv list."""
+    return [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", *FAST_SIM, *extra]
+
+
+def toml_list(items: Sequence[str]) -> str:
+    return json.dumps(list(items))
+
+
+def sim_config_head(*, server_extra: Sequence[str] = (), ready_timeout: float = 30) -> str:
+    """The head of a benchdoc.toml that measures with the simulator: the primary metric
+    (output_tok_s) and a fast `sim` server; workloads and experiments follow it."""
+    return f"""\
+[metrics.output_tok_s]
+label = "tok/s"
+unit = "tok/s"
+primary = true
+
+[servers.sim]
+argv = {toml_list(sim_argv(*server_extra))}
+ready_timeout = {ready_timeout}
+shutdown_grace = 3
 """
 
 
@@ -127,6 +162,13 @@ class Project:
     @property
     def ledger_url(self) -> str:
         return f"sqlite:///{self.root / '.benchdoc' / 'ledger.db'}"
+
+    def runs(self, *, read_only: bool = False) -> dict[str, RunRecord]:
+        """The runs in the project's ledger, by experiment (of several, the first recorded)."""
+        from benchdoc.ledger.store import Ledger
+
+        with Ledger.open(self.ledger_url, read_only=read_only) as ledger:
+            return {run.experiment: run for run in ledger.runs()}
 
 
 @pytest.fixture

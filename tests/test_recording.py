@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import Project
+from tests.conftest import Project, sim_argv, toml_list
 
 from benchdoc.cluster import record_termination
 from benchdoc.config import load_config
@@ -25,10 +25,9 @@ from benchdoc.recording import Failure, Measurement, Repetition, build_run, reco
 from benchdoc.sim import SimConfig, start_in_thread
 
 DATA = Path(__file__).resolve().parent / "importers" / "data"
-SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
 RUN_CONFIG = f"""
 [servers.sim]
-argv = {json.dumps(SIM)}
+argv = {toml_list(sim_argv())}
 ready_timeout = 30
 
 [workloads.small]

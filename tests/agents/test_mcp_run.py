@@ -3,32 +3,17 @@ the server under test like Ctrl-C (no server left, nothing recorded for it) whil
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import time
 from pathlib import Path
 
 import anyio
 from tests.agents.conftest import call, connect
-from tests.conftest import Project
+from tests.conftest import Project, sim_config_head
 
-from benchdoc.ledger.store import Ledger
 from benchdoc.runner.process import live_group_members
 
-SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
-
-CONFIG = f"""\
-[metrics.output_tok_s]
-label = "tok/s"
-unit = "tok/s"
-primary = true
-
-[servers.sim]
-argv = {json.dumps(SIM)}
-ready_timeout = 30
-shutdown_grace = 3
-
+CONFIG = sim_config_head() + """
 [workloads.small]
 requests = 6
 concurrency = 2
@@ -60,8 +45,7 @@ def sim_project(root: Path) -> Project:
 
 
 def recorded(project: Project) -> dict[str, str]:
-    with Ledger.open(project.ledger_url, read_only=True) as ledger:
-        return {r.experiment: r.outcome for r in ledger.runs()}
+    return {experiment: run.outcome for experiment, run in project.runs(read_only=True).items()}
 
 
 def test_run_reports_progress_and_records(tmp_path: Path) -> None:

@@ -12,22 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from benchdoc.ledger.store import Ledger
+from tests.conftest import sim_argv, sim_config_head, toml_list
+
 from benchdoc.runner.process import live_group_members
 
-SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
-
-CONFIG = f"""\
-[metrics.output_tok_s]
-label = "tok/s"
-unit = "tok/s"
-primary = true
-
-[servers.sim]
-argv = {json.dumps(SIM)}
-ready_timeout = 30
-shutdown_grace = 3
-
+CONFIG = sim_config_head() + """
 [workloads.small]
 requests = 6
 concurrency = 2
@@ -70,11 +59,6 @@ label = "recorded by hand"
 """
 
 
-def runs_in(project) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    with Ledger.open(project.ledger_url) as ledger:
-        return {r.experiment: r for r in ledger.runs()}
-
-
 def test_run_records_and_summarises(project) -> None:  # type: ignore[no-untyped-def]
     project.write_config(CONFIG)
     result = project.run("run", "baseline", "eagle3", "nccl-fewer-channels")
@@ -89,7 +73,7 @@ def test_run_records_and_summarises(project) -> None:  # type: ignore[no-untyped
     assert "vs baseline:" in out  # eagle3's comparison, from benchdoc.results
     assert "nccl-fewer-channels: log line: torch.OutOfMemoryError: CUDA out of memory" in out
     assert ".benchdoc/logs/baseline-" in out
-    runs = runs_in(project)
+    runs = project.runs()
     assert runs["baseline"].outcome == "ok" and len(runs["baseline"].values("output_tok_s")) == 2  # type: ignore[attr-defined]
     assert runs["nccl-fewer-channels"].failure_reason == "CUDA out of memory"  # type: ignore[attr-defined]
 
@@ -191,8 +175,7 @@ def test_until_decided_with_starts_runs_the_baseline_alongside(project) -> None:
     out = result.stdout + result.stderr
     assert "until decided against 'baseline' running alongside, one start of each a round on output_tok_s" in out
     assert "eagle3: after 2 server starts:" in out
-    with Ledger.open(project.ledger_url) as ledger:
-        runs = {r.experiment: r for r in ledger.runs()}
+    runs = project.runs()
     record = runs["eagle3"].metadata.until_decided
     assert record["baseline_runs"] == [runs["baseline"].id] and runs["baseline"].id < runs["eagle3"].id
     assert runs["baseline"].starts == 3 if record["decision"] is None else runs["baseline"].starts >= 2
@@ -213,7 +196,7 @@ workload = "unreadable"
     result = project.run("run", "misconfigured", "-n", "1")
     assert result.returncode == 1
     assert "misconfigured: ERROR: cannot read the workload's results" in result.stderr
-    assert runs_in(project)["misconfigured"].outcome == "error"  # type: ignore[attr-defined]
+    assert project.runs()["misconfigured"].outcome == "error"  # type: ignore[attr-defined]
 
 
 def test_a_server_program_that_does_not_exist_is_a_setup_error(project) -> None:  # type: ignore[no-untyped-def]
@@ -228,7 +211,7 @@ workload = "small"
     result = project.run("run", "moved-away", "--quiet")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "error: cannot start the server: No such file or directory" in result.stdout
-    run = runs_in(project)["moved-away"]
+    run = project.runs()["moved-away"]
     assert run.outcome == "error" and "Failed" not in project.run("show", "moved-away").stdout  # type: ignore[attr-defined]
 
 
@@ -284,7 +267,7 @@ def test_ctrl_c_during_a_repetition_tears_down_and_keeps_the_ledger_consistent(p
     assert "recorded before the interrupt: baseline" in stderr
     for pid in servers:
         assert live_group_members(pid) == [], f"server {pid} (or its group) outlived benchdoc run"
-    runs = runs_in(project)
+    runs = project.runs()
     assert set(runs) == {"baseline"} and runs["baseline"].outcome == "ok"  # type: ignore[attr-defined]
 
 
@@ -307,7 +290,7 @@ repetitions = 3
                                                      config)
     assert code == 130
     assert "not recorded: three-short (its 1 finished repetition of 3 dropped)" in stderr
-    assert "three-short" not in runs_in(project)
+    assert "three-short" not in project.runs()
 
 
 def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-untyped-def]
@@ -315,7 +298,7 @@ def test_sigterm_tears_down_like_ctrl_c(project) -> None:  # type: ignore[no-unt
     assert code == 130 and "every server was stopped" in stderr
     for pid in servers:
         assert live_group_members(pid) == []
-    assert set(runs_in(project)) == {"baseline"}
+    assert set(project.runs()) == {"baseline"}
 
 
 def test_the_summary_says_how_many_requests_were_cut_short(project) -> None:  # type: ignore[no-untyped-def]
@@ -338,7 +321,7 @@ repetitions = 2
     assert "preempting: 10 of 12 requests were cut short" in result.stdout
     assert ("preempting: warning: unreliable: 83.3% of requests failed (10 of 12; 10 cut short), "
             "above the 5% limit") in result.stdout
-    run = runs_in(project)["preempting"]
+    run = project.runs()["preempting"]
     assert [r.cut_short_requests for r in run.metadata.per_repetition] == [5, 5]  # type: ignore[attr-defined]
 
 
@@ -394,7 +377,7 @@ def test_sigkill_of_benchdoc_leaves_no_server_running(project) -> None:  # type:
     project.write_config(CONFIG)
     guards, servers = _sigkill_during_a_repetition(project, guards_too=False)
     assert _gone_within(servers + guards, 20), "the server outlived benchdoc"
-    assert set(runs_in(project)) == set()  # nothing half-recorded
+    assert set(project.runs()) == set()  # nothing half-recorded
     # The guard stopped it: the next run has nothing to report.
     result = project.run("run", "baseline", "-n", "1", "--quiet")
     assert result.returncode == 0 and "left running" not in result.stderr
@@ -410,7 +393,7 @@ STUBBORN_SERVER = [sys.executable, "-c", (
 
 
 def test_the_next_run_stops_a_server_that_survived(project) -> None:  # type: ignore[no-untyped-def]
-    project.write_config(CONFIG.replace(f"argv = {json.dumps(SIM)}", f"argv = {json.dumps(STUBBORN_SERVER)}")
+    project.write_config(CONFIG.replace(f"argv = {toml_list(sim_argv())}", f"argv = {toml_list(STUBBORN_SERVER)}")
                          .replace("shutdown_grace = 3", "shutdown_grace = 1"))
     _, servers = _sigkill_during_a_repetition(project, guards_too=True)
     time.sleep(0.5)
@@ -456,7 +439,7 @@ workload = "medium"
     said = [line for line in both.stdout.splitlines() if "the machine was busy" in line]
     assert not [line for line in both.stdout.splitlines() if "starved of CPU by other processes" in line]
     assert len(said) == 1 and said[0].startswith("the machine was busy while 2 experiments ran (busy, busy-too)"), said
-    load = runs_in(project)["busy"].environment["load"]  # type: ignore[attr-defined]
+    load = project.runs()["busy"].environment["load"]  # type: ignore[attr-defined]
     assert load["state"] == "busy" and load["figures"]["measurements"] == 2
     for each in load["figures"]["each"]:
         assert each["busy"] and each["others_cores"] > 0.1
@@ -482,7 +465,7 @@ args = {json.dumps(["--fail-start", SECRET_LOG_LINE])}
     assert "leaky: log line: RuntimeError: CUDA out of memory while loading from postgresql://svc:***@db/x" in result.stdout
     for secret in ("Pa55w0rdX", "k3yk3yk3y", "AbCdEfGhIjKlMnOpQrStUv12"):
         assert secret not in everything
-    stored = runs_in(project)["leaky"]
+    stored = project.runs()["leaky"]
     assert "Pa55w0rdX" not in (stored.failure_log_line or "")  # type: ignore[attr-defined]
     shown = project.run("show", "leaky")
     assert shown.returncode == 0 and "Pa55w0rdX" not in shown.stdout + shown.stderr
@@ -536,5 +519,5 @@ workload = "negative"
     result = project.run("run", "backwards", "-n", "1")
     assert result.returncode == 1, result.stderr
     assert "cannot use the workload's results: output_tok_s = -12.5 is negative" in result.stderr
-    run = runs_in(project)["backwards"]
+    run = project.runs()["backwards"]
     assert run.outcome == "error" and not run.values("output_tok_s")  # type: ignore[attr-defined]

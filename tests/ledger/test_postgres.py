@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Iterator
 
 import pytest
-from tests.conftest import Project
+from tests.conftest import Project, sim_argv, toml_list
 from tests.ledger.postgres_server import postgres_server
 
 from benchdoc.errors import LedgerError
@@ -113,14 +113,13 @@ def test_migration_requests_and_retractions_on_postgres(pg_url: str) -> None:
 
 
 def test_a_run_keeps_its_requests_in_a_team_ledger(pg_url: str, project: Project) -> None:
-    sim = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
     project.write_config(
         f"""\
         [metrics.output_tok_s]
         label = "tok/s"
 
         [servers.sim]
-        argv = {json.dumps(sim)}
+        argv = {toml_list(sim_argv())}
 
         [workloads.small]
         requests = 4

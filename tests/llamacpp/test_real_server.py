@@ -17,17 +17,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import Project
+from tests.conftest import Project, sim_config_head
 from tests.runner.conftest import assert_gone
 
 from benchdoc.ledger.models import Outcome
-from benchdoc.ledger.store import Ledger
 
 from .conftest import llama_server
 
 pytestmark = pytest.mark.llamacpp
 
-SIM = [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", "--ttft-ms", "1", "--step-ms", "0.5"]
 # Random weights can sample the end-of-sequence token at any step; benchdoc forces the
 # length (ignore_eos), which llama_cpp.server does not know, so the workload bans the token.
 NO_EOS = '{ logit_bias = { "2" = -100 } }'
@@ -35,16 +33,7 @@ MISSING_MODEL = "/nonexistent/benchdoc-tiny-llama.gguf"
 
 
 def _config(python: Path, model: Path) -> str:
-    return f"""\
-[metrics.output_tok_s]
-label = "tok/s"
-unit = "tok/s"
-primary = true
-
-[servers.sim]
-argv = {json.dumps(SIM)}
-ready_timeout = 30
-shutdown_grace = 3
+    return sim_config_head() + f"""\
 {llama_server("llama", python, model)}
 {llama_server("llama-lost", python, MISSING_MODEL)}
 {llama_server("llama-health", python, model, ready_path="/health")}
@@ -119,13 +108,8 @@ def measured(tmp_path_factory: pytest.TempPathFactory, llama_python: Path, tiny_
     return project
 
 
-def _runs(project: Project) -> dict[str, object]:
-    with Ledger.open(project.ledger_url) as ledger:
-        return {run.experiment: run for run in ledger.runs()}
-
-
 def test_the_real_server_is_ready_measured_and_torn_down(measured: Project) -> None:
-    run = _runs(measured)["llama"]
+    run = measured.runs()["llama"]
     assert run.outcome == Outcome.OK  # type: ignore[attr-defined]
     metadata = run.metadata  # type: ignore[attr-defined]
     assert metadata.repetitions == 2 and metadata.requests == 12 and not metadata.cut_short and not metadata.failures
@@ -136,12 +120,12 @@ def test_the_real_server_is_ready_measured_and_torn_down(measured: Project) -> N
     assert_gone(launch.pids)  # the server, its process group and everything in it
     assert not launch.stops[0].exited_before_stop  # it ran until benchdoc stopped it
     for other in ("llama-pair", "llama-lost"):
-        assert_gone(_runs(measured)[other].metadata.launch.pids)  # type: ignore[attr-defined]
+        assert_gone(measured.runs()[other].metadata.launch.pids)  # type: ignore[attr-defined]
 
 
 def test_the_engine_version_comes_from_the_servers_venv(measured: Project, llama_python: Path,
                                                         llama_version: str) -> None:
-    runs = _runs(measured)
+    runs = measured.runs()
     engine = runs["llama"].environment["engine"]  # type: ignore[attr-defined]
     assert engine["python"] == str(llama_python)
     assert engine["packages"]["llama-cpp-python"] == llama_version
@@ -155,7 +139,7 @@ def test_the_engine_version_comes_from_the_servers_venv(measured: Project, llama
 def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measured: Project) -> None:
     """llama_cpp.server runs one request at a time and, by default (interrupt_requests),
     ends the stream under way with [DONE] and no finish_reason when another arrives."""
-    run = _runs(measured)["llama-pair"]
+    run = measured.runs()["llama-pair"]
     metadata = run.metadata  # type: ignore[attr-defined]
     assert run.outcome == Outcome.OK and metadata.requests == 8  # type: ignore[attr-defined]
     assert metadata.cut_short and metadata.cut_short >= 4, metadata
@@ -174,13 +158,13 @@ def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measure
     assert "ok (unreliable)" in history.stdout and f"({rate}; " in history.stdout
     assert " × stream ended after " in history.stdout
     # Told not to interrupt, it queues the second request: nothing is cut, nothing unreliable.
-    queued = _runs(measured)["llama-queued"].metadata  # type: ignore[attr-defined]
+    queued = measured.runs()["llama-queued"].metadata  # type: ignore[attr-defined]
     assert queued.requests == 8 and not queued.cut_short and not queued.failures
     assert "llama-queued is unreliable" not in show.stdout
 
 
 def test_a_bad_model_path_fails_with_the_servers_own_error(measured: Project) -> None:
-    run = _runs(measured)["llama-lost"]
+    run = measured.runs()["llama-lost"]
     assert run.outcome == Outcome.FAILED  # type: ignore[attr-defined]
     assert run.failure_reason == "server exited with code 1 before becoming ready"  # type: ignore[attr-defined]
     line = f"ValueError: Model path does not exist: {MISSING_MODEL}"
@@ -192,7 +176,7 @@ def test_a_bad_model_path_fails_with_the_servers_own_error(measured: Project) ->
 def test_a_readiness_url_the_server_does_not_have_is_a_setup_error(measured: Project) -> None:
     """llama_cpp.server has no /health (llama.cpp's own llama-server has): the default
     readiness URL answers 404, which says nothing about the configuration."""
-    run = _runs(measured)["llama-health"]
+    run = measured.runs()["llama-health"]
     assert run.outcome == Outcome.ERROR  # type: ignore[attr-defined]
     reason = run.failure_reason  # type: ignore[attr-defined]
     assert reason.startswith("the readiness URL http://127.0.0.1:") and "/health answered HTTP 404 for " in reason
@@ -204,7 +188,7 @@ def test_the_server_sends_no_usage_and_the_simulator_can_do_the_same(measured: P
     """llama_cpp.server ignores stream_options: its streams never carry usage, so the output
     tokens are counted from the requests' max_tokens (finish_reason "length"), not from the
     server's count. The simulator's --no-stream-usage does what it does."""
-    runs = _runs(measured)
+    runs = measured.runs()
     real = runs["llama"].metadata.provenance  # type: ignore[attr-defined]
     assert real["output_tokens"] == {"max_tokens": 12}, real
     assert runs["simulated-like-llama"].metadata.provenance["output_tokens"] == real["output_tokens"]  # type: ignore[attr-defined]
@@ -263,7 +247,7 @@ repetitions = 3
         if process.poll() is None:
             process.kill()
             process.wait()
-    run = _runs(project)["llama-killed"]
+    run = project.runs()["llama-killed"]
     assert run.outcome == Outcome.FAILED and "SIGKILL" in run.failure_reason  # type: ignore[attr-defined]
     evidence = run.failure_log_line or ""  # type: ignore[attr-defined]
     assert "Llama.generate" not in evidence and "llama_perf" not in evidence and "INFO:" not in evidence, evidence

@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import Project
-from tests.runner.conftest import sim_argv, toml_list
+from tests.conftest import Project, sim_argv, toml_list
 
 from benchdoc.config import load_config
 from benchdoc.ledger import Ledger

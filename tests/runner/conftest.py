@@ -3,43 +3,21 @@ simulator as a subprocess, and checks that no process outlives a run."""
 
 from __future__ import annotations
 
-import json
-import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from tests.conftest import sim_config_head
+
 from benchdoc.config import Config, load_config
 from benchdoc.runner.process import live_group_members
-
-# Small, fast simulated server: 1 ms to the first token, 0.5 ms per token.
-FAST_SIM = ("--ttft-ms", "1", "--step-ms", "0.5")
-
-
-def sim_argv(*extra: str) -> list[str]:
-    """The simulator as a server under test, as a benchdoc.toml argv list."""
-    return [sys.executable, "-m", "benchdoc", "sim", "--port", "{port}", *FAST_SIM, *extra]
-
-
-def toml_list(items: Sequence[str]) -> str:
-    return json.dumps(list(items))
 
 
 def write_project(root: Path, body: str, *, server_extra: Sequence[str] = (), ready_timeout: float = 30) -> Config:
     """A benchdoc.toml with a `sim` server, a small `small` load-generator workload and
     the given experiments (``body``), loaded."""
-    text = textwrap.dedent(
-        f"""\
-        [metrics.output_tok_s]
-        label = "tok/s"
-        unit = "tok/s"
-        primary = true
-
-        [servers.sim]
-        argv = {toml_list(sim_argv(*server_extra))}
-        ready_timeout = {ready_timeout}
-        shutdown_grace = 3
-
+    text = sim_config_head(server_extra=server_extra, ready_timeout=ready_timeout) + "\n" + textwrap.dedent(
+        """\
         [workloads.small]
         requests = 6
         concurrency = 2

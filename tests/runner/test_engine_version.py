@@ -12,13 +12,14 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from tests.conftest import FAST_SIM, toml_list
 
 from benchdoc.engine_version import endpoint_version, engine_entry, launched_interpreter
 from benchdoc.ledger import Ledger
 from benchdoc.results import build_results
 from benchdoc.runner import run_experiments
 
-from .conftest import FAST_SIM, toml_list, write_project
+from .conftest import write_project
 
 
 def make_venv(root: Path, sglang: str) -> Path:

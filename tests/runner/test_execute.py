@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import toml_list
 
 from benchdoc.errors import ConfigError
 from benchdoc.ledger import NewRun, Sample, ServerStop
@@ -18,7 +19,7 @@ from benchdoc.ledger.store import Ledger
 from benchdoc.runner import RunOptions, plan_runs, run_experiments
 from benchdoc.runner import events as ev
 
-from .conftest import assert_gone, toml_list, write_project
+from .conftest import assert_gone, write_project
 
 SECRET = "hf_zyxwvutsrqponmlkjihgfedcba0123"
 

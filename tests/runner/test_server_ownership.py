@@ -9,12 +9,14 @@ import sys
 import time
 from pathlib import Path
 
+from tests.conftest import sim_argv, toml_list
+
 from benchdoc.ledger import Ledger
 from benchdoc.runner import run_experiments
 from benchdoc.runner.ports import foreign_listener, local_port, port_holder
 from benchdoc.runner.process import ManagedProcess, pick_free_port, probe, wait_until_ready
 
-from .conftest import assert_gone, sim_argv, toml_list, write_project
+from .conftest import assert_gone, write_project
 
 
 def _http_server(tmp_path: Path, port: int, name: str) -> ManagedProcess:

@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import sim_argv, toml_list
+
 from benchdoc.ledger import Ledger, NewRun, Sample
 from benchdoc.results import build_results
 from benchdoc.runner import run_experiments
 
-from .conftest import sim_argv, toml_list, write_project
+from .conftest import write_project
 
 
 def _run(config: Any, names: list[str]) -> tuple[Any, dict[str, Any]]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import sim_argv, toml_list
 
 from benchdoc.ledger import Ledger
 from benchdoc.machineload import starved_repetitions
@@ -28,7 +29,7 @@ from benchdoc.results import build_results
 from benchdoc.runner import run_experiments
 from benchdoc.runner.events import RepetitionFinished, RepetitionStarted, ServerReady
 
-from .conftest import sim_argv, toml_list, write_project
+from .conftest import write_project
 
 HOGS = 8
 HOG = "import os; os.sched_setaffinity(0, {0})\nwhile True: pass"

@@ -9,13 +9,15 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import toml_list
+
 from benchdoc.ledger.store import Ledger
 from benchdoc.results import build_results
 from benchdoc.results.words import verdict_text
 from benchdoc.runner import RunOptions, run_experiments
 from benchdoc.runner import events as ev
 
-from .conftest import assert_gone, toml_list, write_project
+from .conftest import assert_gone, write_project
 
 # Prints the next of its values at each call (a counter file beside it), as a benchmark would.
 SCRIPT = """
