@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import UsageError, ValidationError
@@ -62,6 +63,20 @@ def check_measured(config: Config, metrics: Mapping[str, Sequence[float]], faile
             raise ValidationError(f"--metric {name}: {problem}; nothing was recorded")
 
 
+def measured_period(started: datetime | None, finished: datetime | None, moment: datetime) -> tuple[datetime, datetime]:
+    """When a run brought in was measured: as stated (each in UTC; one given stands for
+    both), or ``moment`` when nothing is; a ValidationError when it ends before it
+    starts or lies in the future."""
+    start = (started or finished or moment).astimezone(timezone.utc)
+    end = (finished or started or moment).astimezone(timezone.utc)
+    if end < start:
+        raise ValidationError(f"the run finishes ({end.isoformat()}) before it starts ({start.isoformat()}); "
+                              "nothing was recorded")
+    if end > moment + timedelta(minutes=1):
+        raise ValidationError(f"the run finishes in the future ({end.isoformat()}); nothing was recorded")
+    return start, end
+
+
 def record_measured(
     config: Config,
     experiment: str,
@@ -71,20 +86,25 @@ def record_measured(
     note: str | None = None,
     source: str = "record",
     each_start: bool = False,
+    started_at: datetime | None = None,
+    finished_at: datetime | None = None,
 ) -> RecordedRun:
     """Check, stamp with this machine's provenance and record one run of ``experiment`` (a name or alias).
 
     Its values are the repetitions of one server start, or, with ``each_start``, each the
-    value of a server start of its own (comparisons are made between starts)."""
-    moment = now()  # values brought in were measured before; the run is dated when it is recorded
+    value of a server start of its own (comparisons are made between starts). The run
+    spans ``started_at`` to ``finished_at`` when the caller knows when it was measured
+    (a missing end is the start, a missing start the end); else it is dated when recorded."""
+    moment = now()
     name = config.experiment(experiment).name
     check_measured(config, metrics, failed)
+    started_at, finished_at = measured_period(started_at, finished_at, moment)
     repetitions = max((len(values) for values in metrics.values()), default=0)
     measured = Measurement(
         experiment=name,
         source=source,
-        started_at=moment,
-        finished_at=moment,
+        started_at=started_at,
+        finished_at=finished_at,
         repetitions=[
             Repetition(
                 index, {metric: float(values[index]) for metric, values in metrics.items() if index < len(values)},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from datetime import datetime, timezone
 
 from benchdoc.cli._common import load_project
 from benchdoc.errors import UsageError
@@ -23,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "  benchdoc record baseline --metric output_tok_s=92.6\n"
         "  benchdoc record eagle3 --metric output_tok_s=95.8,96.1,96.4 --metric ttft_ms_p50=41,40,42\n"
         "  benchdoc record eagle3 --each-start --metric output_tok_s=95.8,96.1,96.4   three server starts\n"
-        '  benchdoc record nccl-tree --failed "CUDA graph incompatible"',
+        '  benchdoc record nccl-tree --failed "CUDA graph incompatible"\n'
+        "  benchdoc record baseline -m output_tok_s=92.6 --started 2026-12-01T10:00:00Z --finished 2026-12-01T10:20:00Z\n"
+        "\nWithout --started/--finished the run is dated when it is recorded (it starts and ends then).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("experiment", help="experiment name (or alias) from benchdoc.toml")
@@ -37,7 +40,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--each-start", action="store_true",
         help="each value was measured on a server start of its own (default: all on one start)",
     )
+    parser.add_argument("--started", metavar="TIME", type=_moment,
+                        help="when the measurement began (ISO 8601; without a zone, UTC)")
+    parser.add_argument("--finished", metavar="TIME", type=_moment,
+                        help="when it ended (ISO 8601; without a zone, UTC); one of the two alone dates both")
     parser.set_defaults(func=run)
+
+
+def _moment(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date and time like 2026-12-01T10:00:00Z") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def parse_metric_args(items: list[str]) -> dict[str, list[float]]:
@@ -77,6 +92,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{err.message} in {config.path.name}; declare it there first ([experiments.{args.experiment}] "
                          "with a label)") from None
     recorded = record_measured(config, args.experiment, parse_metric_args(args.metric), failed=args.failed, note=args.note,
-                               each_start=args.each_start)
+                               each_start=args.each_start, started_at=args.started, finished_at=args.finished)
     print(recorded.describe())
     return 0
