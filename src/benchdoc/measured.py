@@ -16,7 +16,7 @@ from benchdoc.errors import UsageError, ValidationError
 from benchdoc.ledger.store import Ledger
 from benchdoc.naming import did_you_mean
 from benchdoc.provenance import provenance
-from benchdoc.recording import Failure, Measurement, Repetition, now, record
+from benchdoc.recording import Failure, Measurement, Repetition, now, record, refuse_in_memory
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -116,8 +116,6 @@ def record_measured(
         provenance=provenance(config.root),
         note=note,
     )
-    from benchdoc.recording import refuse_in_memory
-
     refuse_in_memory(config.ledger_url)
     with Ledger.open(config.ledger_url, create=True, read_only=False) as ledger:
         run_id = record(ledger, measured)

@@ -11,6 +11,8 @@ from typing import Any
 
 from benchdoc.config import Config
 from benchdoc.errors import UsageError
+from benchdoc.naming import did_you_mean
+from benchdoc.redact import redact_argv, redact_free_text
 
 SLURM_KEYS = (
     "partition", "gres", "time", "account", "qos", "exclusive", "requeue", "retries", "max_parallel", "sbatch_args", "setup",
@@ -63,8 +65,6 @@ def slurm_options(config: Config, overrides: Mapping[str, Any], experiment: str 
     table = config.slurm
     for key in table:
         if key not in (*SLURM_KEYS, "experiments"):
-            from benchdoc.naming import did_you_mean
-
             raise config.error(f"unknown key '{key}'{did_you_mean(key, SLURM_KEYS)}", "slurm", key)
     options = _from_table(config, SlurmOptions(), table, ("slurm",))
     for glob, part in _per_experiment(config).items():
@@ -111,8 +111,6 @@ def options_by_experiment(config: Config, names: Sequence[str], overrides: Mappi
 def _refuse_secrets(items: Sequence[str], error: Any) -> None:
     """A secret in a setup line or an sbatch option would be written to the job script and
     submission.json in clear: refused, with what to do instead."""
-    from benchdoc.redact import redact_argv, redact_free_text
-
     for item in items:
         words = item.split()
         if redact_argv(words) != words or redact_free_text(item) != item:

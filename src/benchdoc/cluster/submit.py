@@ -23,6 +23,8 @@ from benchdoc.cluster.script import render_script
 from benchdoc.cluster.slurm import sbatch
 from benchdoc.config import Config
 from benchdoc.errors import UsageError
+from benchdoc.planning.fingerprint import config_fingerprints
+from benchdoc.planning.plan import check_setups
 
 if TYPE_CHECKING:
     pass
@@ -81,9 +83,6 @@ def submit(
     """Write the script of one job array over ``names`` and submit it with ``sbatch
     --parsable`` (unless ``dry_run``). When the cluster refuses the job, its folder is
     removed again and the SlurmError says why; nothing is recorded either way."""
-    from benchdoc.planning.fingerprint import config_fingerprints
-    from benchdoc.planning.plan import check_setups
-
     if not names:
         raise UsageError("nothing to submit")
     refuse_sqlite(config)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.ledger.metadata import RunMetadata, SlurmTask
+from benchdoc.planning.fingerprint import experiment_fingerprint
 from benchdoc.provenance import Provenance
 from benchdoc.recording import Failure, Measurement, now, record
 
@@ -129,8 +130,6 @@ def record_termination(
 ) -> int | None:
     """Record the failed run of a task Slurm ended (unless this task's run is already
     recorded); its id or None."""
-    from benchdoc.planning.fingerprint import experiment_fingerprint
-
     measured = Measurement(
         experiment=experiment,
         source="run",

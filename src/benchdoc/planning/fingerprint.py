@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 from benchdoc.config import Config
 from benchdoc.errors import BenchdocError
 from benchdoc.ledger.models import Outcome
+from benchdoc.naming import split_level_experiment
+from benchdoc.planning.plan import check_setups, describe_workload, level_setups, plan_launch
+from benchdoc.redact import redact_argv, redact_env
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
@@ -32,10 +35,6 @@ def experiment_fingerprint(config: Config, name: str) -> str | None:
     """The fingerprint of ``name``'s current configuration; None when it has no server or
     its configuration does not validate (nothing can run it as it is)."""
     from dataclasses import replace
-
-    from benchdoc.naming import split_level_experiment
-    from benchdoc.planning.plan import check_setups, describe_workload, plan_launch
-    from benchdoc.redact import redact_argv, redact_env
 
     level = None
     if name not in config.experiments and (parts := split_level_experiment(name)) is not None:
@@ -84,8 +83,6 @@ def ran_current_config(run: RunRecord, current: str | None) -> bool:
 def recorded_as(config: Config, names: Sequence[str]) -> dict[str, list[str]]:
     """The experiments each of ``names`` records its runs under: itself, or each level of
     its load sweep (``EXP@rate=1``...)."""
-    from benchdoc.planning.plan import check_setups, level_setups
-
     found: dict[str, list[str]] = {}
     for name in names:
         try:
