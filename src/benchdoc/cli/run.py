@@ -230,8 +230,11 @@ def _signals_interrupt() -> Iterator[None]:
     """SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) tear down like Ctrl-C:
     the servers run in their own sessions and would otherwise outlive us."""
 
-    def interrupt(signum: int, _frame: Any) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
+    def interrupt(signum: int, frame: Any) -> None:
+        handler = signal.getsignal(signal.SIGINT)  # as Ctrl-C: a running workload's loop cancels it, no raise mid-read
+        if not callable(handler):
+            raise KeyboardInterrupt(f"signal {signum}")
+        handler(signal.SIGINT, frame)
 
     previous = {}
     for signum in (signal.SIGTERM, signal.SIGHUP):
