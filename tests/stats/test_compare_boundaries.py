@@ -44,3 +44,28 @@ def test_a_baseline_averaging_zero_is_compared_without_dividing_by_zero() -> Non
     c = compare([0.2, 0.4, 0.3], [-1.0, 0.5, 0.5])
     assert c.scale == "difference" and c.baseline_centre == 1.0
     assert c.components.between_cv is None and math.isfinite(c.delta_pct)
+
+
+def test_identical_sides_never_suggest_a_number_of_starts() -> None:
+    """No number of starts finds a shift of zero."""
+    c = compare([5.0, 5.0, 5.0], [5.0, 5.0, 5.0])
+    assert c.verdict == "same" and c.delta_pct == 0.0 and c.starts_needed is None
+
+
+def test_medians_disagree_only_when_they_moved_the_other_way() -> None:
+    import dataclasses
+
+    c = compare([103 * v for v in SIDE], [100 * v for v in SIDE])
+    assert c.significant and not c.medians_disagree
+    assert not dataclasses.replace(c, median_delta_pct=0.0).medians_disagree
+    assert dataclasses.replace(c, median_delta_pct=-0.1).medians_disagree
+
+
+def test_the_p_label_says_what_adjusted_the_p() -> None:
+    from benchdoc.stats import Sequential, adjust_comparisons, read_sequentially
+
+    plain = compare([100.0, 101.5, 100.7, 102.0], [100.2, 99.6, 100.9, 100.1])
+    assert plain.p_label == ""
+    family = adjust_comparisons({"a": plain, "b": compare([100.0, 100.2, 99.9], [100.1, 99.8, 100.0])}, "holm")
+    assert family["a"].p_label == " holm-adjusted"
+    assert read_sequentially(plain, Sequential(4, 3, "significant")).p_label == " sequential"
