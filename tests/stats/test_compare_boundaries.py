@@ -69,3 +69,11 @@ def test_the_p_label_says_what_adjusted_the_p() -> None:
     family = adjust_comparisons({"a": plain, "b": compare([100.0, 100.2, 99.9], [100.1, 99.8, 100.0])}, "holm")
     assert family["a"].p_label == " holm-adjusted"
     assert read_sequentially(plain, Sequential(4, 3, "significant")).p_label == " sequential"
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_on_the_difference_scale_the_margin_is_a_share_of_the_baseline_on_both_sides(above: bool) -> None:
+    low, high = [0.0, 0.001, 0.0, 0.001], [0.05, 0.051, 0.049, 0.05]
+    candidate, baseline = (high, low) if above else (low, high)
+    far = compare(candidate, baseline, equivalence_margin=0.5)
+    assert far.scale == "difference" and far.equivalent is False and far.verdict == ("better" if above else "worse")
