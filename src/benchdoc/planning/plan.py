@@ -30,8 +30,8 @@ from benchdoc.config.tables import (
     workload_config,
 )
 from benchdoc.environment import recordable_env
-from benchdoc.errors import UsageError
-from benchdoc.naming import did_you_mean, is_glob, known_experiments, matches
+from benchdoc.errors import RunError, UsageError
+from benchdoc.naming import did_you_mean, is_glob, known_experiments, level_experiment, matches
 from benchdoc.redact import redact_argv
 
 if TYPE_CHECKING:
@@ -65,8 +65,6 @@ def level_setups(config: Config, setup: ExperimentSetup) -> list[ExperimentSetup
     """A sweep's setup as one setup per level, ``EXP@rate=R`` each, in the order given;
     any other setup as itself."""
     from dataclasses import replace
-
-    from benchdoc.naming import level_experiment
 
     workload = setup.workload
     if not isinstance(workload, LoadgenWorkload) or not workload.levels:
@@ -292,7 +290,6 @@ def loadgen_spec(
 ) -> Any:
     """The load generator's `WorkloadSpec` against this start of the server (at ``level``
     of a sweep: the sweep's own reading of a level)."""
-    from benchdoc.errors import RunError
     from benchdoc.workloads.spec import WorkloadSpec
 
     where = ("workloads", workload.name)

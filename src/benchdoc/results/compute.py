@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from benchdoc.config import Config, ExperimentConfig
+from benchdoc.envdiff import environment_diff, hostnames
 from benchdoc.ledger.models import Outcome, RunRecord
-from benchdoc.naming import level_label
+from benchdoc.machineload import starved_repetitions, starved_sentence
+from benchdoc.naming import level_label, split_level_experiment
 from benchdoc.planning.fingerprint import config_fingerprints, ran_current_config
 from benchdoc.results.model import ExperimentResult, Pooling, ResultSet
 from benchdoc.results.pairs import can_compare, compare_summaries, start_labels
@@ -181,8 +183,6 @@ def _with_recorded(
     """The declared experiments, each followed by the levels of its load sweeps that have
     runs (by kind, then level), then any other recorded name (no longer, or never, declared);
     and each swept experiment's levels, in that order."""
-    from benchdoc.naming import split_level_experiment
-
     levels: dict[str, list[tuple[str, float, str]]] = {}
     others: list[str] = []
     for name in by_experiment:
@@ -329,7 +329,6 @@ def reliability_warnings(name: str, target: str | None, trust: dict[str, Reliabi
 def contention_warnings(name: str, target: str | None, pooled: dict[str, list[RunRecord]]) -> list[str]:
     """The repetitions other processes starved, in the result's pooled runs and in those of
     the result it is compared with (machineload.starved_repetitions has the rule)."""
-    from benchdoc.machineload import starved_repetitions, starved_sentence
     found = []
     for owner in (name, target):
         for run in pooled.get(owner or "", []):
@@ -354,8 +353,6 @@ def client_bound_warnings(name: str, runs: Sequence[RunRecord]) -> list[str]:
 
 def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[EnvDifference]:
     """What differs from the baseline's latest pooled run to the candidate's, important keys first."""
-    from benchdoc.envdiff import environment_diff
-
     # Host-specific noise (memory reading, kernel build, uptime) is not what explains a result;
     # the machine's load is compared by its state (busy or quiet), not by its raw figures.
     return environment_diff(
@@ -368,8 +365,6 @@ def environment_differences(candidate: Sequence[RunRecord], baseline: Sequence[R
 def _environment_comparison(
     candidate: list[RunRecord], baseline: list[RunRecord], name: str, target: str
 ) -> tuple[tuple[EnvDifference, ...], str | None]:
-    from benchdoc.envdiff import hostnames
-
     diff = environment_differences(candidate, baseline)
     hosts = hostnames([r.environment for r in candidate]) | hostnames([r.environment for r in baseline])
     warning = None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from benchdoc.config import Config, ExperimentConfig, MetricConfig
 from benchdoc.errors import UsageError
 from benchdoc.ledger.models import Outcome, RunRecord
-from benchdoc.naming import experiment_name, known_experiments, select
+from benchdoc.naming import experiment_name, known_experiments, select, split_level_experiment
 from benchdoc.pooling import Pooling
 from benchdoc.results.pairs import can_compare, compare_summaries
 from benchdoc.results.status import Status
@@ -63,8 +63,6 @@ class ExperimentResult:
     @property
     def level_of(self) -> str | None:
         """The swept experiment this is a load level of (``EXP`` for ``EXP@rate=4``), or None."""
-        from benchdoc.naming import split_level_experiment
-
         parts = split_level_experiment(self.name)
         return parts[0] if parts is not None else None
 

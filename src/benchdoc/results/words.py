@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from benchdoc.config.model import is_speed_unit, is_time_unit
 from benchdoc.results.status import Status
 from benchdoc.stats import MAX_STARTS_SUGGESTED
 from benchdoc.stats import format_p as format_p  # re-exported: a p-value for people ('0.0079', '<0.001')
@@ -59,8 +60,6 @@ def change_words(delta_pct: float, metric: Wording, digits: int = 1, *, named: b
       ('2.0% more accurate'), else the way the number moved: '50.8% lower' (with the
       metric's label when ``named``: '50.8% lower Peak memory').
     """
-    from benchdoc.config.model import is_speed_unit, is_time_unit
-
     better = (delta_pct > 0) == (metric.direction == "higher")
     word = metric.better_word if better else metric.worse_word
     ratio = 1 + delta_pct / 100
