@@ -309,7 +309,7 @@ def test_without_a_terminal_progress_comes_as_lines_with_an_estimate(project: Pr
 
 
 def test_progress_lines_are_paced_by_tenths_and_by_time() -> None:
-    from benchdoc.cli.bench import ProgressLines
+    from benchdoc.cli._bench_summary import ProgressLines
 
     now = [0.0]
     out: list[str] = []
