@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchdoc.errors import UsageError
+from benchdoc.errors import DocumentError, UsageError
+from benchdoc.textfile import file_kind, same_content, write_together
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -33,8 +34,6 @@ class DocumentSync:
     @property
     def stale_files(self) -> list[Path]:
         """Chart files that are missing or differ from what the regions embed."""
-        from benchdoc.textfile import same_content
-
         return [p for p, data in sorted(self.files.items()) if not same_content(p, data)]
 
     @property
@@ -71,8 +70,6 @@ def document_paths(config: Config, given: Sequence[str] | None, *, action: str =
                          f"with {region_hint(missing[0])})")
     for path in paths:
         if not path.is_file():
-            from benchdoc.textfile import file_kind
-
             raise UsageError(f"{path} is {file_kind(path.stat().st_mode)}, not a document")
     if not given:
         _inside_project(config, paths)
@@ -145,9 +142,6 @@ def write_sync(sync: DocumentSync) -> SyncWritten:
     any file cannot be written (then none of them changed).
     """
     from benchdoc.docs.charts import chart_target
-    from benchdoc.errors import DocumentError
-    from benchdoc.textfile import same_content, write_together
-
     plan = sync.plan
     plan.raise_for_errors()
     stale = sync.stale_files

@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchdoc.errors import DocumentError, UsageError
+from benchdoc.mdtable import escape_cell
+from benchdoc.naming import did_you_mean
 from benchdoc.results.pairs import TEST_NAME
 from benchdoc.results.status import STATUSES, Status
 from benchdoc.results.words import (
@@ -47,6 +49,7 @@ from benchdoc.results.words import (
     verdict_sentence,
     vs_cell,
 )
+from benchdoc.untrusted import clean_text, one_line
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -84,8 +87,6 @@ def _attr_bool(value: str | None, default: bool, name: str) -> bool:
 def _text(text: str) -> str:
     """Text from users, logs or servers, safe in Markdown: no raw HTML (``<img onerror=...>``
     stays text; GitHub sanitizes HTML, other renderers run it), no control characters."""
-    from benchdoc.untrusted import clean_text
-
     return clean_text(text).replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -93,9 +94,6 @@ def _inline(text: str) -> str:
     """Untrusted text (a failure reason, a note) as one escaped Markdown line: no line break,
     heading, link, image, emphasis, code span, pipe or raw HTML; it cannot break the value
     region, list item or table cell it lands in."""
-    from benchdoc.mdtable import escape_cell
-    from benchdoc.untrusted import one_line
-
     escaped = escape_cell(one_line(text))
     return "\\" + escaped if escaped.startswith(("#", "!", "+", "-", ">", "=")) else escaped
 
@@ -187,8 +185,6 @@ class Renderer:
             content, files = render_chart_region(dict(region.attrs), self.results, self.document)
             self.files.update(files)
             return content
-        from benchdoc.naming import did_you_mean
-
         for key in region.attrs:
             if key not in allowed[region.kind]:
                 raise DocumentError(
@@ -336,8 +332,6 @@ class Renderer:
             columns = given.split()
             for column in columns:
                 if column not in TABLE_COLUMNS:
-                    from benchdoc.naming import did_you_mean
-
                     raise DocumentError(f"unknown column '{column}'{did_you_mean(column, TABLE_COLUMNS)}")
             return columns
         columns = ["label", "status", "value", "n"]
@@ -445,8 +439,6 @@ class Renderer:
         digits = self.digits(region, metric)
         show = region.attrs.get("show", "value")
         if show not in VALUE_SHOWS:
-            from benchdoc.naming import did_you_mean
-
             raise DocumentError(f"show={show!r}: expected one of {', '.join(VALUE_SHOWS)}{did_you_mean(show, VALUE_SHOWS)}")
         if show in ("status", "reason", "value", "interval", "n", "change", "before"):
             return self._own_value(result, metric, show, digits)

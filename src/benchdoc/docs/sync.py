@@ -24,6 +24,7 @@ from benchdoc.docs.document import ParsedDocument, Region, parse_source
 from benchdoc.docs.markers import COMMENT_RE, content_checksum, format_end_marker, is_addressed_to_benchdoc
 from benchdoc.docs.textio import DocumentText, atomic_write_bytes, decode_bytes, decode_text, read_document
 from benchdoc.errors import DocumentError
+from benchdoc.textfile import same_content
 
 RenderFn = Callable[[Region], str]
 """Returns a region's new content: the lines between the markers for a block region
@@ -285,8 +286,6 @@ def write_plan(plan: DocumentPlan) -> bool:
     plan.raise_for_errors()
     if not plan.changed:
         return False
-    from benchdoc.textfile import same_content
-
     if not same_content(plan.path, plan.old_bytes):
         raise DocumentError("changed on disk since it was read; nothing was written, run again", file=plan.path)
     try:

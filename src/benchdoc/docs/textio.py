@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchdoc.errors import DocumentError
+from benchdoc.limits import MAX_DOCUMENT_BYTES, bounded_read
 from benchdoc.textfile import TEMP_PREFIX, TEMP_SUFFIX, atomic_write_bytes  # noqa: F401 (re-exported)
 
 BOM = "\ufeff"
@@ -133,8 +134,6 @@ def decode_bytes(data: bytes, path: str | os.PathLike[str] = "<bytes>") -> Docum
 
 def read_document(path: str | os.PathLike[str]) -> DocumentText:
     """Read and decode a document; a missing or unreadable file is a DocumentError."""
-    from benchdoc.limits import MAX_DOCUMENT_BYTES, bounded_read
-
     try:
         data = bounded_read(path, MAX_DOCUMENT_BYTES, "the document")
     except FileNotFoundError:
