@@ -55,3 +55,26 @@ def test_open_loop_over_two_workers_keeps_the_schedule(sim_subprocess) -> None:
 def test_more_workers_than_streams_is_refused() -> None:
     with pytest.raises(UsageError, match="2 workers need at least as many streams"):
         run_with_workers(WorkloadSpec(url="http://127.0.0.1:1", concurrency=1), 2)
+
+
+def test_workers_that_cannot_help_here_are_named() -> None:
+    from benchdoc.workloads.workers import crowded
+
+    assert crowded(1, 1) is None and crowded(2, 4) is None
+    why = crowded(2, 2)
+    assert why is not None and why.startswith("2 client worker processes with 2 cores free")
+    assert "use at most 1 here" in why
+    assert crowded(3, 1) is not None and "1 core free" in (crowded(3, 1) or "")
+
+
+@pytest.mark.timeout(90)
+def test_more_workers_than_cores_run_and_say_so(sim_subprocess) -> None:
+    import os
+
+    url = sim_subprocess("--ttft-ms", "5", "--step-ms", "1")
+    workers = len(os.sched_getaffinity(0)) + 1  # more than there are cores, however idle the machine
+    result = run_with_workers(WorkloadSpec(url=url, concurrency=workers, requests=workers, input_tokens=4,
+                                           output_tokens=4, metrics_url=""), workers)
+    assert result.failures == [] and result.client is not None
+    assert any(note.startswith(f"{workers} client worker processes with") for note in result.client.notes)
+    assert "use at most" in result.client.sentence()

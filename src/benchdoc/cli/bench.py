@@ -33,6 +33,12 @@ def run(args: argparse.Namespace) -> int:
 
     spec = _bench_args.build_spec(args)
     levels = _bench_args.load_levels(args)
+    if spec.workers is not None:
+        from benchdoc.workloads.workers import crowded
+
+        why = crowded(spec.workers)
+        if why:
+            print(f"benchdoc bench: warning: {why}", file=sys.stderr)
     config = None
     if args.record:
         from benchdoc.cli._common import load_project

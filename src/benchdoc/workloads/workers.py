@@ -69,6 +69,19 @@ def free_cores() -> int:
     return max(1, int(cores - busy + 0.5))
 
 
+def crowded(workers: int, cores_free: int | None = None) -> str | None:
+    """Why ``workers`` client processes cannot help on this machine, or None when they can:
+    with as many workers as cores free (or more), they compete with one another, and with
+    a local server, for CPU, and their stamps wait for a core."""
+    if workers <= 1:
+        return None
+    free = free_cores() if cores_free is None else cores_free
+    if workers < free:
+        return None
+    return (f"{workers} client worker processes with {free} core{'s' if free != 1 else ''} free: they will wait for "
+            f"CPU and their stamps with them; use at most {max(1, free - 1)} here, or a machine with more cores")
+
+
 def _open_loop_streams(spec: WorkloadSpec) -> int:
     # Without a cap, an open loop's streams are about rate x request time; a few hundred
     # requests/s is where one loop starts to strain, so count each request/s as one stream.
@@ -84,6 +97,7 @@ def run_with_workers(spec: WorkloadSpec, workers: int, progress: Progress | None
         raise UsageError(f"workers must be >= 1 (got {workers})")
     if not spec.open_loop and (spec.concurrency or 1) < workers:
         raise UsageError(f"{workers} workers need at least as many streams (concurrency {spec.concurrency})")
+    why_not = crowded(workers)  # before the workers take the cores
     context = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     results: Any = context.Queue()
     start_at = time.perf_counter() + START_MARGIN_S + 0.1 * workers
@@ -101,7 +115,7 @@ def run_with_workers(spec: WorkloadSpec, workers: int, progress: Progress | None
             if process.is_alive():
                 process.terminate()
                 process.join(timeout=5)
-    return merge(parts, start_at)
+    return merge(parts, start_at, why_not)
 
 
 def _collect(results: Any, processes: list[Any], spec: WorkloadSpec, progress: Progress | None) -> list[WorkloadResult]:
@@ -148,8 +162,9 @@ def _worker_main(spec: WorkloadSpec, part: WorkerPart, results: Any) -> None:
         results.put(("result", result))
 
 
-def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
-    """One result from the workers' results (they share ``start_at`` as their phase start)."""
+def merge(parts: list[WorkloadResult], start_at: float, crowded_note: str | None = None) -> WorkloadResult:
+    """One result from the workers' results (they share ``start_at`` as their phase start);
+    ``crowded_note``, why the workers could not help here, is kept in the client's notes."""
     from benchdoc.workloads.aggregate import accept_length_from_meta_info
     from benchdoc.workloads.saturation import assess
     from benchdoc.workloads.settle import ttft_errors, ttfts
@@ -177,6 +192,8 @@ def merge(parts: list[WorkloadResult], start_at: float) -> WorkloadResult:
         client = assess([c.cpu_share for c in loads], [v for p in parts for v in p.lag_values_ms],
                         gaps, delays, workers=len(parts), busy_shares=busy,
                         ttft_errors_ms=ttft_errors(ok), ttfts_ms=ttfts(ok))
+        if crowded_note:
+            client = replace(client, notes=(*client.notes, crowded_note))
     settings = dict(first.settings) | {"workers": len(parts)}
     return replace(
         first,
