@@ -23,7 +23,7 @@ def _samples(text: str) -> dict[str, float]:
 def test_every_metric_has_help_and_type_and_well_formed_samples() -> None:
     counters = Counters(spec_accepted_per_position=[0, 0])
     text = render(counters, 'my "model"', speculative=True)
-    names = {m.group(1) for m in re.finditer(r"^# TYPE (\S+) (counter|gauge)$", text, re.MULTILINE)}
+    names = {m.group(1) for m in re.finditer(r"^# TYPE (\S+) (counter|gauge|summary)$", text, re.MULTILINE)}
     helped = {m.group(1) for m in re.finditer(r"^# HELP (\S+) ", text, re.MULTILINE)}
     assert names == helped
     assert {

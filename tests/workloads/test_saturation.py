@@ -107,6 +107,24 @@ def test_client_ttft_is_set_beside_the_servers_own_stamps(sim_subprocess) -> Non
 
 
 @pytest.mark.timeout(60)
+def test_the_servers_mean_ttft_is_on_its_metrics_page(sim_thread) -> None:
+    # A client that cannot read the stamps in the stream (another tool's) sets its mean TTFT
+    # beside the sum and count the simulator keeps of the same stamps.
+    import urllib.request
+
+    url = sim_thread(ttft_ms=20.0, step_ms=1.0)
+    result = run_workload(WorkloadSpec(url=url, concurrency=2, requests=6, output_tokens=3, metrics_url=""))
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as page:
+        text = page.read().decode()
+    figures = dict(line.rsplit(" ", 1) for line in text.splitlines() if line.startswith("vllm:time_to_first_token"))
+    [count] = [float(v) for k, v in figures.items() if k.startswith("vllm:time_to_first_token_seconds_count")]
+    [total] = [float(v) for k, v in figures.items() if k.startswith("vllm:time_to_first_token_seconds_sum")]
+    stamped = [r.server_ttft_ms for r in result.records if r.server_ttft_ms is not None]
+    assert count == len(stamped) == 6
+    assert total * 1000.0 / count == pytest.approx(sum(stamped) / len(stamped), rel=1e-6)
+
+
+@pytest.mark.timeout(60)
 def test_uvloop_is_the_default_and_the_provenance_names_the_loop(sim_thread) -> None:
     import uvloop
 

@@ -29,6 +29,8 @@ class Counters:
     prefix_queries: int = 0  # prompt tokens looked up in the prefix cache
     prefix_hits: int = 0  # of which found cached
     last_prefix_hit_rate: float = 0.0
+    ttft_sum_s: float = 0.0  # the server's own TTFT (arrival to first token written), summed
+    ttft_count: int = 0
 
     def record_step(self, drafted: int, accepted: int) -> None:
         self.spec_drafts += 1
@@ -102,6 +104,12 @@ def render(counters: Counters, model: str, speculative: bool) -> str:
                "Draft tokens accepted at each draft position (simulated).",
                [(f'{label},position="{position}"', count)
                 for position, count in enumerate(counters.spec_accepted_per_position)])
+    # As vLLM's histogram of the same name, its sum and count only: a client that cannot read
+    # the stamps in the stream can still set its mean TTFT beside the server's own.
+    lines.append("# HELP vllm:time_to_first_token_seconds Arrival to first token written, the server's own stamps.")
+    lines.append("# TYPE vllm:time_to_first_token_seconds summary")
+    lines.append(f"vllm:time_to_first_token_seconds_sum{{{label}}} {counters.ttft_sum_s!r}")
+    lines.append(f"vllm:time_to_first_token_seconds_count{{{label}}} {float(counters.ttft_count)!r}")
     lines.append("# benchdoc simulator: these figures are simulated, not measured on hardware")
     return "\n".join(lines) + "\n"
 

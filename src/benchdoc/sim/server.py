@@ -318,7 +318,7 @@ class SimServer:
         arrived: float,
     ) -> None:
         mine = self._arrived()
-        stamps = _Stamps(arrived)
+        stamps = _Stamps(arrived, self.counters)
         try:
             await self._stream_tokens(request, response, generation, ident, rng, mine, stamps)
         finally:
@@ -465,15 +465,18 @@ class _Stamps:
     (the system-wide monotonic clock): reported with the last event, so a client on the
     same machine can set its own TTFT of the request beside the server's."""
 
-    __slots__ = ("arrived", "first_token")
+    __slots__ = ("arrived", "first_token", "counters")
 
-    def __init__(self, arrived: float) -> None:
+    def __init__(self, arrived: float, counters: Counters) -> None:
         self.arrived = arrived
         self.first_token: float | None = None
+        self.counters = counters  # the server's TTFT sum and count, for /metrics
 
     def written(self, first: bool) -> None:
         if first:
-            self.first_token = time.perf_counter()
+            self.first_token = now = time.perf_counter()
+            self.counters.ttft_sum_s += now - self.arrived
+            self.counters.ttft_count += 1
 
     def report(self) -> dict[str, float | None]:
         ttft = None if self.first_token is None else (self.first_token - self.arrived) * 1000.0
