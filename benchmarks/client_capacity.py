@@ -29,14 +29,16 @@ one process per core free; their start-up CPU counts). Figures:
   queue and its event loop.
 - ``client_bound``: whether benchdoc's own saturation check flagged the run.
 
-SGLang's client (``sglang.bench_serving``) is not run here: installing it pulls in
-PyTorch and CUDA wheels, gigabytes this machine cannot fetch. Compare with the figures of
-an earlier benchdoc by running this script at that commit.
+With ``--sglang-python PATH`` (the Python of a venv holding SGLang, never a dependency of
+benchdoc) it measures instead benchdoc's default client beside SGLang's own benchmark client
+and the bare loop, interleaved and rotated in one run, over six cells and ``--repeats``
+(see ``vs_sglang.py``); its figures go to the ``client-vs-sglang-*`` experiments.
 
     python benchmarks/client_capacity.py                 # a table
     python benchmarks/client_capacity.py --json          # {"chunks_per_cpu_s_zero_64": ..., ...}
     python benchmarks/client_capacity.py --streams 1,64  # fewer cases
     python benchmarks/client_capacity.py --accuracy      # TTFT error only, arrivals spread out
+    python benchmarks/client_capacity.py --sglang-python VENV/bin/python --repeats 5  # beside SGLang's client
 """
 
 from __future__ import annotations
@@ -321,6 +323,31 @@ def _accuracy(as_json: bool) -> int:
     return 0
 
 
+def _versus_sglang(python: str, repeats: int, as_json: bool) -> int:
+    import vs_sglang
+
+    if not os.path.exists(python):
+        print(f"--sglang-python: {python}: no such file", file=sys.stderr)
+        return 2
+    if repeats < 1:
+        print(f"--repeats: must be at least 1 (got {repeats})", file=sys.stderr)
+        return 2
+
+    def progress(s: vs_sglang.Sample) -> None:
+        err = f", TTFT {s.ttft_error_ms:+.2f} ms" if s.ttft_error_ms is not None else ""
+        print(f"repeat {s.repeat + 1}/{repeats} {s.regime} {s.streams}: {s.client} {s.per_cpu_s:.0f} chunks/CPU-s "
+              f"({s.chunks} chunks, {s.cpu_s:.2f} CPU-s, {s.wall_s:.1f} s{err}; load {s.load_1m:.2f})", file=sys.stderr)
+
+    outcome = vs_sglang.measure(python, repeats, progress)
+    failed = [s for s in outcome.samples if s.failed]
+    if failed:
+        print("some requests failed: " + ", ".join(f"{s.client} {s.regime} {s.streams}: {s.failed}" for s in failed),
+              file=sys.stderr)
+        return 1
+    print(json.dumps(vs_sglang.figures(outcome)) if as_json else vs_sglang.table(outcome))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -329,7 +356,13 @@ def main() -> int:
     parser.add_argument("--accuracy", action="store_true",
                         help="only TTFT beside the simulator's stamps, arrivals spread out (64 streams on one core, "
                         "256 on one core and with --workers), both readers")
+    parser.add_argument("--sglang-python", metavar="PATH",
+                        help="the Python of a venv with SGLang installed: measure benchdoc's default client beside "
+                        "SGLang's bench_serving and the bare loop (six cells, interleaved and rotated)")
+    parser.add_argument("--repeats", type=int, default=3, help="with --sglang-python: repeats of every cell (default 3)")
     args = parser.parse_args()
+    if args.sglang_python:
+        return _versus_sglang(args.sglang_python, args.repeats, args.json)
     if args.accuracy:
         return _accuracy(args.json)
     streams = [int(s) for s in args.streams.split(",")]

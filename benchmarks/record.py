@@ -8,6 +8,8 @@ it honest.
 
     python benchmarks/record.py                   # every benchmark
     python benchmarks/record.py sync_large.py     # only some
+    python benchmarks/record.py client_capacity.py --sglang-python VENV/bin/python --repeats 5
+                                                  # benchdoc's client beside SGLang's
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ BENCHMARKS: dict[str, tuple[str, dict[str, str]]] = {
     "until_decided.py": ("until-decided", {}),
     "client_capacity.py": (
         "client-zero-1",
-        {f"_{regime}_{n}": f"client-{regime}-{n}" for regime in ("zero", "paced") for n in (1, 64, 256, 1024)},
+        {
+            # With --sglang-python: beside SGLang's client (listed first: the longer suffix wins).
+            **{f"_vs_sglang_{regime}_{n}": f"client-vs-sglang-{regime}-{n}" for regime in ("zero", "paced")
+               for n in (1, 64, 256)},
+            **{f"_{regime}_{n}": f"client-{regime}-{n}" for regime in ("zero", "paced") for n in (1, 64, 256, 1024)},
+        },
     ),
     "lint_corpus.py": ("lint-corpus", {"_unseen": "lint-corpus-unseen"}),
     "slurm_sweep.py": ("slurm-sweep", {}),
@@ -61,11 +68,30 @@ def split_figures(figures: dict[str, float], default: str, suffixes: dict[str, s
     return split
 
 
+def _extra_arguments(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The script's own arguments, and as the ledger records them: the path of SGLang's
+    Python is this machine's, so the command says SGLANG_PYTHON in its place."""
+    given: list[str] = []
+    shown: list[str] = []
+    if args.sglang_python:
+        given += ["--sglang-python", args.sglang_python]
+        shown += ["--sglang-python", "SGLANG_PYTHON"]
+    if args.repeats:
+        given += ["--repeats", str(args.repeats)]
+        shown += ["--repeats", str(args.repeats)]
+    return given, shown
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("benchmarks", nargs="*", metavar="SCRIPT", help=f"any of: {', '.join(BENCHMARKS)}")
+    parser.add_argument("--sglang-python", metavar="PATH",
+                        help="client_capacity.py only: the Python of a venv with SGLang (recorded as SGLANG_PYTHON)")
+    parser.add_argument("--repeats", type=int, help="client_capacity.py with --sglang-python: repeats of every cell")
     args = parser.parse_args()
     unknown = [b for b in args.benchmarks if b not in BENCHMARKS]
+    if (args.sglang_python or args.repeats) and args.benchmarks != ["client_capacity.py"]:
+        parser.error("--sglang-python and --repeats go with client_capacity.py alone")
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(BENCHMARKS)})")
 
@@ -79,11 +105,13 @@ def main() -> int:
         for script_name in args.benchmarks or list(BENCHMARKS):
             default, suffixes = BENCHMARKS[script_name]
             print(f"running {script_name} ...", file=sys.stderr)
+            extra, shown_extra = _extra_arguments(args)
             proc = subprocess.run(
-                [sys.executable, str(ROOT / "benchmarks" / script_name), "--json"], capture_output=True, text=True, cwd=ROOT
+                [sys.executable, str(ROOT / "benchmarks" / script_name), "--json", *extra],
+                stdout=subprocess.PIPE, stderr=None if extra else subprocess.PIPE, text=True, cwd=ROOT,
             )
             if proc.returncode != 0:
-                print(f"{script_name} failed:\n{proc.stderr}", file=sys.stderr)
+                print(f"{script_name} failed:\n{proc.stderr or ''}", file=sys.stderr)
                 return 1
             figures = json.loads(proc.stdout)
             runs = []
@@ -95,7 +123,7 @@ def main() -> int:
                             NewRun(
                                 experiment=experiment,
                                 samples=samples,
-                                command=[Path(sys.executable).name, f"benchmarks/{script_name}", "--json"],
+                                command=[Path(sys.executable).name, f"benchmarks/{script_name}", "--json", *shown_extra],
                                 source="benchmark",
                                 metadata=RunMetadata(figures=figures),
                             )
