@@ -99,7 +99,8 @@ class ClientLoad:
         if not self.bound:
             note = f"; {'; '.join(self.notes)}" if self.notes else ""
             return f"client kept up: {figures}{note}"
-        return f"CLIENT-BOUND: {'; '.join(self.reasons)} — latencies include the client's own delay ({figures})"
+        note = f"; {'; '.join(self.notes)}" if self.notes else ""
+        return f"CLIENT-BOUND: {'; '.join(self.reasons)} — latencies include the client's own delay ({figures}){note}"
 
 
 def _schedstat() -> tuple[float, float] | None:
