@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.errors import LedgerError, LedgerUnreachable
 from benchdoc.ledger.metadata import RunMetadata
 from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
+from benchdoc.redact import redact_argv
+from benchdoc.untrusted import safe_obj
 
 if TYPE_CHECKING:
     from benchdoc.ledger.store import Ledger
@@ -117,9 +119,6 @@ def _keep(folder: Path, run: NewRun, error: LedgerError, waited: float) -> int:
 def keep(folder: Path, run: NewRun) -> Path:
     """Write ``run`` (with its key) to ``folder`` as one JSON file, atomically, readable
     by its owner only; its path."""
-    from benchdoc.redact import redact_argv
-    from benchdoc.untrusted import safe_obj
-
     folder.mkdir(parents=True, exist_ok=True)
     run = with_key(run)
     data = safe_obj(run_to_json(replace(run, command=redact_argv(list(run.command)) if run.command else None)))

@@ -30,6 +30,8 @@ from benchdoc.ledger.schema import (
     runs_table,
     samples_table,
 )
+from benchdoc.redact import redact_argv, redact_text
+from benchdoc.untrusted import safe_line, safe_obj, safe_text
 
 if TYPE_CHECKING:
     from benchdoc.ledger.spool import RetryPolicy
@@ -41,8 +43,6 @@ RECORD_KEY = "record_id"
 
 def display_url(url: str) -> str:
     """The URL with any password hidden, safe to print or log."""
-    from benchdoc.redact import redact_text
-
     try:
         shown = sa.engine.make_url(url).render_as_string(hide_password=True)
     except Exception:
@@ -494,9 +494,6 @@ def _maybe(func: Any, value: str | None) -> str | None:
 
 def _insert_run(conn: sa.Connection, run: NewRun) -> int:
     """Write one run, its samples and its request records; its id."""
-    from benchdoc.redact import redact_argv
-    from benchdoc.untrusted import safe_line, safe_obj, safe_text
-
     started = _utc(run.started_at)
     finished = _utc(run.finished_at) if run.finished_at else max(started, _utc(None))
     result = conn.execute(

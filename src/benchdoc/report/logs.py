@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchdoc.untrusted import safe_line
+
 TAIL_LINES = 40
 TAIL_BYTES = 64 * 1024  # read at most this much from the end of a (possibly huge) log
 
@@ -23,8 +25,6 @@ class LogExcerpt:
 def log_tail(recorded: str | None, root: Path | None = None, lines: int = TAIL_LINES) -> LogExcerpt | None:
     """The last ``lines`` lines of the log at ``recorded`` (a run's ``metadata.log_path``;
     relative paths are under ``root``), redacted; None when there is no readable log."""
-    from benchdoc.untrusted import safe_line
-
     if not recorded:
         return None
     path = Path(recorded)

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.errors import BenchdocError
 from benchdoc.ledger.models import Outcome
 from benchdoc.plots.labels import is_simulated, unit_label
 from benchdoc.plots.model import confidence_text, format_value
@@ -131,7 +132,6 @@ def figure(chart: Chart, image: bytes) -> str:
 def latency_cdf_figure(results: ResultSet) -> str:
     """The distribution of TTFT and TPOT per request, when some experiment's runs kept their
     requests (none is drawn, and nothing said, for a project that records only summaries)."""
-    from benchdoc.errors import BenchdocError
     from benchdoc.plots import render
     from benchdoc.plots.latency_cdf import latency_cdf_data
 
@@ -147,7 +147,6 @@ def latency_cdf_figure(results: ResultSet) -> str:
 def charts_section(results: ResultSet) -> str:
     """A bar chart per metric some experiment (not a load level) measured, the before/after
     pairs, one latency-throughput chart per load sweep, and the latency distribution."""
-    from benchdoc.errors import BenchdocError
     from benchdoc.plots import bar_chart_data, before_after_data, render
 
     parts = ['<section id="charts">', "<h2>Charts</h2>", '<div class="chart-grid">']
@@ -181,7 +180,6 @@ def charts_section(results: ResultSet) -> str:
 
 def sweep_figures(results: ResultSet) -> list[str]:
     """One latency-throughput chart per swept experiment with measured levels."""
-    from benchdoc.errors import BenchdocError
     from benchdoc.plots import render
     from benchdoc.plots.latency_throughput import latency_throughput_data
 
@@ -292,7 +290,6 @@ def _experiment_block(
 def _history_figure(results: ResultSet, result: ExperimentResult, primary: MetricConfig | None, budget: list[int]) -> list[str]:
     """The history chart of an experiment with three runs or more that have a value (fewer are
     a sparkline in the table); ``budget`` counts down the charts still allowed (-1: some left out)."""
-    from benchdoc.errors import BenchdocError
     from benchdoc.plots import history_data, render
 
     if primary is None or sum(1 for run in result.runs if run.values(primary.name)) < HISTORY_POINTS:

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchdoc.untrusted import safe_line
+
 # How much of a log is searched: its end holds the crash, and a server can log gigabytes.
 LOG_TAIL_BYTES = 4 * 1024 * 1024
 MAX_LOG_LINE_CHARS = 500
@@ -57,8 +59,6 @@ class FailureReason:
 
     def __post_init__(self) -> None:
         """Log text is untrusted: each field is one line without control characters or secrets."""
-        from benchdoc.untrusted import safe_line
-
         for name in ("reason", "log_line", "cause"):
             value = getattr(self, name)
             if value is not None:

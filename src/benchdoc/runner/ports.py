@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from benchdoc.procfs import command_line, in_process_tree, listening_inodes, socket_holders
+from benchdoc.redact import redact_argv
 
 CONNECT_TIMEOUT_S = 0.5
 MAX_COMMAND_CHARS = 160
@@ -42,8 +43,6 @@ class Holder:
 
 
 def _describe_command(pid: int) -> str:
-    from benchdoc.redact import redact_argv
-
     text = " ".join(redact_argv(command_line(pid).split()))
     return text if len(text) <= MAX_COMMAND_CHARS else text[: MAX_COMMAND_CHARS - 1] + "…"
 

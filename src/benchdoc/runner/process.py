@@ -35,6 +35,7 @@ from typing import IO, TYPE_CHECKING
 
 from benchdoc.childenv import child_environment
 from benchdoc.config.tables import LOOPBACK
+from benchdoc.redact import redact_argv
 
 if TYPE_CHECKING:
     from benchdoc.runner.survivors import ServerRecords
@@ -189,8 +190,6 @@ class ManagedProcess:
         self.started_monotonic = time.monotonic()
         self._arm_guard()
         if self.records is not None:
-            from benchdoc.redact import redact_argv
-
             self.records.add(self.pgid, self.label, redact_argv(self.argv), self.grace_s)
         return self
 

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from benchdoc.config.tables import ResultReader
+from benchdoc.errors import BenchdocError
 from benchdoc.ledger.models import Outcome
+from benchdoc.naming import did_you_mean
 from benchdoc.planning.jsonpath import parse_json_path
 
 
@@ -70,8 +72,6 @@ def value_at(document: Any, path: str) -> Any:
             if not isinstance(current, dict) or segment not in current:
                 hint = ""
                 if isinstance(current, dict):
-                    from benchdoc.naming import did_you_mean
-
                     hint = did_you_mean(segment, current)
                 raise ResultReadError(f"no key '{segment}' at {walked or 'the top'}{hint}")
             current = current[segment]
@@ -123,7 +123,6 @@ def read_results(reader: ResultReader, output: Path, source: str) -> dict[str, f
 
 
 def _read_with_importer(fmt: str, output: Path) -> dict[str, float]:
-    from benchdoc.errors import BenchdocError
     from benchdoc.importers import parse_file
 
     try:
