@@ -2,7 +2,7 @@
 
 One event loop stamps every chunk. When it has more work than time, a chunk that arrived
 waits for the loop before it is stamped, and every latency it feeds comes out late. A
-timer set, already due, on a read (at most every 50 ms of reads: no wake-up of its own)
+timer set, already due, on a read (at most every 100 ms of reads: no wake-up of its own)
 runs as late as a socket that became ready then is read; with the share of the time the
 loop's thread ran or waited for a CPU, and the process's CPU time over the wall time,
 this says whether the client kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
@@ -23,7 +23,7 @@ from time import perf_counter
 from typing import Any
 
 # A lag sample at most this often, taken on a read (see LoopMonitor).
-PROBE_INTERVAL_S = 0.05
+PROBE_INTERVAL_S = 0.1
 # A run is client-bound when ...
 CPU_SHARE_LIMIT = 0.9  # ... the client used more than this share of a core,
 LAG_FRACTION = 0.25  # ... its loop's p99 lag exceeds this fraction of the smallest gaps measured,
