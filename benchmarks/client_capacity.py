@@ -344,7 +344,10 @@ def _versus_sglang(python: str, repeats: int, as_json: bool) -> int:
         print("some requests failed: " + ", ".join(f"{s.client} {s.regime} {s.streams}: {s.failed}" for s in failed),
               file=sys.stderr)
         return 1
-    print(json.dumps(vs_sglang.figures(outcome)) if as_json else vs_sglang.table(outcome))
+    # The version and the load at both ends are kept with the figures in the ledger's metadata.
+    kept = {**vs_sglang.figures(outcome), "sglang_version": outcome.sglang_version,
+            "load_avg": f"{outcome.load_start:.2f} at the start, {outcome.load_end:.2f} at the end"}
+    print(json.dumps(kept) if as_json else vs_sglang.table(outcome))
     return 0
 
 
