@@ -88,7 +88,12 @@ def main() -> int:
     parser.add_argument("--sglang-python", metavar="PATH",
                         help="client_capacity.py only: the Python of a venv with SGLang (recorded as SGLANG_PYTHON)")
     parser.add_argument("--repeats", type=int, help="client_capacity.py with --sglang-python: repeats of every cell")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="one benchmark: record the figures its --json run already printed into FILE (with the "
+                        "same options), instead of running it again; e.g. after a rebase moved the ledger")
     args = parser.parse_args()
+    if args.from_json and len(args.benchmarks) != 1:
+        parser.error("--from-json goes with exactly one benchmark")
     unknown = [b for b in args.benchmarks if b not in BENCHMARKS]
     if (args.sglang_python or args.repeats) and args.benchmarks != ["client_capacity.py"]:
         parser.error("--sglang-python and --repeats go with client_capacity.py alone")
@@ -104,16 +109,19 @@ def main() -> int:
     with Ledger.open(config.ledger_url) as ledger:
         for script_name in args.benchmarks or list(BENCHMARKS):
             default, suffixes = BENCHMARKS[script_name]
-            print(f"running {script_name} ...", file=sys.stderr)
             extra, shown_extra = _extra_arguments(args)
-            proc = subprocess.run(
-                [sys.executable, str(ROOT / "benchmarks" / script_name), "--json", *extra],
-                stdout=subprocess.PIPE, stderr=None if extra else subprocess.PIPE, text=True, cwd=ROOT,
-            )
-            if proc.returncode != 0:
-                print(f"{script_name} failed:\n{proc.stderr or ''}", file=sys.stderr)
-                return 1
-            figures = json.loads(proc.stdout)
+            if args.from_json:
+                figures = json.loads(Path(args.from_json).read_text())
+            else:
+                print(f"running {script_name} ...", file=sys.stderr)
+                proc = subprocess.run(
+                    [sys.executable, str(ROOT / "benchmarks" / script_name), "--json", *extra],
+                    stdout=subprocess.PIPE, stderr=None if extra else subprocess.PIPE, text=True, cwd=ROOT,
+                )
+                if proc.returncode != 0:
+                    print(f"{script_name} failed:\n{proc.stderr or ''}", file=sys.stderr)
+                    return 1
+                figures = json.loads(proc.stdout)
             runs = []
             for experiment, values in split_figures(figures, default, suffixes).items():
                 samples = [Sample(metric, value) for metric, value in values.items() if metric in config.metrics]
