@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from benchdoc.lint.attribution import place
-from benchdoc.lint.claim_reading import VS_PREFIX
+from benchdoc.lint.claim_reading import VS_PREFIX, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import LintFacts
-from benchdoc.lint.findings import Finding
+from benchdoc.lint.findings import STALE_VERDICT, Finding
 from benchdoc.lint.knowledge import Knowledge, inside
 from benchdoc.lint.mentions import Mention
 from benchdoc.lint.stale_claims import ClaimRule
@@ -112,13 +112,24 @@ class ProseChecker:
                 findings.append(finding)
         quantities = self.know.quantities.find(unit.text) if has_digit else []
         comparisons = [self.claims.parties(context, claim) for claim in claims] if quantities else []
+        if quantities:  # "2710 tok/s, ahead of the 8k budget": a verdict compares too
+            comparisons += [c for c in (self.verdicts.parties(context, v) for v in verdicts) if c is not None]
+            comparisons.sort(key=lambda c: c.start)
         for quantity in quantities:
             if inside(quantity.start, quantity.end, consumed):
                 continue
-            finding = self.values.value(context, quantity, place(context, quantity, quantities, comparisons))
+            only = not claims and not any(q is not quantity and q.units & quantity.units for q in quantities)
+            finding = self.values.value(context, quantity, place(context, quantity, quantities, comparisons), only)
             if finding is not None:
                 findings.append(finding)
-        return findings
+        return self._one_no_result_statement(findings)
+
+    def _one_no_result_statement(self, findings: list[Finding]) -> list[Finding]:
+        """A sentence that quotes a figure of an experiment with no result and calls it "ahead of" another
+        makes one statement the ledger cannot back: the figure's finding says it; a verdict word adds nothing."""
+        figures = {f.experiment for f in findings if f.kind != STALE_VERDICT and f.experiment in self.facts.experiments
+                   and without_result(self.facts.experiments[f.experiment])}
+        return [f for f in findings if f.kind != STALE_VERDICT or f.experiment not in figures]
 
     def _section_parties(self, section: tuple[str, ...]) -> tuple[str | None, str | None]:
         """What a section's heading is about: "## 2P1D" (its subject), "## 2P1D vs TP8" (subject and target)."""

@@ -150,7 +150,7 @@ class ClaimRule:
         subject were read from its own words; None when any is unclear."""
         text = context.unit.text
         clause_start, clause_end = context.clause(claim.start)
-        if HYPOTHETICAL.search(text[clause_start : claim.start]) or is_change_of_one(claim, text):
+        if HYPOTHETICAL.search(context.plain[clause_start : claim.start]) or is_change_of_one(claim, text):
             return None
         reading = self._claim_metric(context, claim, neighbours)
         if reading is None:

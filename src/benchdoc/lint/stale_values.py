@@ -22,6 +22,7 @@ from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_r
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
 from benchdoc.lint.words import (
+    COMPARING,
     GENERIC_UNITS,
     HYPOTHETICAL,
     QUALIFIER_AFTER,
@@ -38,6 +39,15 @@ _CELL_VALUE = re.compile(
 _CONDITION = re.compile(
     r"(?<![\w-])(?:without|w/o|sans)\s+(?:the\s+|any\s+)?[\w.+-]+(?:\s+(?!\d)[\w.+-]+){0,3}|"
     r"(?<![\w-])with\s+(?:the\s+)?[\w.+-]+(?:\s+[\w.+-]+){0,2}\s+(?:disabled|turned off|switched off|off|removed)\b",
+    re.IGNORECASE,
+)
+
+
+# A load other than the recorded one, in words: "on long contexts", "at small batch sizes", "under heavy traffic".
+_OTHER_LOAD = re.compile(
+    r"(?:(?<![\w-])(?:on|at|with|for|under|in)|@)\s*(?:very\s+)?(?:long|short|large|small|big|heavy|light|high|low|longer|"
+    r"shorter|larger|smaller|bigger|heavier|lighter|higher|lower)(?:\s+|-)(?:contexts?|prompts?|sequences?|inputs?|"
+    r"outputs?|batch(?:es)?(?:\s+sizes?)?|requests?|load|traffic|concurrency)(?![\w-])",
     re.IGNORECASE,
 )
 
@@ -59,13 +69,23 @@ class ValueRule:
         self.know = knowledge
         self.facts = knowledge.facts
 
-    def value(self, context: Context, quantity: Quantity, where: Place | None = None) -> Finding | None:
-        """A number with a unit in a sentence; ``where`` is whose figure its position makes it."""
+    def value(
+        self, context: Context, quantity: Quantity, where: Place | None = None, only_figure: bool = False
+    ) -> Finding | None:
+        """A number with a unit in a sentence; ``where`` is whose figure its position makes it.
+
+        ``only_figure``: the sentence holds no other number in its unit and compares nothing. Then
+        a sentence naming one experiment quotes that experiment's figure, never the result of the
+        experiment it is compared with that the sentence does not name ("the 1.0 engine's ITL p50
+        is 21.8 ms" is the 1.0 engine's figure even when 21.8 is its reference's).
+        """
         candidates = [m for m in self.facts.metrics.values() if m.unit and m.unit.strip().lower() in quantity.units]
         experiments = context.experiments()
         if not candidates or not experiments:
             return None
-        scope = self.know.scope(experiments, context)
+        named_lines = {self.know.standing(e, context).name for e in experiments}
+        lone = only_figure and len(named_lines) == 1 and not COMPARING.search(context.unit.text)
+        scope = list(dict.fromkeys(experiments)) if lone else self.know.scope(experiments, context)
         where = where or Place(context.nearest(quantity.start), False)
         if self._under_unnamed_condition(context, quantity):
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
@@ -96,13 +116,15 @@ class ValueRule:
         return self.finding(context, quantity, attributed, metrics[0], None)
 
     def _under_unnamed_condition(self, context: Context, quantity: Quantity) -> bool:
-        """Whether the words before a number change the setup without naming an experiment for it:
-        "without P2P", "w/o CUDA graphs", "with prefix caching disabled"."""
+        """Whether the words before a number change the setup without naming an experiment for it
+        ("without P2P", "w/o CUDA graphs", "with prefix caching disabled"), or its clause puts it
+        under a load other than the recorded one ("127.5 tok/s on long contexts")."""
         text = context.unit.text[: quantity.start]
         for match in _CONDITION.finditer(text):
             if not any(match.start() <= m.start < match.end() for m in context.mentions):
                 return True
-        return False
+        _, end = context.clause(quantity.start)
+        return _OTHER_LOAD.search(context.unit.text[:end]) is not None
 
     def _without_result(
         self, context: Context, quantity: Quantity, candidates: list[MetricInfo], where: Place, experiments: list[str]
@@ -132,7 +154,8 @@ class ValueRule:
         text = context.unit.text
         clause_start, clause_end = context.clause(quantity.start)
         before = text[clause_start : quantity.start]
-        if HYPOTHETICAL.search(before) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
+        # A hedge word inside an experiment's name ("Budget 2048") hedges nothing.
+        if HYPOTHETICAL.search(context.plain[clause_start : quantity.start]) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
             return None
         if QUALIFIER_AFTER.match(text[quantity.unit_end :]):
             return None

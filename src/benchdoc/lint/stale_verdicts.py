@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from benchdoc.lint.attribution import Comparison
 from benchdoc.lint.claim_reading import never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
@@ -32,6 +33,7 @@ from benchdoc.results.words import status_of_verdict, status_phrase, verdict_sen
 _MAX_VERDICT_GAP = 80
 # A verdict word that a comparison's verdict sentence can stand in for, when no target follows it.
 _BARE_COMPARATIVE = re.compile(r"faster|slower|better|worse", re.IGNORECASE)
+_DIRECT = re.compile(r"\s+(?:(?:the|a|an)\s+)?", re.IGNORECASE)
 _LINKED = re.compile(r"^\s*(?:than|to|vs\.?|versus|against|from|with|on|at|for|in)\b", re.IGNORECASE)  # characters between an experiment's name and a verdict word about it
 
 
@@ -69,7 +71,7 @@ class VerdictRule:
         status, delta = self._status_for(current, metric)
         if status is None or not _contradicts(meaning, status, delta):
             return None
-        if context.historical or HYPOTHETICAL.search(text[clause_start : verdict.start]):
+        if context.historical or HYPOTHETICAL.search(context.plain[clause_start : verdict.start]):
             return None
         quoted = text[verdict.start : verdict.end]
         shown = self._status_text(current, metric, status)
@@ -112,7 +114,7 @@ class VerdictRule:
         text = context.unit.text
         clause_start, _ = context.clause(verdict.start)
         history = context.historical and not never_succeeded(self.facts, party.name)
-        if history or HYPOTHETICAL.search(text[clause_start : verdict.start]):
+        if history or HYPOTHETICAL.search(context.plain[clause_start : verdict.start]):
             return None
         if party.status is Status.FAILED and verdict.meaning == LOSES:
             return None  # "not worth it", "a regression": what a failure also says
@@ -159,6 +161,19 @@ class VerdictRule:
         if context.row_experiment is not None and not context.mentions:
             return context.row_experiment
         return None
+
+    def parties(self, context: Context, verdict: VerdictWord) -> Comparison | None:
+        """Who a comparative verdict compares ("2710 tok/s, ahead of the 8k budget"), when it names both."""
+        if verdict.meaning not in (WINS, LOSES) or verdict.negated:
+            return None
+        subject = self._verdict_subject(context, verdict)
+        target = self._than_target(context, verdict)
+        if target is None:  # "ahead of X", "beats X": the phrase takes its target directly
+            direct = _DIRECT.match(context.unit.text, verdict.end)
+            target = next((m.experiment for m in context.mentions if direct and m.start == direct.end()), None)
+        if subject is None or target is None or subject == target:
+            return None
+        return Comparison(verdict.start, subject, target)
 
     def _than_target(self, context: Context, verdict: VerdictWord) -> str | None:
         rest = context.unit.text[verdict.end :]

@@ -131,6 +131,13 @@ VERDICT_PHRASES: tuple[tuple[str, str], ...] = (
 )
 
 # Between the two experiments of a heading that compares them: "## 2P1D vs TP8".
+# Words that bring a second party into a sentence, whose figure it may quote without naming it:
+# "2590 tok/s against the reference's", "up from", "than its baseline".
+COMPARING = re.compile(
+    r"(?<![\w-])(?:vs\.?|versus|against|than|over|from|relative|compared|baseline|reference|ahead|behind|beats?|"
+    r"outperforms?|like|unlike|same as|as (?:fast|slow|high|low) as)(?![\w-])",
+    re.IGNORECASE,
+)
 VERSUS = re.compile(r"\s(?:vs\.?|versus|against|over|compared (?:to|with))\s", re.IGNORECASE)
 
 # A sentence opening with these speaks of the experiment the previous sentence named.

@@ -1,0 +1,199 @@
+"""Probes in the styles engineers write in, read by the lint's general rules (sentences of our own).
+
+A batching project of its own: static batching 800 tok/s of generation (prompt evaluation
+5000 tok/s, TTFT p50 600 ms, goodput 6.00 req/s) under an 8 req/s open loop at 64 concurrent
+streams with an 800 ms TTFT SLO; continuous batching 1300 tok/s (TTFT p50 450 ms, goodput
+7.50), superseding continuous batching on v0.5 at 1100 (alias "old CB"); a token limit of 2048
+at 760 tok/s with TTFT p50 380 ms and goodput 7.20; a fused sampler that worked once at
+1350 tok/s and then failed; speculative lookahead never ran.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT, Finding
+from benchdoc.results import build_results
+
+CONFIG = """\
+[metrics.gen_tok_s]
+label = "Generation speed"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[metrics.prompt_tok_s]
+label = "Prompt evaluation"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+
+[metrics.ttft_ms_p50]
+label = "TTFT p50"
+unit = "ms"
+direction = "lower"
+digits = 0
+
+[metrics.goodput_req_s]
+label = "Goodput"
+unit = "req/s"
+direction = "higher"
+digits = 2
+
+[workloads.open-8]
+rate = 8.0
+concurrency = 64
+requests = 800
+input_tokens = 2048
+output_tokens = 256
+slo = "ttft_ms:800"
+
+[experiments.static]
+label = "Static batching"
+aliases = ["static"]
+role = "reference"
+workload = "open-8"
+
+[experiments.cb-old]
+label = "Continuous batching (v0.5)"
+aliases = ["old CB"]
+compare_to = "static"
+workload = "open-8"
+
+[experiments.cb]
+label = "Continuous batching"
+aliases = ["CB", "continuous"]
+compare_to = "static"
+supersedes = "cb-old"
+workload = "open-8"
+
+[experiments.limit2k]
+label = "Token limit 2048"
+aliases = ["2k limit", "limit 2048"]
+compare_to = "static"
+workload = "open-8"
+
+[experiments.fused]
+label = "Fused sampler"
+aliases = ["fused"]
+compare_to = "cb"
+workload = "open-8"
+
+[experiments.lookahead]
+label = "Speculative lookahead"
+aliases = ["lookahead"]
+compare_to = "cb"
+workload = "open-8"
+"""
+
+T0 = datetime(2026, 9, 1, 9, tzinfo=timezone.utc)
+OLD_ENV = {"packages": {"engine": "0.5.1"}}
+NEW_ENV = {"packages": {"engine": "0.6.0"}}
+# name: (generation tok/s, prompt tok/s, TTFT p50 ms, goodput req/s, environment)
+RUNS = (
+    ("static", (800.0, 5000.0, 600.0, 6.00), NEW_ENV),
+    ("cb-old", (1100.0, 5100.0, 500.0, 7.00), OLD_ENV),
+    ("cb", (1300.0, 5200.0, 450.0, 7.50), NEW_ENV),
+    ("limit2k", (760.0, 4800.0, 380.0, 7.20), NEW_ENV),
+    ("fused", (1350.0, 5200.0, 440.0, 7.60), NEW_ENV),
+)
+
+
+def spread(centre: float, step: float) -> list[float]:
+    return [centre, centre - 2 * step, centre + 2 * step, centre - step, centre + step]
+
+
+@pytest.fixture(scope="module")
+def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("probes")
+    config = parse_config(CONFIG, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for day, (name, figures, environment) in enumerate(RUNS):
+            at = T0 + timedelta(days=day)
+            samples = [
+                Sample(metric, value, i, i)
+                for metric, centre, step in zip(("gen_tok_s", "prompt_tok_s", "ttft_ms_p50", "goodput_req_s"),
+                                                figures, (1.0, 1.0, 1.0, 0.01))
+                for i, value in enumerate(spread(centre, step))
+            ]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a", environment=environment))
+        at = T0 + timedelta(days=9)
+        ledger.record_run(NewRun(experiment="fused", outcome="failed", started_at=at, environment=NEW_ENV,
+                                 finished_at=at + timedelta(minutes=1), failure_reason="illegal memory access"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def lint(facts: LintFacts, text: str) -> list[Finding]:
+    return lint_text(facts, text + "\n", "log.md")
+
+
+def kinds(facts: LintFacts, text: str) -> list[tuple[str, str]]:
+    return [(f.kind, f.text) for f in lint(facts, text)]
+
+
+def test_a_hedge_word_inside_an_experiment_s_name_hedges_nothing(facts: LintFacts) -> None:
+    # "limit" is a word of plans ("must stay under the limit"); in "Token limit 2048" it is a name.
+    assert kinds(facts, "Token limit 2048 is 5% slower than static batching.") == []
+    (claim,) = lint(facts, "Token limit 2048 is 20% slower than static batching.")
+    assert claim.kind == STALE_CLAIM and "5.0% slower than Static batching" in claim.fix
+    assert [f.kind for f in lint(facts, "The 2k limit's generation speed is 900 tok/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "The 2k limit is the fastest config here.")] == [STALE_VERDICT]
+    # The words themselves still hedge: a limit we would set is a plan.
+    assert kinds(facts, "Continuous batching must stay under the limit of 900 tok/s.") == []
+
+
+def test_a_sentence_s_only_figure_is_its_one_experiment_s_not_its_reference_s(facts: LintFacts) -> None:
+    # 800 tok/s is static batching's, the reference of continuous batching, which the sentence does not name.
+    (value,) = lint(facts, "Continuous batching's generation speed is 800 tok/s.")
+    assert value.kind == STALE_VALUE and "benchdoc:value cb.gen_tok_s -->1300<" in value.fix
+    assert [f.kind for f in lint(facts, "2026-09-12: CB generation now ~0.8k tok/s.")] == [STALE_VALUE]
+    # With a second party in the words, or a second figure, the reference's figure may be quoted.
+    for sentence in ("Continuous batching reaches 1300 tok/s, up from 800 tok/s.",
+                     "Continuous batching: 1300 tok/s against the reference's 800 tok/s.",
+                     "Continuous batching is well ahead of the 800 tok/s baseline.",
+                     "Continuous batching generates 1300 tok/s and static batching 800 tok/s."):
+        assert kinds(facts, sentence) == [], sentence
+
+
+def test_a_noun_of_action_in_a_metric_s_label_is_named_by_its_verb(facts: LintFacts) -> None:
+    # Two metrics in tok/s: "generates" names "Generation speed", so the figure is certain.
+    assert kinds(facts, "Continuous batching generates 1300 tok/s.") == []
+    (value,) = lint(facts, "The 2k limit generates at 900 tok/s.")
+    assert value.kind == STALE_VALUE and "benchdoc:value limit2k.gen_tok_s -->760<" in value.fix
+    (evaluated,) = lint(facts, "Continuous batching evaluated prompts at 6100 tok/s on v0.6.0.")
+    assert "benchdoc:value cb.prompt_tok_s -->5200<" in evaluated.fix
+    # With no word of either metric, which one is meant stays open.
+    assert kinds(facts, "The 2k limit runs at 900 tok/s.") == []
+
+
+def test_a_figure_under_a_load_other_than_the_recorded_one_is_left_alone(facts: LintFacts) -> None:
+    for sentence in ("Continuous batching generates 800 tok/s on long contexts, where the KV cache fills up.",
+                     "- CB @ small batch sizes: generates 2100 tok/s",
+                     "Under heavy traffic continuous batching generates only 900 tok/s."):
+        assert kinds(facts, sentence) == [], sentence
+    assert [f.kind for f in lint(facts, "Continuous batching generates 900 tok/s.")] == [STALE_VALUE]
+
+
+def test_a_figure_before_a_comparative_verdict_is_its_subject_s(facts: LintFacts) -> None:
+    # Chat style: the figure, then "ahead of X" with no number of its own.
+    assert kinds(facts, "**sam:** CB generates 1300 tok/s, well ahead of the 2k limit.") == []
+    (value,) = lint(facts, "**sam:** CB generates 1500 tok/s, well ahead of the 2k limit.")
+    assert value.kind == STALE_VALUE and "benchdoc:value cb.gen_tok_s -->1300<" in value.fix
+
+
+def test_a_figure_of_an_experiment_with_no_result_is_one_statement(facts: LintFacts) -> None:
+    # The fused sampler's latest run failed: its figure is reported, once, and "ahead of" adds no second finding.
+    findings = lint(facts, "> fused generates 1350 tok/s, a bit ahead of continuous batching")
+    assert [(f.kind, f.text) for f in findings] == [(STALE_VALUE, "1350 tok/s")]
+    assert "now fails" in findings[0].message and findings[0].fix.startswith("no fix proposed")
+    # Without a figure the verdict is the statement.
+    assert [f.kind for f in lint(facts, "The fused sampler is ahead of continuous batching.")] == [STALE_VERDICT]
