@@ -197,3 +197,31 @@ def test_a_figure_of_an_experiment_with_no_result_is_one_statement(facts: LintFa
     assert "now fails" in findings[0].message and findings[0].fix.startswith("no fix proposed")
     # Without a figure the verdict is the statement.
     assert [f.kind for f in lint(facts, "The fused sampler is ahead of continuous batching.")] == [STALE_VERDICT]
+
+
+def test_a_claim_s_subject_is_its_own_clause_s_and_an_open_one_is_checked_against_each(facts: LintFacts) -> None:
+    (own,) = lint(facts, "Static batching sits at 800 tok/s, and CB is 30% faster.")
+    assert own.kind == STALE_CLAIM and "benchdoc:value cb show=verdict -->62.5% faster than Static batching<" in own.fix
+    # Two experiments in one clause, the claim after both: true of either, it stands; false of both, no fix.
+    assert kinds(facts, "The 2k limit sits at 760 tok/s, CB is 5% slower.") == []
+    assert kinds(facts, "The 2k limit sits at 760 tok/s, CB is 62.5% faster.") == []
+    (open_,) = lint(facts, "The 2k limit sits at 760 tok/s, CB is 30% slower.")
+    assert open_.kind == STALE_CLAIM and open_.fix.startswith("no fix proposed: which experiment")
+
+
+def test_a_label_before_a_colon_names_the_metric_of_a_change_after_it(facts: LintFacts) -> None:
+    slide = "## CB vs static\n\n- generation: +62.5%\n- TTFT p50: -25%\n- goodput: +25%"
+    assert kinds(facts, slide) == []
+    (claim,) = lint(facts, slide.replace("-25%", "-40%"))
+    assert claim.kind == STALE_CLAIM and "-25.0%" in claim.message  # read on TTFT p50, not on generation speed
+
+
+@pytest.mark.parametrize("entry", ["## 2026-09-02\n\nCB generates 1100 tok/s.", "2026-09-02: CB generates 1100 tok/s.",
+                                   "- **2026-09-02** CB generates 1100 tok/s, +37.5% vs static."])
+def test_a_notebook_entry_dated_before_the_result_speaks_of_its_day(facts: LintFacts, entry: str) -> None:
+    # Continuous batching's current result is of 2026-09-03; on 2026-09-02 its line stood at 1100 tok/s.
+    assert kinds(facts, entry) == []
+    later = entry.replace("2026-09-02", "2026-09-05")
+    assert STALE_VALUE in [f.kind for f in lint(facts, later)]
+    # A title that mentions a date dates no entry.
+    assert [f.kind for f in lint(facts, "# Notes, week of 2026-09-01\n\nCB generates 1100 tok/s.")] == [STALE_VALUE]

@@ -87,7 +87,7 @@ class ProseChecker:
         context = Context(
             unit, path, mentions, row_experiment, row_historical,
             table_row=row_experiment is not None and not implicit,
-            past_test=lambda: self.know.is_historical(unit.text, mentions),
+            past_test=lambda: self.know.is_historical(unit.text, mentions, unit.section),
             pinned=row_pinned | frozenset(m.experiment for m in mentions if self.know.pins(m, unit.text)),
             previous=previous, section_target=section_target,
         )

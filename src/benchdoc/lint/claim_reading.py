@@ -204,6 +204,12 @@ class ClaimReader:
         if len(whole) > 1:
             return MetricReading(tuple(self.facts.metrics[name] for name in whole), False)
         opened = plain[:clause_start].rstrip()
+        if opened.endswith(":") and clause_start > 1:
+            # "TTFT p50: -25%": a label before a colon names the metric of the change after it.
+            label_start, _ = context.clause(len(opened) - 1)
+            labelled = {m.name: m for at, m in self.metrics_in(plain[label_start : len(opened) - 1])}
+            if len(labelled) == 1:
+                return MetricReading(tuple(labelled.values()), True)
         if opened.endswith(("(", "[")) and clause_start > 1:
             # "TTFT p95 270 ms (-10%)": a parenthesis annotates the figure before it.
             outer_start, _ = context.clause(len(opened) - 1)

@@ -82,9 +82,14 @@ class Knowledge:
             return self.facts.experiments[name]
         return self.facts.current(name)
 
-    def is_historical(self, text: str, mentions: Iterable[Mention]) -> bool:
+    def is_historical(self, text: str, mentions: Iterable[Mention], section: Sequence[str] = ()) -> bool:
+        mentions = list(mentions)
         if HISTORICAL_CUES.search(text):
             return True
+        dated = entry_date(text, section)
+        if dated is not None and any(dated < (self.standing(m.experiment, None).measured_on or "")[:10]
+                                     for m in mentions):
+            return True  # a notebook entry dated before the result it names was measured speaks of its day
         for name in {m.experiment for m in mentions}:
             pattern = self.old_versions(name)
             if pattern is not None and pattern.search(text):
@@ -239,3 +244,20 @@ def unit_pattern(unit: str) -> re.Pattern[str] | None:
     spellings = {key, *UNIT_SPELLINGS.get(key, ())}
     alternation = "|".join(re.escape(s) for s in sorted(spellings, key=len, reverse=True))
     return re.compile(r"(?<![\w/])(?:" + alternation + r")(?![\w/])", re.IGNORECASE)
+
+
+_HEAD_DATE = re.compile(r"^[\s*_>#\[(-]{0,6}(20\d\d-[01]\d-[0-3]\d)(?!\d)")
+
+
+def entry_date(text: str, section: Sequence[str]) -> str | None:
+    """The day a notebook entry speaks of: a date at the head of its line ("2026-09-02: ..."), else
+    that of the innermost heading that starts with one ("## 2026-09-02: vLLM 0.6"); a title that
+    mentions a date ("Weekly notes, week of 2026-11-02") dates no entry."""
+    head = _HEAD_DATE.match(text)
+    if head is not None:
+        return head.group(1)
+    for heading in reversed(section):
+        found = _HEAD_DATE.match(heading)
+        if found is not None:
+            return found.group(1)
+    return None

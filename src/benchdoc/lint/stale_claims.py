@@ -80,6 +80,14 @@ class ClaimRule:
         missing = self._without_result(context, claim, subject, target)
         if missing is not None:
             return missing
+        rivals = self._rivals(context, claim, subject, target)
+        if rivals:
+            # Which experiment the claim is about is open: reported only when false of each, with no fix.
+            subject_certain = False
+            for rival in rivals:
+                versus = target if target != self._default_target(context, subject) else self._default_target(context, rival)
+                if versus is None or versus == rival or self._holds(context, claim, rival, versus, metrics):
+                    return None
         verdicts = []
         for metric in metrics:
             actual = self.actual_delta(subject, target, metric, context)
@@ -118,6 +126,16 @@ class ClaimRule:
             fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
+
+    def _holds(self, context: Context, claim: Claim, subject: str, target: str, metrics: Sequence[MetricInfo]) -> bool:
+        """Whether the claim holds (or cannot be checked) for this subject and target on any of the metrics."""
+        for metric in metrics:
+            actual = self.actual_delta(subject, target, metric, context)
+            claimed = claimed_intervals(claim, metric)
+            if actual is None or claimed is None or claim_holds(claimed, actual.value, actual.low, actual.high,
+                                                                held_bound(claim)):
+                return True
+        return False
 
     def read(self, context: Context) -> list[Claim]:
         """The sentence's claims; a bare ratio ("1.6x TP8") only when an experiment follows it, and
@@ -286,8 +304,26 @@ class ClaimRule:
                 return before[-1].experiment
             return context.row_experiment
         if before:
-            return before[0].experiment  # the sentence's subject
+            # The subject of the claim's own clause ("..., and budget 512 loses 38%"), else the sentence's.
+            clause_start, _ = context.clause(claim.start)
+            own = [m for m in before if m.start >= clause_start]
+            return (own or before)[0].experiment
         return context.row_experiment
+
+    def _rivals(self, context: Context, claim: Claim, subject: str, target: str) -> list[str]:
+        """Other experiments the claim's clause names before it with no target of their own:
+        "Budget 2048 sits at 1420 ms, budget 512 loses 38%" may be about either."""
+        if claim.object_at is not None or claim.object_search_start is not None:
+            return []
+        clause_start, _ = context.clause(claim.start)
+        taken = {self.know.standing(name, context).name for name in (subject, target)}
+        rivals = []
+        for mention in context.mentions:
+            line = self.know.standing(mention.experiment, context).name
+            if clause_start <= mention.start and mention.end <= claim.start and line not in taken:
+                taken.add(line)
+                rivals.append(mention.experiment)
+        return rivals
 
     def _default_target(self, context: Context, subject: str) -> str | None:
         current = self.know.standing(subject, context)
@@ -391,6 +427,8 @@ class ClaimRule:
                     f"{text}<!-- benchdoc:end -->")
         words = delta_words(delta.value, metric)
         phrase = f"{words} than {target.label}" if words != "no change" else f"no different from {target.label}"
+        if delta.verdict is not None:  # a pair's own verdict: "inconclusive against X (+4.8%)", never a direction it lacks
+            phrase = _verdict_text(delta, metric, target.label)
         return (f'write "{phrase}", or bind it: <!-- benchdoc:value {subject.name}{metric_part} show=verdict '
                 f"vs={target.name} --><!-- benchdoc:end --> and run `benchdoc sync --write`")
 
