@@ -12,8 +12,8 @@ import pytest
 from tests.lint.conftest import kinds
 
 from benchdoc.lint import LintFacts, lint_text
+from benchdoc.lint.claim_truth import Delta, calls_it_noise, unsupported
 from benchdoc.lint.findings import STALE_CLAIM
-from benchdoc.lint.stale_claims import Delta, calls_it_noise, unsupported
 
 
 @pytest.mark.parametrize(

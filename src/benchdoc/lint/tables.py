@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from benchdoc.lint.claim_truth import calls_it_noise
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge
-from benchdoc.lint.stale_claims import ClaimRule, calls_it_noise, is_vs_header
+from benchdoc.lint.stale_claims import ClaimRule, is_vs_header
 from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.text import Unit
