@@ -225,3 +225,23 @@ def test_a_notebook_entry_dated_before_the_result_speaks_of_its_day(facts: LintF
     assert STALE_VALUE in [f.kind for f in lint(facts, later)]
     # A title that mentions a date dates no entry.
     assert [f.kind for f in lint(facts, "# Notes, week of 2026-09-01\n\nCB generates 1100 tok/s.")] == [STALE_VALUE]
+
+
+def test_an_aside_in_parentheses_does_not_hide_the_metric_named_before_it(facts: LintFacts) -> None:
+    # Goodput is +25% over static batching; generation speed +62.5%: the claim is about goodput.
+    assert kinds(facts, "CB's goodput (7.50 req/s) is 25% above static's.") == []
+    (claim,) = lint(facts, "CB's goodput (7.50 req/s) is 45% above static's.")
+    assert "benchdoc:value cb.goodput_req_s show=verdict -->25.0% faster than Static batching<" in claim.fix
+
+
+def test_a_unit_two_metrics_share_makes_each_a_candidate(facts: LintFacts) -> None:
+    # Generation +62.5%, prompt evaluation +4%: "+N% tok/s" is true of either, or reported with no fix.
+    for true in ("CB ≈ +62% tok/s", "CB ≈ +4% tok/s"):
+        assert kinds(facts, true) == [], true
+    (claim,) = lint(facts, "CB ≈ +90% tok/s")
+    assert claim.kind == STALE_CLAIM and claim.fix.startswith("no fix proposed: which metric")
+    # Whichever metric a figure of an experiment with no result is, the ledger holds none.
+    (never,) = lint(facts, "- lookahead: 1.5k tok/s")
+    assert never.kind == STALE_VALUE and "no counted run" in never.message
+    # A sentence that itself says the run failed agrees with the ledger.
+    assert kinds(facts, "The fused sampler crashed after 12 s at 1.5k tok/s.") == []

@@ -204,6 +204,12 @@ class ClaimReader:
         if len(whole) > 1:
             return MetricReading(tuple(self.facts.metrics[name] for name in whole), False)
         opened = plain[:clause_start].rstrip()
+        if opened.endswith(")") and "(" in opened:
+            # "CB's goodput (7.50 req/s) is 25% above static's": an aside does not end the clause before it.
+            outer_start, _ = context.clause(opened.rfind("("))
+            outer = self.metrics_in(plain[outer_start : opened.rfind("(")])
+            if outer:
+                return MetricReading((outer[-1][1],), len({m.name for at, m in outer}) == 1)
         if opened.endswith(":") and clause_start > 1:
             # "TTFT p50: -25%": a label before a colon names the metric of the change after it.
             label_start, _ = context.clause(len(opened) - 1)
@@ -226,8 +232,13 @@ class ClaimReader:
         return MetricReading((primary,), True, default=True) if primary is not None else None
 
     def noun_metrics(self, noun: str) -> list[MetricInfo]:
-        """The metrics the words right after a claim name ("more goodput", "+11% tok/s")."""
-        return list({m.name: m for at, m in self.metrics_in(noun)}.values())
+        """The metrics the words right after a claim name ("more goodput", "+11% tok/s"); a unit several
+        metrics share ("+9% tok/s" beside generation and prompt speeds) names each of them."""
+        named = list({m.name: m for at, m in self.metrics_in(noun)}.values())
+        if named:
+            return named
+        return [m for m in self.facts.metrics.values() if m.unit.strip().lower() not in GENERIC_UNITS
+                and (unit := self.know.unit_words.get(m.name)) is not None and unit.search(noun)]
 
     def slash_ratios(self, context: Context) -> list[Claim]:
         """"DP8/TP8 = 1.6", "DP8 / TP8 ≈ 0.85x": the ratio of the first named experiment to the second."""

@@ -21,13 +21,16 @@ from benchdoc.lint.findings import STALE_VALUE, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
+from benchdoc.lint.verdicts import find_verdicts
 from benchdoc.lint.words import (
     COMPARING,
+    FAILS,
     GENERIC_UNITS,
     HYPOTHETICAL,
     QUALIFIER_AFTER,
     QUALIFIER_BEFORE,
 )
+from benchdoc.results.status import Status
 from benchdoc.results.words import status_phrase
 
 _CELL_VALUE = re.compile(
@@ -137,10 +140,15 @@ class ValueRule:
             return None
         if (context.historical or quantity.before) and not never_succeeded(self.facts, owner.name):
             return None  # history: an older result of it may be quoted
+        if owner.status is Status.FAILED and any(v.meaning == FAILS and not v.negated for v in find_verdicts(context.unit.text)):
+            return None  # "crashed after 12 s at 1.5k tok/s": the sentence says what the ledger says
         single = len({self.know.standing(e, context).name for e in experiments}) == 1
         read = self._metrics_read(context, quantity, candidates)
-        if not (single or where.certain) or read is None or not read[1]:
-            return None  # "crashed after 12 s": a number in a shared unit, no metric named
+        if not (single or where.certain) or read is None:
+            return None
+        if not read[1] and any(m.unit.strip().lower() in GENERIC_UNITS for m in read[0]):
+            return None  # "crashed after 12 s": a number in a common unit, no metric named
+        # Two metrics in tok/s: whichever is meant, the experiment has no result for it.
         quoted = context.unit.text[quantity.start : quantity.unit_end].strip()
         state = no_result_state(owner)
         message = f"says {quoted}, but the ledger has no successful result for it: {state}"
