@@ -74,6 +74,16 @@ def test_a_secondary_metric_of_a_stopped_run_reads_not_decided_in_every_view(pro
     written = doc.read_text(encoding="utf-8")
     assert "-->not decided against base: the sequential test stopped on output_tok_s, not on this metric<!--" in written
     assert "delta: <!-- benchdoc:value fast.ttft_ms show=delta -->?<!--" in written
+    # The lint's fix for a hand-written claim about the secondary metric writes what sync
+    # renders there: not decided, naming the metric the run was decided on.
+    claim = project.root / "claim.md"
+    claim.write_text("# Notes\n\nWith fast, TTFT is 40% lower than base.\n", encoding="utf-8")
+    linted = project.run("lint", "claim.md")
+    assert "the ledger cannot tell fast from base: " in linted.stdout
+    assert "not decided: the sequential test stopped on output_tok_s, not on this metric (run #" in linted.stdout
+    sentence = "not decided against base: the sequential test stopped on output_tok_s, not on this metric"
+    assert f'write "{sentence}", or bind it: <!-- benchdoc:value fast.ttft_ms show=verdict -->{sentence}' in linted.stdout, \
+        linted.stdout
     assert project.run("report", "--output", "r.html").returncode == 0
     page = html.unescape(re.sub(r"<[^>]+>", " ", (project.root / "r.html").read_text(encoding="utf-8")))
     assert f"TTFT: {NOT_DECIDED} (n=2+2)" in re.sub(r"\s+", " ", page)

@@ -28,6 +28,8 @@ class Delta:
     # other pair, by the query layer's uncorrected pair comparison) or "medians" (no pair was computed)
     verdict: str | None = None  # the comparison's verdict, for "comparison" and "reverse"
     runs: str = ""  # the runs compared: "run #4 of 2026-11-05 against run #3 of 2026-11-05"
+    decided_on: str | None = None  # a sequential test's metric, when it decided on another one
+    stopped_after: str | None = None  # how far a sequential test went: "7 server starts"
 
 
 # Verdicts under which the ledger cannot tell the two apart: no direction is supported.
@@ -57,18 +59,25 @@ def _interval(actual: Delta) -> str:
     return f" [{actual.low:+.1f}%, {actual.high:+.1f}%]" if actual.low is not None and actual.high is not None else ""
 
 
+def _cannot_tell(actual: Delta) -> str | None:
+    """Why the ledger cannot tell the two apart, or None when it can."""
+    if actual.verdict == "undecided" and actual.decided_on:
+        return f"not decided: the sequential test stopped on {actual.decided_on}, not on this metric"
+    return _CANNOT_TELL.get(actual.verdict or "")
+
+
 def ledger_says(actual: Delta, metric: MetricInfo, subject: ExperimentFacts, target: ExperimentFacts) -> str:
     """What the ledger says of the comparison, with the runs it comes from."""
     figures = f"{actual.value:+.1f}%{_interval(actual)}"
-    if actual.verdict in _CANNOT_TELL:
-        return (f"the ledger cannot tell {subject.label} from {target.label}: {figures}, "
-                f"{_CANNOT_TELL[actual.verdict]} ({actual.runs})")
+    why = _cannot_tell(actual)
+    if why is not None:
+        return f"the ledger cannot tell {subject.label} from {target.label}: {figures}, {why} ({actual.runs})"
     return f"the ledger says {figures} ({delta_words(actual.value, metric)}; {actual.runs})"
 
 
 def ledger_line(actual: Delta, metric: MetricInfo) -> str:
     """The comparison as the ledger has it, for a finding's ``ledger`` field."""
-    words = _CANNOT_TELL.get(actual.verdict or "") or delta_words(actual.value, metric)
+    words = _cannot_tell(actual) or delta_words(actual.value, metric)
     return f"{actual.described}: {actual.value:+.1f}%{_interval(actual)}, {words} ({actual.runs})"
 
 
@@ -149,5 +158,5 @@ def verdict_text(delta: Delta, metric: MetricInfo, target: str) -> str:
     """What a ``show=verdict`` value region renders for this comparison."""
     return verdict_sentence(
         delta.verdict, delta.value, target,
-        metric=metric, margin=metric.equivalence_margin,
+        metric=metric, margin=metric.equivalence_margin, decided_on=delta.decided_on, after=delta.stopped_after,
     )

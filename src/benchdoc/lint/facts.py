@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.ledger.models import Outcome
 from benchdoc.results.model import run_median
 from benchdoc.results.status import Status
+from benchdoc.results.words import stopped_after
 
 if TYPE_CHECKING:
     from benchdoc.cache import DerivedCache
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from benchdoc.results import ExperimentResult, LazyResults, ResultSet
 
 CACHE_NAMESPACE = "lint"
-CACHE_KEY = "facts-v4"
+CACHE_KEY = "facts-v5"
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,11 @@ class ComparisonFacts:
     delta_pct: float
     ci_low: float | None
     ci_high: float | None
-    verdict: str  # better | worse | same | equivalent | insufficient
+    verdict: str  # better | worse | same | equivalent | insufficient | undecided
+    # Read through a sequential test (run --until-decided): the metric it decided on when
+    # that is another one, and how far it went ("7 server starts"), as the views word them.
+    decided_on: str | None = None
+    stopped_after: str | None = None
 
 
 @dataclass(frozen=True)
@@ -304,6 +309,8 @@ def _experiment_facts(result: ExperimentResult, results: ResultSet) -> Experimen
                 ci_low=None if comparison.delta_ci_low is None else float(comparison.delta_ci_low),
                 ci_high=None if comparison.delta_ci_high is None else float(comparison.delta_ci_high),
                 verdict=str(comparison.verdict),
+                decided_on=comparison.sequential.decided_on if comparison.sequential is not None else None,
+                stopped_after=stopped_after(comparison.sequential) if comparison.sequential is not None else None,
             )
             if comparison is not None
             else None,

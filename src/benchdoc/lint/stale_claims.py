@@ -357,7 +357,7 @@ class ClaimRule:
         comparison = s_facts.comparison if s_facts is not None else None
         if comparison is not None and comparison.against == t.name:
             return Delta(comparison.delta_pct, comparison.ci_low, comparison.ci_high, f"{s.label} against {t.label}",
-                         "comparison", comparison.verdict, runs)
+                         "comparison", comparison.verdict, runs, comparison.decided_on, comparison.stopped_after)
         reverse = t_facts.comparison if t_facts is not None else None
         if reverse is not None and reverse.against == s.name:
             def invert(d: float | None) -> float | None:

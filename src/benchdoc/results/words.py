@@ -232,14 +232,20 @@ def verdict_sentence(
     metric: Wording,
     margin: float | None,
     sequential: Sequential | None = None,
+    decided_on: str | None = None,
+    after: str | None = None,
 ) -> str:
     """What a ``show=verdict`` value region says: '3.8% faster than Baseline (no spec)',
     '2.03x faster than Baseline' for a latency, '12.0% lower Peak memory than Baseline'.
 
     Takes plain numbers, not a Comparison, so the prose lint can suggest exactly this text
     from its cached facts. ``sequential``: how a sequential test ended, where it stopped
-    undecided (or on another metric), as every other view words it.
+    undecided (or on another metric), as every other view words it; the lint, which keeps
+    no statistics objects, gives the same as ``decided_on`` (the metric the test decided
+    on, for another metric of its run) and ``after`` (how far it went: '7 server starts').
     """
+    if sequential is not None:
+        decided_on, after = sequential.decided_on, stopped_after(sequential)
     if verdict in ("better", "worse"):
         return f"{change_words(delta_pct, metric, named=True)} than {other}"
     if verdict == "equivalent":
@@ -247,10 +253,9 @@ def verdict_sentence(
     if verdict == "insufficient":
         return f"{delta_pct:+.1f}% vs {other} (too few server starts to tell)"
     if verdict == "undecided":  # no direction: the sequential test found none
-        if sequential is not None and sequential.decided_on:
-            return f"not decided against {other}: the sequential test stopped on {sequential.decided_on}, not on this metric"
-        after = f" after {stopped_after(sequential)}" if sequential is not None else ""
-        return f"undecided against {other}{after} (sequential test)"
+        if decided_on:
+            return f"not decided against {other}: the sequential test stopped on {decided_on}, not on this metric"
+        return f"undecided against {other}{f' after {after}' if after else ''} (sequential test)"
     return f"{INCONCLUSIVE} against {other} ({delta_pct:+.1f}%)"
 
 
