@@ -245,3 +245,55 @@ def test_a_unit_two_metrics_share_makes_each_a_candidate(facts: LintFacts) -> No
     assert never.kind == STALE_VALUE and "no counted run" in never.message
     # A sentence that itself says the run failed agrees with the ledger.
     assert kinds(facts, "The fused sampler crashed after 12 s at 1.5k tok/s.") == []
+
+
+# (true, stale) in the styles engineers write in: notebook lines, PR tables, slide bullets, chat, reports.
+STYLES = [
+    ("2026-09-14 — CB: 1300 tok/s generation, TTFT p50 450 ms.", "2026-09-14 — CB: 1250 tok/s generation, TTFT p50 450 ms."),
+    ("| | before (static) | after (CB) |\n|---|---|---|\n| Generation speed (tok/s) | 800 | 1300 |\n| TTFT p50 (ms) | 600 | 450 |",
+     "| | before (static) | after (CB) |\n|---|---|---|\n| Generation speed (tok/s) | 800 | 1250 |\n| TTFT p50 (ms) | 600 | 450 |"),
+    ("| config | Generation speed (tok/s) | TTFT p50 (ms) |\n|---|---|---|\n| static | 800 | 600 |\n| CB | 1300 | 450 |",
+     "| config | Generation speed (tok/s) | TTFT p50 (ms) |\n|---|---|---|\n| static | 800 | 600 |\n| CB | 1300 | 520 |"),
+    ("- CB: +62.5% generation tok/s vs static", "- CB: +80% generation tok/s vs static"),
+    ('> "CB is 1.6x static on generation"', '> "CB is 3x static on generation"'),
+    ("Continuous batching improves generation speed by 62.5% relative to static batching.",
+     "Continuous batching improves generation speed by 40% relative to static batching."),
+    ("Continuous batching yields 62.5% higher generation speed than static batching.",
+     "Continuous batching yields 80% higher generation speed than static batching."),
+    ("CB's TTFT p50 is 25% lower than static's.", "CB's TTFT p50 is 40% lower than static's."),
+    ("static's TTFT p50 is 1.33x CB's.", "static's TTFT p50 is 1.6x CB's."),
+    ("The 2k limit's goodput is 1.2x static batching's.", "The 2k limit's goodput is 1.5x static batching's."),
+    ("CB: ~1.3k tok/s generation", "CB: ~1.6k tok/s generation"),
+    ("CB ≈ 1.6x static on generation speed", "CB ≈ 2.2x static on generation speed"),
+    ("CB/static ≈ 1.6 on generation", "CB/static ≈ 2.0 on generation"),
+    ("CB beats old CB by 18% (1300 vs 1100 tok/s).", "CB beats old CB by 30% (1300 vs 1100 tok/s)."),
+    ("2k limit: TTFT p50 -37% vs static, generation -5%", "2k limit: TTFT p50 -20% vs static, generation -5%"),
+    ("2k limit: TTFT p50 -37% vs static, generation -5%", "2k limit: TTFT p50 -37% vs static, generation -15%"),
+    ("- CB — 1300 tok/s, TTFT p50 450 ms, goodput 7.50 req/s", "- CB — 1300 tok/s, TTFT p50 480 ms, goodput 7.50 req/s"),
+    ("CB generation: 1100 → 1300 tok/s after the upgrade.", "CB generation: 1300 → 1250 tok/s after the driver bump."),
+    # Workload parameters in a result's unit: the rate offered, the concurrency, never read as results.
+    ("At 8 req/s offered, CB keeps 7.50 req/s of goodput.", "At 8 req/s, CB keeps 6.9 req/s of goodput."),
+    ("With 64 concurrent streams CB generates 1300 tok/s.", "With 64 concurrent streams CB generates 1500 tok/s."),
+    ("## Continuous batching\n\nrate=8: +25% goodput", "## Continuous batching\n\nrate=8: +40% goodput"),
+    # History: "used to", "before the upgrade", a superseded experiment's own alias.
+    ("CB used to do 1100 tok/s before the upgrade.", "CB does 1100 tok/s."),
+    ("Before the upgrade CB was 37.5% faster than static.", "CB is 37.5% faster than static."),
+    ("old CB is 37.5% faster than static.", "old CB is 62.5% faster than static."),
+    # No result: a figure, a claim against any experiment, a verdict.
+    ("The fused sampler reached 1350 tok/s before it started crashing.", "The fused sampler is 4% faster than static."),
+    ("Speculative lookahead should beat CB once it runs.", "lookahead is 10% faster than CB."),
+]
+
+
+@pytest.mark.parametrize(("true", "stale"), STYLES)
+def test_styles_engineers_write_in_are_read(facts: LintFacts, true: str, stale: str) -> None:
+    assert kinds(facts, true) == [], true
+    assert len(lint(facts, stale)) == 1, stale
+
+
+def test_no_probe_s_fix_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
+    from tests.lint.fixcheck import fix_problems
+
+    findings = [f for pair in STYLES for text in pair for f in lint(facts, text)]
+    problems, checked = fix_problems(facts, findings)
+    assert problems == [] and checked >= 15

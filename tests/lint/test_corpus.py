@@ -90,7 +90,7 @@ def test_a_ten_thousand_line_log_lints_in_about_the_time_a_sync_plan_takes() -> 
 
 def test_no_fix_binds_a_value_of_another_metric_experiment_or_workload_setting(tmp_path: Path) -> None:
     """Every fix that binds a value region, in both halves, checked against the ledger it was made from."""
-    import re
+    from tests.lint.fixcheck import fix_problems
 
     sys.path.insert(0, str(SCRIPT.parent))
     try:
@@ -98,51 +98,12 @@ def test_no_fix_binds_a_value_of_another_metric_experiment_or_workload_setting(t
     finally:
         sys.path.remove(str(SCRIPT.parent))
     from benchdoc.lint import lint_paths, markdown_files
-    from benchdoc.lint.knowledge import Knowledge, fmt
-    from benchdoc.lint.words import UNIT_SPELLINGS
 
-    region = re.compile(r"<!-- benchdoc:value (?P<exp>[\w.-]+?)(?:\.(?P<metric>\w+))?(?P<show> show=\w+)?(?: vs=[\w.-]+)? -->"
-                        r"(?P<text>.*?)<!-- benchdoc:end -->")
     checked = 0
     for case in lint_corpus.cases_of(CORPUS) + lint_corpus.cases_of(UNSEEN):
         _, facts = lint_corpus.case_facts(case, tmp_path)
-        know = Knowledge(facts)
-        for document in lint_paths(facts, markdown_files([case])):
-            for finding in document.findings:
-                found = region.search(finding.fix)
-                if found is None:
-                    continue
-                checked += 1
-                where = f"{case.name}/{Path(finding.file).name}:{finding.line} {finding.fix}"
-                experiment = found.group("exp")
-                metric_name = found.group("metric") or facts.primary_metric
-                if found.group("metric") is None and experiment not in facts.experiments:
-                    experiment, _, metric_name = experiment.rpartition(".")
-                assert experiment in facts.experiments and metric_name in facts.metrics, where
-                metric = facts.metrics[metric_name]
-                sentence = finding.sentence
-                table = sentence == finding.text or not know.mentions.find(sentence)
-                if not table:
-                    # The bound experiment (or its line) is one the sentence names.
-                    named = {n for m in know.mentions.find(sentence) for n in
-                             (m.experiment, *(e.name for e in facts.lineage(m.experiment)))}
-                    assert experiment in named, where
-                    # The bound metric is the one the sentence names, when it names any.
-                    plain = sentence
-                    for m in know.mentions.find(sentence):
-                        plain = plain[: m.start] + " " * (m.end - m.start) + plain[m.end :]
-                    named_metrics = {m.name for m in know.named_metrics(plain)}
-                    if named_metrics and finding.kind == "stale-claim":
-                        assert metric.name in named_metrics, where
-                if found.group("show") is None:
-                    # A value: the ledger's current figure of that experiment and metric, in the quoted unit.
-                    current = facts.experiments[experiment].metrics[metric.name].current
-                    assert current is not None and found.group("text") == fmt(current, metric.digits), where
-                    if metric.unit:
-                        unit = metric.unit.strip().lower()
-                        rest = " ".join(re.sub(r"^[~≈]?\s*[\d.,]+k?\s*", "", finding.text).lower().split())
-                        assert rest in ("", unit, *UNIT_SPELLINGS.get(unit, ())), where
-                    settings = [v for _, v in facts.experiments[experiment].load]
-                    written = float(re.sub(r"[^\d.]", "", finding.text.split()[0].rstrip("k")) or "nan")
-                    assert written not in settings, where
+        findings = [f for document in lint_paths(facts, markdown_files([case])) for f in document.findings]
+        problems, bound = fix_problems(facts, findings)
+        assert problems == [], f"{case.name}: {problems}"
+        checked += bound
     assert checked >= 40

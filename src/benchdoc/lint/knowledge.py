@@ -84,7 +84,10 @@ class Knowledge:
 
     def is_historical(self, text: str, mentions: Iterable[Mention], section: Sequence[str] = ()) -> bool:
         mentions = list(mentions)
-        if HISTORICAL_CUES.search(text):
+        plain = text  # a cue inside a name ("old CB", "Previous scheduler") says nothing of time
+        for mention in mentions:
+            plain = plain[: mention.start] + " " * (mention.end - mention.start) + plain[mention.end :]
+        if HISTORICAL_CUES.search(plain):
             return True
         dated = entry_date(text, section)
         if dated is not None and any(dated < (self.standing(m.experiment, None).measured_on or "")[:10]

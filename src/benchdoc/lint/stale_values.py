@@ -46,6 +46,7 @@ _CONDITION = re.compile(
 )
 
 
+_WORD = re.compile(r"[A-Za-z]")
 # A load other than the recorded one, in words: "on long contexts", "at small batch sizes", "under heavy traffic".
 _OTHER_LOAD = re.compile(
     r"(?:(?<![\w-])(?:on|at|with|for|under|in)|@)\s*(?:very\s+)?(?:long|short|large|small|big|heavy|light|high|low|longer|"
@@ -169,8 +170,9 @@ class ValueRule:
             return None
         clause = context.plain[clause_start:clause_end]
         named = [m for m in candidates if self.know.names_metric(m.name, clause)]
-        if not named and not before.strip() and text[clause_start - 1 : clause_start] in (":", "="):
-            # "32 adapters E2E latency p50: 5.94 s": the label before the colon names the value's metric.
+        if not named and not _WORD.search(before) and text[clause_start - 1 : clause_start] in (":", "="):
+            # "32 adapters E2E latency p50: 5.94 s", "generation: 1300 → 1250 tok/s": the label before the
+            # colon names the metric of the figures after it.
             label_start, _ = context.clause(clause_start - 1)
             label = context.plain[label_start : clause_start - 1]
             named = [m for m in candidates if self.know.names_metric(m.name, label)]

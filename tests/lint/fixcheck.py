@@ -1,0 +1,69 @@
+"""A check of the fixes the lint proposes: a bound value is the named experiment's, of the named metric, never a load setting.
+
+Used over the labelled corpus (both halves, tests/lint/test_corpus.py) and over the probe
+sentences of tests/lint/test_claim_probes.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from benchdoc.lint import LintFacts
+from benchdoc.lint.findings import Finding
+from benchdoc.lint.knowledge import Knowledge, fmt
+from benchdoc.lint.words import UNIT_SPELLINGS
+
+REGION = re.compile(r"<!-- benchdoc:value (?P<exp>[\w.-]+?)(?:\.(?P<metric>\w+))?(?P<show> show=\w+)?(?: vs=[\w.-]+)? -->"
+                    r"(?P<text>.*?)<!-- benchdoc:end -->")
+
+
+def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[str], int]:
+    """(what is wrong with each fix that binds a value region, how many such fixes there were)."""
+    know = Knowledge(facts)
+    problems: list[str] = []
+    checked = 0
+    for finding in findings:
+        found = REGION.search(finding.fix)
+        if found is None:
+            continue
+        checked += 1
+        where = f"{finding.file}:{finding.line} {finding.fix}"
+        experiment = found.group("exp")
+        metric_name = found.group("metric") or facts.primary_metric
+        if found.group("metric") is None and experiment not in facts.experiments:
+            experiment, _, metric_name = experiment.rpartition(".")
+        if experiment not in facts.experiments or metric_name not in facts.metrics:
+            problems.append(f"binds no experiment and metric of the ledger: {where}")
+            continue
+        metric = facts.metrics[metric_name]
+        sentence = finding.sentence
+        table = sentence == finding.text or not know.mentions.find(sentence)
+        if not table:
+            # The bound experiment (or its line) is one the sentence names.
+            named = {n for m in know.mentions.find(sentence) for n in
+                     (m.experiment, *(e.name for e in facts.lineage(m.experiment)))}
+            if experiment not in named:
+                problems.append(f"binds an experiment the sentence does not name: {where}")
+            # The bound metric is the one the sentence names, when it names any.
+            plain = sentence
+            for m in know.mentions.find(sentence):
+                plain = plain[: m.start] + " " * (m.end - m.start) + plain[m.end :]
+            named_metrics = {m.name for m in know.named_metrics(plain)}
+            if named_metrics and finding.kind == "stale-claim" and metric.name not in named_metrics:
+                problems.append(f"binds a metric the sentence does not name: {where}")
+        if found.group("show") is None:
+            # A value: the ledger's current figure of that experiment and metric, in the quoted unit.
+            current = facts.experiments[experiment].metrics[metric.name].current
+            if current is None or found.group("text") != fmt(current, metric.digits):
+                problems.append(f"binds a figure that is not the current one: {where}")
+            if metric.unit:
+                unit = metric.unit.strip().lower()
+                rest = " ".join(re.sub(r"^[~≈]?\s*[\d.,]+k?\s*", "", finding.text).lower().split())
+                if rest not in ("", unit, *UNIT_SPELLINGS.get(unit, ())):
+                    problems.append(f"binds a figure in another unit: {where}")
+            settings = [v for _, v in facts.experiments[experiment].load]
+            written = float(re.sub(r"[^\d.]", "", finding.text.split()[0].rstrip("k")) or "nan")
+            if written in settings:
+                problems.append(f"binds a figure that is a setting of the workload: {where}")
+    return problems, checked
