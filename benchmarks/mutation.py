@@ -26,7 +26,8 @@ Hypothesis runs derandomized and without its example database.
 
 writes per-module scores and every surviving mutant (module:line, what changed, its
 number) to ``benchmarks/mutation_results.md`` (``--out``), and prints each survivor as it
-is found. ``--retest FILE`` runs again only the survivors an earlier report lists (tests
+is found. ``--mutant N`` (with one ``--module``) runs only the mutants so numbered.
+``--retest FILE`` runs again only the survivors an earlier report lists (tests
 added since can only kill more; a module whose source changed since is refused, as its
 mutants are numbered differently) and writes that report's figures updated.
 Not part of CI's test command: it runs the covering tests once per mutant, minutes to
@@ -451,13 +452,18 @@ def score_module(module: str, budget: float, seed: int, only: list[int] | None =
             files = tests if chosen is None else tuple(dict.fromkeys(test.split("::")[0] for test in chosen))
             select = None if chosen is None else _Select({test: seconds[test] for test in chosen})
             serve = _Serve(module, path, mutated_code(tree, mutant, path))
-            survived, _ = run_tests(files, serve, timeout=max(30.0, 5 * baseline), plugin=select)
+            # Allowed: three times what these tests took in the traced baseline (a mutant that
+            # loops is killed by the timeout without waiting for the whole file set's time).
+            took = baseline if chosen is None else sum(seconds[test] for test in chosen) + seconds.get("<import>", 0.0)
+            survived, _ = run_tests(files, serve, timeout=max(30.0, 3 * took), plugin=select)
         score.tested += 1
         if survived:
             score.survivors.append(mutant)
             print(f"  survived: {_survivor(mutant)}", flush=True)
         else:
             score.killed += 1
+        if score.tested % 25 == 0:
+            print(f"  {score.tested} run, {score.killed} killed ({time.monotonic() - start:.0f} s)", flush=True)
     score.seconds = time.monotonic() - start
     score.survivors.sort(key=lambda m: (m.line, m.change))
     return score
@@ -509,7 +515,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "mutation_results.md"))
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
     parser.add_argument("--retest", metavar="REPORT", help="run again only the survivors an earlier report lists")
+    parser.add_argument("--mutant", action="append", type=int, metavar="N",
+                        help="run only mutant number N (as --list and a report number them) of the one --module (repeatable)")
     args = parser.parse_args(argv)
+    if args.mutant and (args.retest or not args.module or len(args.module) != 1):
+        parser.error("--mutant takes exactly one --module and no --retest")
     earlier = read_report(Path(args.retest)) if args.retest else {}
     modules = args.module or (sorted(earlier) if earlier else sorted(COVERING))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -524,10 +534,13 @@ def main(argv: list[str] | None = None) -> int:
     import hypothesis  # noqa: F401 - loaded once here, shared by every forked child
     import numpy  # noqa: F401
     import pytest  # noqa: F401
+    import scipy.integrate  # noqa: F401 - the power checks' references (seconds of import per child otherwise)
     import scipy.special  # noqa: F401
+    import scipy.stats  # noqa: F401
 
     how = (f"The survivors of {args.retest} run again (budget {args.budget:g} s), counted on top of its figures."
            if args.retest else
+           f"Only the mutants numbered {', '.join(map(str, args.mutant))}." if args.mutant else
            f"Budget {args.budget:g} s, split evenly across modules; mutants in a seeded random order (seed {args.seed}).")
     scores = []
     for module in modules:
@@ -538,6 +551,13 @@ def main(argv: list[str] | None = None) -> int:
             if before.source != source_hash(module_path(module)):
                 raise SystemExit(f"mutation: {module_path(module)} changed since {args.retest}: run it in full")
             score = score_module(module, args.budget / len(modules), args.seed, only=survivors, earlier=before)
+        elif args.mutant:
+            path = module_path(module)
+            total = len(mutants(module, ast.parse(path.read_text(encoding="utf-8"))))
+            if max(args.mutant) >= total:
+                raise SystemExit(f"mutation: {module} has {total} mutants (0 to {total - 1})")
+            chosen = Score(module, total, tested=len(args.mutant), source=source_hash(path))
+            score = score_module(module, args.budget, args.seed, only=args.mutant, earlier=chosen)
         else:
             score = score_module(module, args.budget / len(modules), args.seed)
         scores.append(score)

@@ -139,3 +139,15 @@ def test_the_design_and_its_variance_components_are_said() -> None:
     assert note is not None and note.startswith("tok/s: 3 v 3 server starts of about 3 repetitions; between-start CV ")
     assert "within-start CV 0.1" in note
     assert design_note(compare([96.1], [92.6]), "tok/s") is None  # one value a side: no spread to split
+
+
+def test_one_side_with_one_start_is_not_one_start_each() -> None:
+    """A candidate of three starts against a baseline of one: too few starts on one side,
+    said with both counts, not as 'one server start each'."""
+    lopsided = compare([96.1, 96.0, 96.2], [92.6, 92.5, 92.7], baseline_starts=[0, 0, 0])
+    assert lopsided.verdict == "insufficient" and not lopsided.single_start
+    assert verdict_text(lopsided, SPEED) == "need >= 2 server starts each (has 3 and 1)"
+    assert vs_cell(lopsided, SPEED) == "+3.8% (too few server starts to tell: need >= 2 each)"
+    assert delta_mark(lopsided) == "+3.8%?" and status_of_verdict(lopsided.verdict) is None
+    one_each = compare([96.1, 96.0], [92.6, 92.5], candidate_starts=[0, 0], baseline_starts=[0, 0])
+    assert one_each.single_start and one_each.starts_needed == 2
