@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from benchdoc.lint import LintFacts
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge, fmt
-from benchdoc.lint.words import UNIT_SPELLINGS
+from benchdoc.lint.words import PRONOUN_START, UNIT_SPELLINGS
 
 REGION = re.compile(r"<!-- benchdoc:value (?P<exp>[\w.-]+?)(?:\.(?P<metric>\w+))?(?P<show> show=\w+)?(?: vs=[\w.-]+)? -->"
                     r"(?P<text>.*?)<!-- benchdoc:end -->")
@@ -39,7 +39,7 @@ def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[st
         metric = facts.metrics[metric_name]
         sentence = finding.sentence
         table = sentence == finding.text or not know.mentions.find(sentence)
-        if not table:
+        if not table and not PRONOUN_START.match(sentence):  # "It is ...": the experiment the sentence before named
             # The bound experiment (or its line) is one the sentence names.
             named = {n for m in know.mentions.find(sentence) for n in
                      (m.experiment, *(e.name for e in facts.lineage(m.experiment)))}

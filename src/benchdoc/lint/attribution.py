@@ -29,6 +29,11 @@ _PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|wi
 _HEAD = re.compile(r"^\s*[*_]*\s*(?::|=|—)\s*(?:~|≈)?\s*$")
 
 
+# A figure right after a name ("static 6.50 req/s", "static (6.20 req/s)"), and where an item of a list starts.
+_ADJACENT = re.compile(r"^\s*[*_]*\s*(?:\(\s*)?(?:~|≈)?\s*$")
+_LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\s*(?:the\s+)?$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A relative claim's two sides in a sentence: "A is 87% faster than B"."""
@@ -67,6 +72,12 @@ def place(
     heads = {m.experiment for m in before_it}
     if len(heads) == 1 and _HEAD.match(context.unit.text[before_it[-1].end : quantity.start]):
         return Place(before_it[-1].experiment, True)  # "S-LoRA: 2.1k tok/s with 32 adapters": the head's figure
+    if before_it and _ADJACENT.match(context.unit.text[before_it[-1].end : quantity.start]) and _LIST_START.search(
+        context.unit.text[: before_it[-1].start]
+    ):
+        # "Goodput: CB 7.50 req/s, static 6.50 req/s", "CB (7.50 req/s) vs static (6.20 req/s)": each
+        # name of a list followed at once by its figure.
+        return Place(before_it[-1].experiment, True)
     named_before = list(dict.fromkeys(m.experiment for m in before_it))
     if len(named_before) == 1:
         after = [c for c in comparisons if c.start > quantity.start]

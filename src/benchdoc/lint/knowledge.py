@@ -21,7 +21,7 @@ from benchdoc.lint.facts import (
 )
 from benchdoc.lint.mentions import Mention, MentionFinder
 from benchdoc.lint.quantities import QuantityFinder
-from benchdoc.lint.words import HISTORICAL_CUES, METRIC_NOISE_WORDS, UNIT_SPELLINGS
+from benchdoc.lint.words import ACRONYMS, HISTORICAL_CUES, METRIC_NOISE_WORDS, UNIT_SPELLINGS
 
 if TYPE_CHECKING:
     from benchdoc.lint.context import Context
@@ -236,6 +236,7 @@ def keyword_pattern(metric: MetricInfo) -> re.Pattern[str] | None:
     forms = {re.escape(w) for w in words}
     # A noun of action names its verb too: "Generation speed" in "q4_0 generates at 65.8 tok/s".
     forms |= {re.escape(w[:-3]) + r"(?:e|es|ed|ing)" for w in words if len(w) >= 8 and w.endswith("ation")}
+    forms |= {ACRONYMS[w] for w in words if w in ACRONYMS}  # "time-to-first-token" for TTFT
     alternation = "|".join(sorted(forms, key=len, reverse=True))
     return re.compile(r"(?<![A-Za-z0-9-])(?:" + alternation + r")(?![A-Za-z0-9-])", re.IGNORECASE)
 

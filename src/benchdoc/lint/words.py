@@ -32,6 +32,14 @@ METRIC_NOISE_WORDS = frozenset(
     ["the", "of", "a", "an", "per", "and", "or", "in", "at", "on", "ms", "s", "us", "tok", "tokens", "sec", "second", "seconds", "p50", "p90", "p95", "p99", "median", "mean", "avg", "average", "rate", "value", "time", "total"]
 )
 
+# The serving acronyms a metric's label uses, and the words a report spells them out in.
+ACRONYMS = {
+    "ttft": r"time[- ]to[- ]first[- ]token",
+    "tpot": r"time[- ]per[- ]output[- ]token",
+    "itl": r"inter[- ]token[- ]latency",
+    "e2e": r"end[- ]to[- ]end",
+}
+
 # A sentence speaking of the past: numbers in it may be an experiment's older results.
 HISTORICAL_CUES = re.compile(
     r"(?<![\w-])(?:was|were|had|used to|previously|originally|initially|formerly|earlier|at the time|"
