@@ -310,3 +310,34 @@ def test_no_probe_s_fix_binds_another_metric_experiment_or_load_setting(facts: L
     findings = [f for pair in STYLES for text in pair for f in lint(facts, text)]
     problems, checked = fix_problems(facts, findings)
     assert problems == [] and checked >= 20
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # Numbers that are no result of ours: shares, counts, settings, quantities the ledger does not hold.
+        "CB uses 64 slots and 2048-token prompts.",
+        "CB drops 2% of requests under load.",
+        "CB's prefix-cache hit rate is 62% versus 10% for static.",
+        "CB uses 25% less memory than static.",
+        "CB finished the 800 requests in 450 s.",
+        "CB cuts TTFT p50 by 150 ms relative to static.",
+        "CB hits 90% of the 8 req/s offered load as goodput.",
+        "TTFT p50 is 450 ms for CB, 25% under static and well inside the 800 ms SLO.",
+        # A load or setup other than the recorded one, and figures someone else measured.
+        "On long prompts CB is 80% faster than static.",
+        "With 2x the batch size, CB is 90% faster than static.",
+        "CB is 10% faster than static on the smaller model.",
+        "Without prefix caching, CB is 20% slower than static.",
+        "CB is 80% faster than static in the upstream benchmark.",
+        "Expect CB to be 80% faster once the kernel lands.",
+    ],
+)
+def test_what_is_not_a_claim_about_the_recorded_setup_is_left_alone(facts: LintFacts, sentence: str) -> None:
+    assert kinds(facts, sentence) == []
+
+
+def test_the_same_claim_about_the_recorded_setup_is_read(facts: LintFacts) -> None:
+    for sentence in ("CB is 80% faster than static.", "CB is 10% faster than static on this model.",
+                     "TTFT p50 is 8% lower with CB than without."):
+        assert [f.kind for f in lint(facts, sentence)] == [STALE_CLAIM], sentence

@@ -40,7 +40,7 @@ from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, mention_at
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HYPOTHETICAL
+from benchdoc.lint.words import HYPOTHETICAL, OTHER_SETUP, UNNAMED_CONDITION
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
@@ -165,6 +165,8 @@ class ClaimRule:
         clause_start, clause_end = context.clause(claim.start)
         if HYPOTHETICAL.search(context.plain[clause_start : claim.start]) or is_change_of_one(claim, text):
             return None
+        if _under_other_setup(context, claim, clause_end):
+            return None  # "On long prompts X is 80% faster", "Without P2P X is 20% slower": not the recorded setup
         reading = self._claim_metric(context, claim, neighbours)
         if reading is None:
             return None
@@ -490,6 +492,17 @@ def vs_cell_claim(text: str) -> Claim | None:
 
 _FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
                      "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also"))
+
+
+def _under_other_setup(context: Context, claim: Claim, clause_end: int) -> bool:
+    """Whether a claim is made under a load or setup other than the recorded one: "on long prompts",
+    "on the smaller model", "with 2x the batch size", or a change the ledger does not name ("without P2P")."""
+    if OTHER_SETUP.search(context.unit.text[:clause_end]):
+        return True
+    for match in UNNAMED_CONDITION.finditer(context.unit.text[: claim.start]):
+        if not any(match.start() <= m.start < match.end() for m in context.mentions):
+            return True
+    return False
 
 
 def _closed_aside(text: str, position: int, until: int) -> bool:

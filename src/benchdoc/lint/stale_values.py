@@ -27,8 +27,10 @@ from benchdoc.lint.words import (
     FAILS,
     GENERIC_UNITS,
     HYPOTHETICAL,
+    OTHER_SETUP,
     QUALIFIER_AFTER,
     QUALIFIER_BEFORE,
+    UNNAMED_CONDITION,
 )
 from benchdoc.results.status import Status
 from benchdoc.results.words import status_phrase
@@ -38,22 +40,7 @@ _CELL_VALUE = re.compile(
 )
 
 
-# A change of setup in words: "without P2P between nodes", "w/o graphs", "with X disabled".
-_CONDITION = re.compile(
-    r"(?<![\w-])(?:without|w/o|sans)\s+(?:the\s+|any\s+)?[\w.+-]+(?:\s+(?!\d)[\w.+-]+){0,3}|"
-    r"(?<![\w-])with\s+(?:the\s+)?[\w.+-]+(?:\s+[\w.+-]+){0,2}\s+(?:disabled|turned off|switched off|off|removed)\b",
-    re.IGNORECASE,
-)
-
-
 _WORD = re.compile(r"[A-Za-z]")
-# A load other than the recorded one, in words: "on long contexts", "at small batch sizes", "under heavy traffic".
-_OTHER_LOAD = re.compile(
-    r"(?:(?<![\w-])(?:on|at|with|for|under|in)|@)\s*(?:very\s+)?(?:long|short|large|small|big|heavy|light|high|low|longer|"
-    r"shorter|larger|smaller|bigger|heavier|lighter|higher|lower)(?:\s+|-)(?:contexts?|prompts?|sequences?|inputs?|"
-    r"outputs?|batch(?:es)?(?:\s+sizes?)?|requests?|load|traffic|concurrency)(?![\w-])",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -124,11 +111,11 @@ class ValueRule:
         ("without P2P", "w/o CUDA graphs", "with prefix caching disabled"), or its clause puts it
         under a load other than the recorded one ("127.5 tok/s on long contexts")."""
         text = context.unit.text[: quantity.start]
-        for match in _CONDITION.finditer(text):
+        for match in UNNAMED_CONDITION.finditer(text):
             if not any(match.start() <= m.start < match.end() for m in context.mentions):
                 return True
         _, end = context.clause(quantity.start)
-        return _OTHER_LOAD.search(context.unit.text[:end]) is not None
+        return OTHER_SETUP.search(context.unit.text[:end]) is not None
 
     def _without_result(
         self, context: Context, quantity: Quantity, candidates: list[MetricInfo], where: Place, experiments: list[str]

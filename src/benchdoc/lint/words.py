@@ -98,13 +98,37 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 
+# A change of setup in words: "without P2P between nodes", "w/o graphs", "with X disabled".
+UNNAMED_CONDITION = re.compile(
+    r"(?<![\w-])(?:without|w/o|sans)\s+(?:the\s+|any\s+)?[\w.+-]+(?:\s+(?!\d)[\w.+-]+){0,3}|"
+    r"(?<![\w-])with\s+(?:the\s+)?[\w.+-]+(?:\s+[\w.+-]+){0,2}\s+(?:disabled|turned off|switched off|off|removed)\b",
+    re.IGNORECASE,
+)
+
+
+# A load or setup other than the recorded one, in words: "on long contexts", "at small batch sizes", "under heavy traffic".
+OTHER_SETUP = re.compile(
+    r"(?:(?<![\w-])(?:on|at|with|for|under|in)|@)\s*(?:very\s+)?(?:long|short|large|small|big|heavy|light|high|low|longer|"
+    r"shorter|larger|smaller|bigger|heavier|lighter|higher|lower)(?:\s+|-)(?:contexts?|prompts?|sequences?|inputs?|"
+    r"outputs?|batch(?:es)?(?:\s+sizes?)?|requests?|load|traffic|concurrency)(?![\w-])|"
+    # another model or machine: "on the smaller model", "with a different GPU"
+    r"(?<![\w-])(?:on|with|for|using)\s+(?:the\s+|a\s+|an\s+)?(?:smaller|larger|bigger|other|different|older|newer|"
+    r"cheaper)\s+(?:model|GPU|card|node|machine|hardware|cluster|box)s?(?![\w-])|"
+    # a setting scaled: "with 2x the batch size", "at double the concurrency"
+    r"(?<![\w-])(?:with|at)\s+(?:\d+(?:\.\d+)?\s*[x×]|double|twice|half|triple)\s+the\s+(?:batch|concurrency|rate|load|"
+    r"traffic|context|prompt|sequence|KV cache|memory|GPUs?|replicas|workers|budget|request)",
+    re.IGNORECASE,
+)
+
 # A sentence that asks, or reports what someone else measured, claims nothing about the ledger:
 # "Is Punica worth it?", "S-LoRA is 9% faster in the upstream paper", "we have not run it".
 QUESTION = re.compile(r"\?[*_)\s]*$")
 NOT_OURS = re.compile(
     r"(?<![\w-])(?:(?:in|per|from|according to)\s+(?:the|their|its|a)\s+(?:upstream\s+|original\s+|vendor'?s?\s+|"
     r"authors'?\s+|published\s+|project'?s\s+)?(?:paper|preprint|blog(?:\s+post)?|announcement|release notes|model card|"
-    r"press release|datasheet|whitepaper)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
+    r"press release|datasheet|whitepaper)|"
+    r"(?:in|per|from)\s+(?:the|their|its|a)\s+(?:upstream|vendor'?s?|published|official|third-party|public)\s+"
+    r"(?:benchmarks?|numbers|results|measurements|report|leaderboard)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
     r"states?|quotes?)|(?:we|I)\s+(?:have|has)\s*n[o']t\s+(?:yet\s+)?(?:run|measured|tried|tested|reproduced)|"
     r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this))(?![\w-])",
     re.IGNORECASE,
