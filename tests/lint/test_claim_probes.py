@@ -341,3 +341,11 @@ def test_the_same_claim_about_the_recorded_setup_is_read(facts: LintFacts) -> No
     for sentence in ("CB is 80% faster than static.", "CB is 10% faster than static on this model.",
                      "TTFT p50 is 8% lower with CB than without."):
         assert [f.kind for f in lint(facts, sentence)] == [STALE_CLAIM], sentence
+
+
+def test_an_entry_dated_before_a_failure_keeps_what_was_true_that_day(facts: LintFacts) -> None:
+    # The fused sampler ran at 1350 tok/s on 2026-09-05 and failed on 2026-09-10.
+    assert kinds(facts, "2026-09-05: fused sampler works, 1350 tok/s generation.") == []
+    assert kinds(facts, "2026-09-10: fused sampler crashes with an illegal memory access.") == []
+    later = lint(facts, "## 2026-09-12\n\nThe fused sampler works and generates 1350 tok/s.")
+    assert [(f.kind, f.text) for f in later] == [(STALE_VALUE, "1350 tok/s")] and "now fails" in later[0].message

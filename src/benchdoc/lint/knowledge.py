@@ -90,9 +90,8 @@ class Knowledge:
         if HISTORICAL_CUES.search(plain):
             return True
         dated = entry_date(text, section)
-        if dated is not None and any(dated < (self.standing(m.experiment, None).measured_on or "")[:10]
-                                     for m in mentions):
-            return True  # a notebook entry dated before the result it names was measured speaks of its day
+        if dated is not None and any(dated < _latest_day(self.standing(m.experiment, None)) for m in mentions):
+            return True  # a notebook entry dated before the latest run of what it names speaks of its day
         for name in {m.experiment for m in mentions}:
             pattern = self.old_versions(name)
             if pattern is not None and pattern.search(text):
@@ -251,6 +250,12 @@ def unit_pattern(unit: str) -> re.Pattern[str] | None:
 
 
 _HEAD_DATE = re.compile(r"^[\s*_>#\[(-]{0,6}(20\d\d-[01]\d-[0-3]\d)(?!\d)")
+
+
+def _latest_day(experiment: ExperimentFacts) -> str:
+    """The day of an experiment's latest run (failed or not), else of its current result."""
+    days = [experiment.measured_on or "", *(run.started_at for run in experiment.runs[:1])]
+    return max(day[:10] for day in days)
 
 
 def entry_date(text: str, section: Sequence[str]) -> str | None:
