@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
-from benchdoc.cluster.slurm import TaskState, _clock, _task_ids, exit_words, parse_sacct
+from benchdoc.cluster.slurm import TaskState, _clock, _task_ids, exit_words, parse_sacct, slurm_time
 
 
 @pytest.mark.parametrize(
@@ -64,3 +66,15 @@ SACCT = """7_0|FAILED|365-00:00:00|0:9
 def test_sacct_lines_read_in_slurms_words() -> None:
     reasons = {task: state.failure_reason() for task, state in parse_sacct(SACCT).items()}
     assert reasons == {0: "FAILED (killed by signal 9)", 1: "NODE_FAIL", 2: "TIMEOUT after 00:01:00", 3: "CANCELLED by 0"}
+
+
+def test_sacct_gives_each_task_its_start_and_end_in_utc() -> None:
+    # The two times are printed in the local time of the machine asking (no zone).
+    text = "9_0|TIMEOUT|00:01:00|0:0|2026-12-03T20:21:06|2026-12-03T20:22:07\n9_1|CANCELLED by 0|00:01:00|0:0|None|2026-12-03T20:21:09\n"
+    states = parse_sacct(text)
+    local = datetime(2026, 12, 3, 20, 21, 6).astimezone()
+    assert states[0].started == local.astimezone(timezone.utc)
+    assert states[0].ended is not None and (states[0].ended - local).total_seconds() == 61
+    assert states[1].started is None and states[1].ended == datetime(2026, 12, 3, 20, 21, 9).astimezone()
+    assert slurm_time("Unknown") is None and slurm_time("") is None
+    assert parse_sacct(SACCT)[0].started is None  # the four-field form still reads

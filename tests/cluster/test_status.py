@@ -57,3 +57,16 @@ def test_a_task_that_kept_its_run_in_the_spool_is_a_harness_error_not_a_failure(
     assert _kept_its_run(TaskState(0, "FAILED", exit_code="75:0"))
     assert not _kept_its_run(TaskState(0, "FAILED", exit_code="1:0"))
     assert not _kept_its_run(TaskState(0, "NODE_FAIL", exit_code="75:0"))
+
+
+def test_a_reconciled_task_is_dated_when_slurm_says_it_ran() -> None:
+    from benchdoc.cluster.status import reconciled_period
+
+    start = datetime(2026, 12, 3, 20, 21, 6, tzinfo=timezone.utc)
+    end = datetime(2026, 12, 3, 20, 22, 7, tzinfo=timezone.utc)
+    assert reconciled_period(TaskState(0, "TIMEOUT", started=start, ended=end)) == (start, end)
+    # Cancelled before it started: it spans the moment it was cancelled.
+    assert reconciled_period(TaskState(0, "CANCELLED", ended=end)) == (end, end)
+    # Nothing said (scontrol forgot the times): the moment of the check, as before.
+    started, finished = reconciled_period(TaskState(0, "NODE_FAIL"))
+    assert started == finished and abs((finished - datetime.now(timezone.utc)).total_seconds()) < 5

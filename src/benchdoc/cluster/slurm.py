@@ -14,6 +14,7 @@ import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from benchdoc.errors import BenchdocError, UsageError
@@ -35,6 +36,8 @@ class TaskState:
     time_limit: str = ""
     exit_code: str = ""
     cancelled_by: str | None = None  # the uid sacct names ("CANCELLED by 1000"), or how we know
+    started: datetime | None = None  # when it started running, as Slurm says (UTC); None before it ran
+    ended: datetime | None = None  # when it ended, as Slurm says (UTC)
 
     @property
     def active(self) -> bool:
@@ -164,7 +167,7 @@ def _queued(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
 def _finished(job_id: str, env: Mapping[str, str] | None) -> tuple[dict[int, TaskState], bool]:
     """The finished tasks sacct lists, and whether accounting answered (else scontrol did)."""
     done = run_command(
-        ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode"], env
+        ["sacct", "-n", "-P", "-X", "-j", job_id, "--format=JobID,State,Timelimit,ExitCode,Start,End"], env
     )
     if done.returncode == 0:
         return parse_sacct(done.stdout), True
@@ -174,17 +177,29 @@ def _finished(job_id: str, env: Mapping[str, str] | None) -> tuple[dict[int, Tas
 
 
 def parse_sacct(text: str) -> dict[int, TaskState]:
-    """``sacct -n -P -X --format=JobID,State,Timelimit,ExitCode`` lines of array tasks
-    ('7_0|FAILED|365-00:00:00|0:9', '7_2|CANCELLED by 0|...') by task id."""
+    """``sacct -n -P -X --format=JobID,State,Timelimit,ExitCode,Start,End`` lines of array
+    tasks ('7_0|FAILED|365-00:00:00|0:9|2026-12-03T20:21:06|2026-12-03T20:21:07',
+    '7_2|CANCELLED by 0|...|None|...') by task id; lines without the two times read too."""
     found: dict[int, TaskState] = {}
     for line in text.splitlines():
         parts = line.strip().split("|")
-        if len(parts) != 4 or "_" not in parts[0]:
+        if len(parts) not in (4, 6) or "_" not in parts[0]:
             continue
         state, _, by = parts[1].partition(" by ")
+        started, ended = (slurm_time(parts[4]), slurm_time(parts[5])) if len(parts) == 6 else (None, None)
         for task in _task_ids(parts[0].split("_", 1)[1]):
-            found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None)
+            found[task] = TaskState(task, state.strip(), parts[2], parts[3], by.strip() or None, started, ended)
     return found
+
+
+def slurm_time(text: str) -> datetime | None:
+    """A time as sacct and scontrol print it ('2026-12-03T20:21:06', the local time of the
+    machine asking) in UTC; None for 'Unknown', 'None' or anything else that is no time."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.astimezone()).astimezone(timezone.utc)
 
 
 def _from_scontrol(job_id: str, env: Mapping[str, str] | None) -> dict[int, TaskState]:
@@ -199,7 +214,9 @@ def _from_scontrol(job_id: str, env: Mapping[str, str] | None) -> dict[int, Task
         if "ArrayTaskId" not in fields:
             continue
         for task in _task_ids(fields["ArrayTaskId"]):
-            found[task] = TaskState(task, fields.get("JobState", ""), fields.get("TimeLimit", ""), fields.get("ExitCode", ""))
+            found[task] = TaskState(task, fields.get("JobState", ""), fields.get("TimeLimit", ""), fields.get("ExitCode", ""),
+                                    started=slurm_time(fields.get("StartTime", "")),
+                                    ended=slurm_time(fields.get("EndTime", "")))
     return found
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from benchdoc.cluster.slurm import JobView, TaskState, job_view
@@ -143,12 +144,12 @@ def _reconciled_run(
     config: Config, submission: Submission, task: int, name: str, slurm: TaskState, reason: str
 ) -> Measurement:
     assert submission.job_id is not None
-    moment = now()  # Slurm's own times are not read: the run is dated when it is reconciled
+    started, finished = reconciled_period(slurm)
     return Measurement(
         experiment=name,
         source="run",
-        started_at=moment,
-        finished_at=moment,
+        started_at=started,
+        finished_at=finished,
         # A task that finished normally yet recorded nothing, or kept its run because the
         # ledger was down, says nothing about the configuration: a harness error.
         failure=Failure(reason, harness=slurm.state == "COMPLETED" or _kept_its_run(slurm)),
@@ -160,6 +161,15 @@ def _reconciled_run(
             config_fingerprint=submission.fingerprints.get(name),
         ),
     )
+
+
+def reconciled_period(slurm: TaskState) -> tuple[datetime, datetime]:
+    """When a task that left no run ran, as Slurm reports it: its start and end (a task
+    cancelled before it started spans the moment it was cancelled); the moment of the
+    check only for what Slurm does not say."""
+    ended = slurm.ended or now()
+    started = slurm.started or ended
+    return min(started, ended), ended
 
 
 def _relative(submission: Submission, task: int, config: Config) -> str:
