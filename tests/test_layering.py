@@ -17,6 +17,7 @@ never run and do not count, except where a rule says so. The rules:
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -198,3 +199,90 @@ def test_the_reader_sees_every_form_of_import() -> None:
         assert imports_in(source + "\n", "benchdoc.docs") == expected, source
     assert "benchdoc.stats" in imports_in("if TYPE_CHECKING:\n    from benchdoc import stats\n", "benchdoc.docs",
                                           typing_too=True)
+
+
+# benchdoc's own imports placed inside functions, counted over the package. None makes a
+# cycle (the test above counts them); they are kept where a command's start-up would
+# otherwise load every floor it might use. The rule is the module top: this count may fall,
+# never grow (lower it when it falls).
+OWN_IMPORTS_IN_FUNCTIONS = 351
+# The standard library's, likewise: cheap to load, so each is one to move to the top.
+STDLIB_IMPORTS_IN_FUNCTIONS = 32
+
+# The only third-party libraries imported inside a function, each with why.
+LAZY_LIBRARIES: dict[str, str] = {
+    "numpy": "heavy (about 0.1 s); only a comparison or a summary computes with it",
+    "scipy": "heavy (about 0.3 s with its special functions); only a test of significance needs it",
+    "matplotlib": "heavy (about 0.5 s); only plot, report and a document's chart draw",
+    "rich": "its tables, progress bars and rules cost a command that prints plain lines",
+    "markdown_it": "the Markdown parser: only commands that read documents pay for it",
+    "argcomplete": "shell completion only, on a completing shell's request",
+    "anyio": "the MCP server's own event-loop library: only `benchdoc mcp` loads it",
+    "mcp": "an optional extra (benchdoc[mcp]); only `benchdoc mcp` needs it",
+    "uvloop": "optional; loaded only when a workload runs on it",
+    "aiohttp": "the load generator's HTTP client: loaded when a workload runs",
+    "prometheus_client": "its parser only when a server's /metrics is read",
+    "tokenizers": "an optional extra (benchdoc[tokenizer]), heavy; only a dataset or tokenizer option loads it",
+    "tomli": "Python 3.10's TOML reader, in place of tomllib",
+}
+
+
+def imports_inside_functions(source: str) -> list[tuple[str, int]]:
+    """(module, line) of every import inside a function body (relative ones as '.name'),
+    those under ``if TYPE_CHECKING:`` left out."""
+    found: list[tuple[str, int]] = []
+
+    def walk(node: ast.AST, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _type_checking(child):
+                continue
+            nested = inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if inside and isinstance(child, ast.Import):
+                found.extend((alias.name, child.lineno) for alias in child.names[:1])
+            elif inside and isinstance(child, ast.ImportFrom):
+                found.append(("." * child.level + (child.module or ""), child.lineno))
+            walk(child, nested)
+
+    walk(ast.parse(source), False)
+    return found
+
+
+def _kind(module: str) -> str:
+    top = module.split(".")[0]
+    if module.startswith(".") or top == "benchdoc":
+        return "own"
+    return "stdlib" if top in sys.stdlib_module_names else top
+
+
+def _in_functions() -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for path in MODULES.values():
+        for module, line in imports_inside_functions(path.read_text(encoding="utf-8")):
+            where = f"{path.relative_to(PACKAGE).as_posix()}:{line} {module}"
+            kinds.setdefault(_kind(module), []).append(where)
+    return kinds
+
+
+def test_imports_inside_functions_do_not_grow() -> None:
+    found = _in_functions()
+    own, stdlib = found.pop("own", []), found.pop("stdlib", [])
+    assert len(own) <= OWN_IMPORTS_IN_FUNCTIONS, (
+        f"{len(own)} of benchdoc's own imports inside functions (at most {OWN_IMPORTS_IN_FUNCTIONS}): "
+        "import at the module top; the layering test says if that makes a cycle")
+    assert len(stdlib) <= STDLIB_IMPORTS_IN_FUNCTIONS, f"{len(stdlib)} standard-library imports inside functions"
+    unexplained = sorted(where for library, places in found.items() if library not in LAZY_LIBRARIES
+                         for where in places)
+    assert unexplained == [], "a third-party import inside a function needs a reason in LAZY_LIBRARIES"
+
+
+def test_each_lazy_library_is_still_imported_lazily() -> None:
+    """An allowance nobody uses any more is removed, not kept as a standing exception."""
+    assert sorted(set(LAZY_LIBRARIES) - set(_in_functions())) == []
+
+
+def test_the_counter_finds_imports_inside_functions_only() -> None:
+    source = ("import os\nfrom typing import TYPE_CHECKING\n"
+              "def f():\n    import json\n    from . import naming\n    if TYPE_CHECKING:\n        import numpy\n"
+              "    def g():\n        from benchdoc.stats import compare\n"
+              "class C:\n    import re\n    def m(self):\n        import scipy.special\n")
+    assert imports_inside_functions(source) == [("json", 4), (".", 5), ("benchdoc.stats", 9), ("scipy.special", 13)]
