@@ -172,6 +172,16 @@ def test_import_fills_the_same_fields(project: Project) -> None:
         assert started <= finished
 
 
+def test_an_import_spans_the_time_its_file_says_it_was_measured(project: Project) -> None:
+    res = project.run("import", str(DATA / "vllm_serve_append.json"), "-f", "vllm-serve", "-e", "eagle3")
+    assert res.returncode == 0, res.stdout + res.stderr
+    first = min(_history(project, "eagle3"), key=lambda run: run["started_at"])
+    assert first["source"] == "import:vllm-serve" and first["outcome"] == "ok"  # the file names no host
+    started, finished = _times(first)
+    assert finished == datetime(2025, 11, 3, 14, 15, 2, tzinfo=timezone.utc)
+    assert finished - started == timedelta(seconds=48.731)
+
+
 def test_the_summary_sums_cut_short_reasons_and_the_clients_verdict() -> None:
     bound = ClientLoad(bound=True, reasons=("event-loop lag p99 40 ms",))
     reps = [
@@ -229,3 +239,24 @@ def test_the_repetitions_summary_says_what_a_single_pass_says(sim_url: str) -> N
     assert "warning: " in text and "busy" in text
     # The first repetition is made client-bound; on a busy machine the second may be too.
     assert re.search(r"CLIENT-BOUND in [12] of 2 repetitions: event-loop lag p99 40 ms", text), text
+
+
+@pytest.mark.timeout(120)
+def test_the_repetitions_summary_keeps_cut_short_streams_and_their_reasons(project: Project) -> None:
+    # Closed loop at 2: each arrival preempts the stream beside it, so 5 of each pass's 6 are cut short.
+    with start_in_thread(SimConfig(ttft_ms=2.0, step_ms=10.0, preempt_on_arrival="done")) as sim:
+        res = project.run("bench", "--url", sim.url, "--requests", "6", "--concurrency", "2", "--output-tokens", "32",
+                          "--input-tokens", "8", "--repetitions", "2", "--record", "eagle3")
+    assert res.returncode == 0, res.stderr
+    assert "12 requests, 10 failed, 10 of them cut short" in res.stdout
+    lines = res.stdout.splitlines()
+    after = lines[lines.index("failures") + 1:]
+    listed = after[: next((i for i, line in enumerate(after) if not line.startswith("  ")), len(after))]
+    assert listed and sum(int(line.split("×")[0]) for line in listed) == 10, res.stdout
+    assert all("stream ended after" in line for line in listed)
+    assert "client kept up in all 2 repetitions" in res.stdout or "CLIENT-BOUND in" in res.stdout
+    (run,) = _history(project, "eagle3")
+    assert_common(run, "bench", measured=True)
+    meta = run["metadata"]
+    assert (meta["requests"], meta["cut_short"], sum(meta["failures"].values())) == (12, 10, 10)
+    assert meta["client"]["of"] == 2 and run["environment"]["load"]["figures"]["measurements"] == 2
