@@ -45,7 +45,7 @@ import numpy as np
 from scipy.stats import ttest_ind
 
 from benchdoc.config import Config, parse_config
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, SequentialTest
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import compute_results
 from benchdoc.runner.sequential import Look, StoppingPlan, plan_stopping, stopping_record, take_look
@@ -95,7 +95,7 @@ def _draw(rng: np.random.Generator, trials: int, effect: float, baseline_n: int,
     return candidate, baseline
 
 
-def _run(run_id: int, experiment: str, values: list[float], until_decided: dict[str, Any] | None) -> RunRecord:
+def _run(run_id: int, experiment: str, values: list[float], until_decided: SequentialTest | None) -> RunRecord:
     """A run as the ledger gives it back."""
     started = T0 + timedelta(minutes=run_id)
     return RunRecord(

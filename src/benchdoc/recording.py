@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, overload
 
-from benchdoc.ledger.metadata import ClientVerdict, RepetitionRecord, RunMetadata
+from benchdoc.ledger.metadata import ClientVerdict, RepetitionRecord, RunMetadata, ServerMetrics, ServerSeries
 from benchdoc.ledger.models import NewRun, Outcome, RequestRow, Sample
 from benchdoc.machineload import LoadFigures, environment_entry
 from benchdoc.provenance import Provenance
@@ -138,11 +138,12 @@ def summary(repetitions: Sequence[Repetition]) -> dict[str, Any]:
     """The run-level keys derived from the repetitions' bookkeeping (RunMetadata fields);
     empty when no repetition carries any. Cut-short counts, failure reasons and the
     client's verdict are summed here and nowhere else."""
-    series = [{**r.server_metrics, "repetition": r.index} for r in repetitions if r.server_metrics]
+    series = tuple(ServerSeries.from_json({**r.server_metrics, "repetition": r.index})
+                   for r in repetitions if r.server_metrics)
     records = [replace(r.record, start=r.start) for r in repetitions if r.record is not None]
     if not records:
         found: dict[str, Any] = {"simulator": True} if any(r.simulator for r in repetitions) else {}
-        return found | ({"server_metrics": {"repetitions": series}} if series else {})
+        return found | ({"server_metrics": ServerMetrics(series)} if series else {})
     counted = [r for r in records if r.requests is not None]
     failures: Counter[str] = Counter()
     for record in counted:
@@ -159,7 +160,7 @@ def summary(repetitions: Sequence[Repetition]) -> dict[str, Any]:
         "duration_s": round(sum(durations), 6) if durations else None,
         "provenance": merge_provenance(provenances) or None,
         "simulator": any(r.simulator for r in repetitions),
-        "server_metrics": {"repetitions": series} if series else None,
+        "server_metrics": ServerMetrics(series) if series else None,
     }
 
 

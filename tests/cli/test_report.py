@@ -155,13 +155,14 @@ def test_a_run_keeps_the_servers_metrics_over_time_and_the_report_draws_them(pro
     with Ledger.open(project.ledger_url) as ledger:
         (record,) = ledger.runs("queued")
     assert record.outcome == "ok"
-    kept = record.metadata.server_metrics["repetitions"]
-    assert [k["repetition"] for k in kept] == [0, 1] and all(k["dialect"] == "vllm" for k in kept)
+    assert record.metadata.server_metrics is not None
+    kept = record.metadata.server_metrics.repetitions
+    assert [k.repetition for k in kept] == [0, 1] and all(k.dialect == "vllm" for k in kept)
     for entry in kept:
-        assert len(entry["times_s"]) >= 2
-        assert max(v for v in entry["series"]["running"] if v is not None) == 2.0
-        assert max(v for v in entry["series"]["waiting"] if v is not None) == 2.0
-        assert entry["summary"]["kv_cache_usage"]["max"] > 0
+        assert len(entry.times_s) >= 2
+        assert max(v for v in entry.series["running"] if v is not None) == 2.0
+        assert max(v for v in entry.series["waiting"] if v is not None) == 2.0
+        assert entry.summary["kv_cache_usage"]["max"] > 0
     res = project.run("report")
     assert res.returncode == 0, res.stderr
     page = (project.root / "report.html").read_text(encoding="utf-8")

@@ -177,9 +177,10 @@ def test_until_decided_with_starts_runs_the_baseline_alongside(project) -> None:
     assert "eagle3: after 2 server starts:" in out
     runs = project.runs()
     record = runs["eagle3"].metadata.until_decided
-    assert record["baseline_runs"] == [runs["baseline"].id] and runs["baseline"].id < runs["eagle3"].id
-    assert runs["baseline"].starts == 3 if record["decision"] is None else runs["baseline"].starts >= 2
-    assert runs["eagle3"].starts == record["looks"][-1]["starts"] == record["baseline_starts"]
+    assert record is not None
+    assert record.baseline_runs == (runs["baseline"].id,) and runs["baseline"].id < runs["eagle3"].id
+    assert runs["baseline"].starts == 3 if record.decision is None else runs["baseline"].starts >= 2
+    assert runs["eagle3"].starts == record.looks[-1].starts == record.baseline_starts
 
 
 def test_a_harness_error_exits_1_after_recording_it(project) -> None:  # type: ignore[no-untyped-def]

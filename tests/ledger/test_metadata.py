@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from benchdoc.ledger import (
+    CapacityPlan,
     CapacitySearch,
     ClientLoad,
     ClientVerdict,
@@ -18,12 +19,17 @@ from benchdoc.ledger import (
     RunLogs,
     RunMetadata,
     Sample,
+    SequentialLook,
+    SequentialTest,
     ServedBy,
     ServerLaunch,
+    ServerMetrics,
+    ServerSeries,
     ServerStop,
     SlurmTask,
+    WorkloadRecord,
 )
-from benchdoc.ledger.declared import declared
+from benchdoc.ledger.declared import declared, is_open
 from benchdoc.ledger.metadata import METADATA_KEYS, METADATA_VERSION, PARTS, metadata_docs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,14 +47,17 @@ FULL = RunMetadata(
         ports=(8001,), pids=(4242,), ready_s=(0.5,), stops=(ServerStop(0),), restarted_per_repetition=True,
     ),
     server=ServedBy(url="http://127.0.0.1:8001", api="openai-chat"),
-    workload={"name": "small", "kind": "loadgen"},
+    workload=WorkloadRecord(name="small", kind="loadgen", settings={"requests": 6},
+                            level=LevelRecord("eagle3", "rate", 4.0), capacity=CapacityPlan(target=0.8)),
     settings={"requests": 6},
     provenance={"output_tokens": {"usage": 6}},
     duration_s=1.5,
     requests=6,
     cut_short=1,
     failures={"HTTP 500": 1},
-    until_decided={"decision": "better"},
+    until_decided=SequentialTest(compare_to="base", metric="output_tok_s", baseline_runs=(1,), shares=3,
+                                 looks=(SequentialLook(repetitions=5, starts=5, p=0.001, decision="significant"),),
+                                 decision="significant"),
     simulator=True,
     traceback="Traceback ...",
     imported=ImportSource(format="vllm-serve", fingerprint="abc"),
@@ -60,8 +69,8 @@ FULL = RunMetadata(
     load=LevelRecord("eagle3", "rate", 4.0),
     capacity=CapacitySearch(resolution=(8.0, 9.0), target=0.99),
     client=ClientVerdict(True, 1, 2, ("the client used 97% of a core",)),
-    server_metrics={"repetitions": [{"repetition": 0, "dialect": "vllm", "times_s": [0.0, 1.0],
-                                     "series": {"running": [1.0, 4.0]}}]},
+    server_metrics=ServerMetrics((ServerSeries(0, "vllm", 1.0, (0.0, 1.0), {"running": (1.0, None)},
+                                                {"running": {"mean": 1.0, "max": 1.0, "points": 1.0}}),)),
     interrupted=True,
 )
 
@@ -80,6 +89,18 @@ def test_every_key_written_is_in_the_registry_and_the_registry_is_documented() -
     assert all(item.meaning for _, cls in PARTS for item in declared(cls))
     page = (ROOT / "docs" / "running.md").read_text()
     assert metadata_docs() in page, "docs/running.md's metadata tables are not the registry's: paste metadata_docs()"
+
+
+def test_a_value_left_open_says_why_on_its_declaration() -> None:
+    """Every key's shape is declared, but for the few whose content is another's to say
+    (the load generator's settings, a benchmark script's figures, another tool's fields)."""
+    records = [RunMetadata, *(cls for _, cls in PARTS)]
+    open_keys = {(cls.__name__, item.json): item.open_because for cls in records for item in declared(cls)
+                 if is_open(item.type)}
+    assert all(open_keys.values()), [k for k, why in open_keys.items() if not why]
+    assert sorted(open_keys) == [("RepetitionRecord", "provenance"), ("RunMetadata", "figures"),
+                                 ("RunMetadata", "provenance"), ("RunMetadata", "settings"), ("RunMetadata", "tool"),
+                                 ("WorkloadRecord", "settings")]
 
 
 def test_a_key_is_declared_once_and_the_docs_show_each_nested_record() -> None:
@@ -106,6 +127,10 @@ def test_a_row_written_before_the_nested_records_were_typed_reads_and_writes_bac
     client = meta.per_repetition[1].client
     assert client is not None and client.cpu_share == 0.07 and client.bound is False and client.loop_busy_share is None
     assert meta.imported == ImportSource(format="vllm-serve", fingerprint="abc")
+    # ... and when the workload, the sequential test and the server's series were plain maps too.
+    assert meta.workload == WorkloadRecord(name="small", kind="loadgen")
+    assert meta.until_decided == SequentialTest(decision="better")
+    assert meta.server_metrics == ServerMetrics((ServerSeries(0, "vllm", None, (0.0, 1.0), {"running": (1.0, 4.0)}),))
     assert _without_nulls(meta.to_json()) == _without_nulls(stored)  # nothing lost but keys that said null
 
 

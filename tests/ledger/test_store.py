@@ -35,7 +35,7 @@ def test_round_trip_keeps_every_field(url: str) -> None:
                 git_dirty=True,
                 environment={"gpu": {"models": ["H100"]}},
                 note="first try",
-                metadata=RunMetadata(workload={"concurrency": 1}),
+                metadata=RunMetadata(settings={"concurrency": 1}),
             )
         )
         run = ledger.run(run_id)
@@ -43,7 +43,7 @@ def test_round_trip_keeps_every_field(url: str) -> None:
     assert run.started_at == started and run.finished_at == started + timedelta(minutes=3)
     assert run.values("output_tok_s") == [54.1, 54.3] and run.values("ttft_ms") == [40.0]
     assert run.command[-1] == "2" and run.git_dirty is True and run.host == "gpu-box"
-    assert run.environment == {"gpu": {"models": ["H100"]}} and run.metadata.workload == {"concurrency": 1}
+    assert run.environment == {"gpu": {"models": ["H100"]}} and run.metadata.settings == {"concurrency": 1}
 
 
 def test_failed_run_keeps_its_reason(url: str) -> None:

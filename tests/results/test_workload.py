@@ -10,7 +10,7 @@ from tests.conftest import STORY_CONFIG
 from tests.test_results import Runs
 
 from benchdoc.config import parse_config
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, WorkloadRecord
 from benchdoc.pooling import Pooling
 from benchdoc.results import compute_results
 from benchdoc.results.workload import workload_mix
@@ -26,7 +26,7 @@ def runs_with(*settings: dict[str, Any], as_run: bool = False) -> Runs:
     for day, changed in enumerate(settings):
         runs.add("eagle3", [96.0 + day, 96.5 + day], day=day)
         full = {**BENCH, **changed}
-        metadata = RunMetadata(workload={"name": "chat", "kind": "loadgen", "settings": full}) if as_run \
+        metadata = RunMetadata(workload=WorkloadRecord("chat", "loadgen", settings=full)) if as_run \
             else RunMetadata(settings=full)
         runs.runs[-1] = replace(runs.runs[-1], metadata=metadata)
     return runs

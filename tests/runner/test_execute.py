@@ -73,7 +73,8 @@ def test_a_successful_run_records_every_repetition_and_leaves_nothing_running(tm
     assert SECRET not in json.dumps([record.metadata.to_json(), record.environment, record.command])
     # The workload's settings and each repetition's bookkeeping.
     assert record.metadata.simulator is True  # the simulator said so; reports label it simulated
-    settings = record.metadata.workload["settings"]
+    assert record.metadata.workload is not None and record.metadata.workload.kind == "loadgen"
+    settings = record.metadata.workload.settings or {}
     assert settings["requests"] == 6 and settings["concurrency"] == 2 and settings["model"] == "sim-llm"
     assert [r.seed for r in record.metadata.per_repetition] == [0, 1]
     assert [r.warmup_requests for r in record.metadata.per_repetition] == [1, 0]  # once per server start
@@ -231,7 +232,8 @@ def test_command_workloads_read_by_json_path_and_by_regex(tmp_path: Path) -> Non
     assert by_json.values("models") == [1.0, 1.0] and all(v > 0 for v in by_json.values("health_per_s"))
     outputs = [tmp_path / str(r.results) for r in by_json.metadata.per_repetition]
     assert all(p.name.endswith(".output.json") and p.exists() for p in outputs)
-    assert by_json.metadata.workload["argv"][-1] == "{output}"
+    assert by_json.metadata.workload is not None and by_json.metadata.workload.argv[-1] == "{output}"
+    assert by_json.metadata.workload.results is not None and by_json.metadata.workload.results.source == "{output}"
     by_regex = runs["regex-read"]
     assert len(by_regex.values("health_per_s")) == 2
     stdout_logs = [p for p in by_regex.metadata.logs.workload if p.endswith(".stdout.log")]
@@ -393,23 +395,26 @@ def test_until_decided_stops_at_the_first_decisive_look(tmp_path: Path) -> None:
     assert report.outcomes[0].decision == "significant"
     assert len(candidate.values("output_tok_s")) == 5  # decided at the first look, after the planned 5
     decided = candidate.metadata.until_decided
-    assert decided["decision"] == "significant" and decided["baseline_n"] == 10
-    assert decided["looks"][0]["repetitions"] == 5 and decided["looks"][0]["p"] <= decided["alpha_per_look"]
-    assert decided["alpha_per_look"] * len(decided["looks_planned"]) <= 0.05
+    assert decided is not None and decided.decision == "significant" and decided.baseline_n == 10
+    first, per_look, shares = decided.looks[0], decided.alpha_per_look, decided.shares
+    assert per_look is not None and shares is not None and first.p is not None
+    assert first.repetitions == 5 and first.p <= per_look
+    assert per_look * len(decided.looks_planned) <= 0.05
     # Its family holds two comparisons on tok/s: lonely's, measured by the same run, counts as the worst it can
     # become (p = 1), so Holm leaves this one 0.05 / 2 whatever lonely ends up showing.
-    assert decided["alpha_per_look"] * decided["shares"] == pytest.approx(0.025)
-    assert decided["baseline_runs"] == [1]  # the ledger id of the baseline run it looked at
+    assert per_look * shares == pytest.approx(0.025)
+    assert decided.baseline_runs == (1,)  # the ledger id of the baseline run it looked at
     # Views read the run back as its sequential test decided it: the p they show is the spent one.
     from benchdoc.results import build_results
 
     with Ledger.open(config.ledger_url) as ledger:
         shown = build_results(config, ledger)["candidate"].comparisons["output_tok_s"]
     assert shown.sequential is not None and shown.sequential.decision == "significant"
-    assert shown.p_tested == pytest.approx(min(1.0, decided["looks"][0]["p"] * decided["shares"]))
+    assert shown.p_tested == pytest.approx(min(1.0, first.p * shares))
     # Against a single recorded value no look can decide: the planned repetitions run, and it says so.
     lonely = runs["lonely"]
-    assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata.until_decided["decision"] is None
+    assert len(lonely.values("output_tok_s")) == 2 and lonely.metadata.until_decided is not None
+    assert lonely.metadata.until_decided.decision is None
     assert any("no look can reach significance" in n.message for n in recorder.of(ev.Notice))
     assert_gone(recorder.pids)
 

@@ -50,7 +50,9 @@ def test_a_rate_sweep_starts_the_server_once_and_records_each_level(tmp_path: Pa
     low, high = runs["base@rate=10"], runs["base@rate=100"]
     assert low.metadata.launch.ports == high.metadata.launch.ports and len(low.metadata.launch.pids) == 1
     assert low.metadata.load == LevelRecord("base", "rate", 10.0)
-    assert high.metadata.workload["settings"]["rate"] == 100.0 and high.metadata.workload["level"]["of"] == "base"
+    workload = high.metadata.workload
+    assert workload is not None and workload.settings is not None and workload.level is not None
+    assert workload.settings["rate"] == 100.0 and workload.level.of == "base"
     assert {s.repetition for s in high.samples} == {0, 1}
     assert high.metadata.config_fingerprint == experiment_fingerprint(config, "base@rate=100") is not None
     assert low.metadata.config_fingerprint != high.metadata.config_fingerprint
@@ -155,7 +157,8 @@ def test_a_capacity_search_per_repetition_records_its_answer_and_every_level_tri
     notes = [n for n in _run_notes(record.metadata, {}) if n.startswith("capacity: ")]
     assert len(notes) == 2 and all("req/s with SLO attainment >= 0.8 (resolution: between" in n for n in notes)
     assert all(n.endswith("resolution within 50%)") for n in notes), notes
-    assert record.metadata.workload["capacity"]["target"] == 0.8
+    workload = record.metadata.workload
+    assert workload is not None and workload.capacity is not None and workload.capacity.target == 0.8
     tried = {level.rate for search in searches for level in search.levels}
     notices = [e.message for e in events if isinstance(e, ev.Notice)]
     with Ledger.open(config.ledger_url) as ledger:

@@ -76,13 +76,14 @@ def test_the_baseline_runs_alongside_its_undecided_candidates_start_by_start(tmp
     assert (base.starts, fast.starts, same.starts) == (4, 2, 4)
     assert len(fast.values("output_tok_s")) == 4 and len(base.values("output_tok_s")) == 8
     decided = fast.metadata.until_decided
-    assert decided["decision"] == "significant" and decided["baseline_runs"] == [base.id]
-    assert decided["baseline_starts"] == 2 and [look["starts"] for look in decided["looks"]] == [2]
+    assert decided is not None and decided.decision == "significant" and decided.baseline_runs == (base.id,)
+    assert decided.baseline_starts == 2 and [look.starts for look in decided.looks] == [2]
     # Holm across the two comparisons this run measures: each counts the other at its worst, p = 1.
-    assert decided["alpha_per_look"] * decided["shares"] == 0.025 and decided["looks_planned"] == [2, 3, 4]
+    assert decided.alpha_per_look is not None and decided.shares is not None
+    assert decided.alpha_per_look * decided.shares == 0.025 and decided.looks_planned == (2, 3, 4)
     undecided = same.metadata.until_decided
-    assert undecided["decision"] is None and [look["starts"] for look in undecided["looks"]] == [2, 3, 4]
-    assert undecided["baseline_starts"] == 4
+    assert undecided is not None and undecided.decision is None and [look.starts for look in undecided.looks] == [2, 3, 4]
+    assert undecided.baseline_starts == 4
     notes = [e.message for e in events.of(ev.Notice) if e.experiment == "same"]
     assert any("not decided after 4 server starts, the most --max-starts allows (4)" in n for n in notes)
     # Every view reads each candidate against the baseline starts its test saw.

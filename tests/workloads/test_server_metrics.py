@@ -90,7 +90,7 @@ def test_a_run_keeps_the_servers_series_in_its_dialect(sim_subprocess, api: str,
     from benchdoc.workloads.repeat import measured_repetition
 
     kept_by_the_recorder = summary([measured_repetition(0, 0, result)])["server_metrics"]
-    assert kept_by_the_recorder["repetitions"][0]["times_s"] == series.times_s
+    assert kept_by_the_recorder.repetitions[0].times_s == tuple(series.times_s)
 
 
 @pytest.mark.timeout(30)

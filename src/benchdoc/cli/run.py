@@ -21,6 +21,7 @@ from benchdoc.limits import whole_number
 if TYPE_CHECKING:
     from benchdoc.config import Config
     from benchdoc.ledger import RunMetadata
+    from benchdoc.ledger.metadata import ServerMetrics
     from benchdoc.runner import PlannedRun, RunEvent, RunReport
 
 ORDER = 25
@@ -580,15 +581,15 @@ def _run_notes(metadata: RunMetadata, environment: dict[str, Any]) -> list[str]:
     return notes
 
 
-def server_metrics_line(kept: dict[str, Any] | None) -> str | None:
+def server_metrics_line(kept: ServerMetrics | None) -> str | None:
     """The server's own figures over a run's repetitions, in one line: each series' mean
     (over the repetitions' means) and maximum."""
     from benchdoc.workloads.server_metrics import LABELS, SERIES
 
-    repetitions = [r for r in (kept or {}).get("repetitions") or [] if isinstance(r, dict)]
+    repetitions = kept.repetitions if kept is not None else ()
     parts = []
     for name in SERIES:
-        figures = [r["summary"][name] for r in repetitions if name in (r.get("summary") or {})]
+        figures = [r.summary[name] for r in repetitions if name in r.summary]
         if figures:
             mean = sum(f["mean"] for f in figures) / len(figures)
             peak = max(f["max"] for f in figures)
@@ -596,5 +597,5 @@ def server_metrics_line(kept: dict[str, Any] | None) -> str | None:
             parts.append(f"{LABELS[name]} mean {mean:.{digits}f}, max {peak:.{digits}f}")
     if not parts:
         return None
-    dialect = repetitions[0].get("dialect", "")
+    dialect = repetitions[0].dialect or ""
     return f"server ({dialect} /metrics, every second): " + "; ".join(parts)

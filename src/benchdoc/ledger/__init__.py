@@ -5,25 +5,33 @@ from __future__ import annotations
 from typing import Any
 
 from benchdoc.ledger.metadata import (
+    CapacityPlan,
     CapacitySearch,
     ClientLoad,
     ClientVerdict,
+    CommandResults,
     ImportSource,
     LevelRecord,
     RepetitionRecord,
     RunLogs,
     RunMetadata,
+    SequentialLook,
+    SequentialTest,
     ServedBy,
     ServerLaunch,
+    ServerMetrics,
+    ServerSeries,
     ServerStop,
     SlurmTask,
+    WorkloadRecord,
 )
 from benchdoc.ledger.models import OUTCOMES, NewRun, Outcome, RequestRow, Retraction, RunRecord, Sample
 
 __all__ = [
-    "OUTCOMES", "CapacitySearch", "ClientLoad", "ClientVerdict", "ImportSource", "Ledger", "LevelRecord", "NewRun", "Outcome",
-    "RepetitionRecord", "RequestRow", "Retraction", "RunLogs", "RunMetadata", "RunRecord", "Sample", "ServedBy", "ServerLaunch",
-    "ServerStop", "SlurmTask", "display_url",
+    "OUTCOMES", "CapacityPlan", "CapacitySearch", "ClientLoad", "ClientVerdict", "CommandResults", "ImportSource", "Ledger",
+    "LevelRecord", "NewRun", "Outcome", "RepetitionRecord", "RequestRow", "Retraction", "RunLogs", "RunMetadata", "RunRecord",
+    "Sample", "SequentialLook", "SequentialTest", "ServedBy", "ServerLaunch", "ServerMetrics", "ServerSeries", "ServerStop",
+    "SlurmTask", "WorkloadRecord", "display_url",
 ]
 
 

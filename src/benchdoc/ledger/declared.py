@@ -22,10 +22,14 @@ from typing import Any
 _MISSING = object()
 
 
-def key(meaning: str, default: Any = None, *, json: str | None = None, factory: Any = None, keep: bool = False) -> Any:
+def key(
+    meaning: str, default: Any = None, *, json: str | None = None, factory: Any = None, keep: bool = False,
+    open_because: str | None = None,
+) -> Any:
     """A declared field: ``meaning`` as the docs say it; ``json`` its name in the JSON form when
-    not the field's; ``keep`` writes it even when empty (a 0 that means "the first")."""
-    meta = {"meaning": meaning, "json": json, "keep": keep}
+    not the field's; ``keep`` writes it even when empty (a 0 that means "the first");
+    ``open_because``: why a value of no declared shape (``Any``, a map of ``Any``) is left open."""
+    meta = {"meaning": meaning, "json": json, "keep": keep, "open": open_because}
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -40,6 +44,7 @@ class Declared:
     type: Any
     meaning: str
     keep: bool
+    open_because: str | None = None
 
 
 @functools.cache
@@ -47,7 +52,8 @@ def declared(cls: Any) -> tuple[Declared, ...]:
     """The declared keys of ``cls``, in field order."""
     hints = typing.get_type_hints(cls)
     return tuple(
-        Declared(f.metadata.get("json") or f.name, f.name, hints[f.name], f.metadata["meaning"], f.metadata["keep"])
+        Declared(f.metadata.get("json") or f.name, f.name, hints[f.name], f.metadata["meaning"], f.metadata["keep"],
+                 f.metadata.get("open"))
         for f in dataclasses.fields(cls) if "meaning" in f.metadata
     )
 
@@ -152,6 +158,11 @@ def decode(kind: Any, value: Any) -> Any:  # noqa: C901 - one branch per type a 
     if is_record(kind):
         return kind.from_json(value) if isinstance(value, Mapping) else _MISSING
     raise TypeError(f"no reading for {kind!r}")
+
+
+def is_open(kind: Any) -> bool:
+    """``kind`` holds a value of no declared shape: ``Any`` itself, or inside a map, list or union."""
+    return kind is Any or any(is_open(arg) for arg in typing.get_args(kind))
 
 
 def type_text(kind: Any) -> str:  # noqa: C901 - one branch per type a declaration may have

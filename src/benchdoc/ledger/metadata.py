@@ -26,6 +26,12 @@ METADATA_VERSION = 2
 
 P = TypeVar("P", bound="Part")
 
+# Why the few open values are open (each key says it on its declaration).
+_LOADGEN_SETTINGS = ("the load generator's own settings, keyed as its WorkloadSpec names them: declared there, "
+                     "not a second time here")
+_PROVENANCE = ("the load generator's sources and descriptions of its dataset and tokenizer, each as that part "
+               "describes itself; over repetitions a description that differs becomes the list of each")
+
 
 @dataclass(frozen=True)
 class MetadataKey:
@@ -191,6 +197,96 @@ class SlurmTask(Part):
 
 
 @dataclass(frozen=True)
+class SequentialLook(Part):
+    """One look of a sequential test at the candidate's values so far."""
+
+    repetitions: int | None = key("the candidate's values so far")
+    starts: int | None = key("the candidate's server starts so far")
+    p: float | None = key("p of 'no difference' at this look, against the per-look level")
+    equivalence_p: float | None = key("p of equivalence at this look (an equivalence margin set)")
+    delta_pct: float | None = key("the candidate's change against the baseline, percent")
+    decision: str | None = key("`significant` or `equivalent` when this look decided")
+
+
+@dataclass(frozen=True)
+class SequentialTest(Part):
+    """`run --until-decided`'s sequential test: its plan, each look and the decision."""
+
+    method: str | None = key("how alpha is spent over the looks")
+    compare_to: str | None = key("the baseline experiment")
+    metric: str | None = key("the metric it decides on (the primary metric)")
+    baseline_n: int | None = key("the baseline's values it compared with")
+    baseline_runs: tuple[int, ...] = key("the baseline's runs it looked at", factory=tuple)
+    baseline_starts: int | None = key("the baseline's server starts at the last look")
+    alpha: float | None = key("the level of the whole test")
+    alpha_per_look: float | None = key("the level of each look")
+    shares: int | None = key("how many equal shares alpha was split into")
+    looks_planned: tuple[int, ...] = key("the server start counts at which it may look", factory=tuple)
+    max_repetitions: int | None = key("the most server starts (`--max-starts`; named before looks counted starts)")
+    looks: tuple[SequentialLook, ...] = key("each look taken, in order", factory=tuple)
+    decision: str | None = key("`significant` or `equivalent`; none: not decided")
+    notes: tuple[str, ...] = key("what stopped it early or changed its course", factory=tuple)
+
+
+@dataclass(frozen=True)
+class CommandResults(Part):
+    """Where a command workload's numbers are read from."""
+
+    kind: str | None = key("`format` (an importer reads the output), `json` (a path per metric) or `regex`")
+    format: str | None = key("the importer, for `format`")
+    fields: dict[str, str] = key("each metric's JSON path or pattern", factory=dict)
+    source: str | None = key("`{output}` (the file the command writes) or `stdout`", json="from")
+
+
+@dataclass(frozen=True)
+class CapacityPlan(Part):
+    """A workload's capacity search as configured (`find_capacity`)."""
+
+    target: float | None = key("the SLO attainment a rate must keep")
+    start_rate: float | None = key("the first rate tried, requests per second")
+    precision: float | None = key("how tight the bracket must be before the search stops")
+    time_budget_s: float | None = key("the time one search may take, seconds")
+
+
+@dataclass(frozen=True)
+class WorkloadRecord(Part):
+    """The workload as `run` ran it."""
+
+    name: str | None = key("its name in benchdoc.toml")
+    kind: str | None = key("`loadgen` (benchdoc's load generator) or `command`")
+    settings: dict[str, Any] | None = key("loadgen: the load generator's settings as it ran them (as `settings`)",
+                                          open_because=_LOADGEN_SETTINGS)
+    level: LevelRecord | None = key("loadgen: the level of a sweep this run measured")
+    capacity: CapacityPlan | None = key("loadgen: the capacity search configured")
+    argv: tuple[str, ...] = key("command: its argv, secrets redacted, `{output}` for the results file", factory=tuple)
+    env: dict[str, str] = key("command: the variables set for it, secret values as `***`", factory=dict)
+    timeout_s: float | None = key("command: how long one run of it may take, seconds")
+    warmup: int | None = key("command: runs before the measured ones, results discarded")
+    results: CommandResults | None = key("command: where its numbers are read from")
+
+
+@dataclass(frozen=True)
+class ServerSeries(Part):
+    """The server's own `/metrics` over one repetition's measured phase."""
+
+    repetition: int = key("the repetition, from 0", 0)
+    dialect: str | None = key("whose metric names were read: `vllm`, `sglang`...")
+    interval_s: float | None = key("seconds between two scrapes")
+    times_s: tuple[float, ...] = key("each scrape's time from the phase's start, seconds", factory=tuple)
+    series: dict[str, tuple[float | None, ...]] = key(
+        "each series found (`running`, `waiting`, `kv_cache_usage`, `prefix_cache_hit_rate`, `spec_accept_length`), "
+        "a value per scrape (none where the server gave none)", factory=dict)
+    summary: dict[str, dict[str, float]] = key("each series' `mean`, `max` and `points`", factory=dict)
+
+
+@dataclass(frozen=True)
+class ServerMetrics(Part):
+    """The server's `/metrics` scraped every second of each measured phase."""
+
+    repetitions: tuple[ServerSeries, ...] = key("each repetition's series", factory=tuple)
+
+
+@dataclass(frozen=True)
 class RepetitionRecord(Part):
     """One repetition's bookkeeping, as `run` keeps it."""
 
@@ -208,7 +304,7 @@ class RepetitionRecord(Part):
     results: str | None = key("the file a command workload's numbers were read from")
     client: ClientLoad | None = key("the load generator's own load and its verdict")
     provenance: dict[str, Any] | None = key("where its counts came from: output and prompt tokens and tokens per "
-                                            "chunk by source, the accept length's source")
+                                            "chunk by source, the accept length's source", open_because=_PROVENANCE)
 
 
 @dataclass(frozen=True)
@@ -225,21 +321,24 @@ class RunMetadata:
                                                       factory=tuple)
     launch: ServerLaunch | None = key("how `run` started the server, each start, and how each ended")
     server: ServedBy | None = key("the server that answered the load generator (run, bench)")
-    workload: dict[str, Any] | None = key("the workload as `run` ran it: name, kind and its settings or argv")
-    settings: dict[str, Any] | None = key("the load generator's settings as it ran them (bench, run)")
+    workload: WorkloadRecord | None = key("the workload as `run` ran it: name, kind and its settings or argv")
+    settings: dict[str, Any] | None = key("the load generator's settings as it ran them (bench, run)",
+                                          open_because=_LOADGEN_SETTINGS)
     provenance: dict[str, Any] | None = key(
         "where the counts came from: output and prompt tokens and tokens per chunk by source (summed over "
-        "repetitions), the accept length's source")
+        "repetitions), the accept length's source", open_because=_PROVENANCE)
     duration_s: float | None = key("wall time of the measured phase in seconds, summed over repetitions")
     requests: int | None = key("requests of the measured phase, summed over repetitions")
     cut_short: int | None = key("of the failed requests, those whose stream ended before the request was complete")
     failures: dict[str, int] = key("failed requests by cause, summed over repetitions", factory=dict)
-    until_decided: dict[str, Any] | None = key("the sequential plan, each look and the decision (`run --until-decided`)")
+    until_decided: SequentialTest | None = key("the sequential plan, each look and the decision (`run --until-decided`)")
     simulator: bool = key("measured against benchdoc's simulator: simulated, not hardware, numbers", False)
     traceback: str | None = key("the end of the traceback of a harness error")
     imported: ImportSource | None = key("where an imported run came from", json="import")
-    figures: dict[str, Any] | None = key("every figure a project benchmark script printed")
-    tool: dict[str, Any] = key("fields of another tool's results file, kept as found", factory=dict)
+    figures: dict[str, Any] | None = key("every figure a project benchmark script printed",
+                                         open_because="each benchmark script prints figures of its own making")
+    tool: dict[str, Any] = key("fields of another tool's results file, kept as found", factory=dict,
+                               open_because="another tool's fields, whatever that tool wrote")
     config_fingerprint: str | None = key(
         "hash of the configuration `run` ran: argv, added env, cwd, workload settings (see \"Which results are current\")")
     record_id: str | None = key(
@@ -251,10 +350,9 @@ class RunMetadata:
     client: ClientVerdict | None = key(
         "the client verdict: whether the load generator was the bottleneck, in how many of the repetitions that "
         "watched it, and why (each repetition's own load, lag, CPU and send delay: per_repetition)")
-    server_metrics: dict[str, Any] | None = key(
-        "the server's `/metrics` scraped every second of each measured phase: `repetitions[]` of `{repetition, "
-        "dialect, interval_s, times_s, series, summary}`, series `running`, `waiting`, `kv_cache_usage`, "
-        "`prefix_cache_hit_rate`, `spec_accept_length` ([metrics.md](metrics.md#server-metrics-over-the-run))")
+    server_metrics: ServerMetrics | None = key(
+        "the server's `/metrics` scraped every second of each measured phase "
+        "([metrics.md](metrics.md#server-metrics-over-the-run))")
     interrupted: bool = key("Ctrl-C stopped it: only the repetitions that finished are kept (`bench --repetitions`)",
                             False)
 
@@ -281,7 +379,9 @@ PARTS: tuple[tuple[str, type], ...] = (
     ("logs", RunLogs), ("per_repetition[]", RepetitionRecord), ("per_repetition[].client", ClientLoad),
     ("launch", ServerLaunch), ("launch.stops[]", ServerStop), ("server", ServedBy), ("import", ImportSource),
     ("slurm", SlurmTask), ("load", LevelRecord), ("capacity", CapacitySearch), ("capacity.levels[]", CapacityLevel),
-    ("client", ClientVerdict),
+    ("client", ClientVerdict), ("workload", WorkloadRecord), ("workload.results", CommandResults),
+    ("workload.capacity", CapacityPlan), ("until_decided", SequentialTest), ("until_decided.looks[]", SequentialLook),
+    ("server_metrics", ServerMetrics), ("server_metrics.repetitions[]", ServerSeries),
 )
 
 

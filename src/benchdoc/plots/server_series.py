@@ -51,20 +51,17 @@ class ServerSeriesChart:
 
 def server_series_data(label: str, run: RunRecord, simulated: bool = False) -> ServerSeriesChart | None:
     """The chart of ``run``'s server series, or None when it kept none."""
-    kept = (run.metadata.server_metrics or {}).get("repetitions")
-    if not isinstance(kept, list) or not kept:
+    kept = run.metadata.server_metrics
+    if kept is None or not kept.repetitions:
         return None
     lines: list[SeriesLine] = []
     dialect = ""
-    for entry in kept:
-        if not isinstance(entry, dict):
-            continue
-        dialect = dialect or str(entry.get("dialect", ""))
-        times = entry.get("times_s") or []
-        for name, values in (entry.get("series") or {}).items():
-            points = tuple((float(t), float(v)) for t, v in zip(times, values) if _number(v) and _number(t))
+    for entry in kept.repetitions:
+        dialect = dialect or (entry.dialect or "")
+        for name, values in entry.series.items():
+            points = tuple((float(t), float(v)) for t, v in zip(entry.times_s, values) if v is not None and _number(v))
             if points:
-                lines.append(SeriesLine(name, int(entry.get("repetition", 0)), points))
+                lines.append(SeriesLine(name, entry.repetition, points))
     if not lines:
         return None
     present = {line.series for line in lines}

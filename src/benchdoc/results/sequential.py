@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from benchdoc.ledger.metadata import SequentialTest
 from benchdoc.ledger.models import RunRecord
 from benchdoc.stats import Sequential
 
@@ -25,25 +26,24 @@ def sequential_outcome(
     if len(candidate) != 1:
         return None
     record = candidate[0].metadata.until_decided
-    decided_on = record.get("metric") if record else None
-    if not record or record.get("compare_to") != target or not isinstance(decided_on, str):
+    decided_on = record.metric if record else None
+    if record is None or record.compare_to != target or decided_on is None:
         return None
-    looks = record.get("looks")
     shares = _shares(record)
-    if not isinstance(looks, list) or not looks or not isinstance(looks[-1], dict) or shares is None:
+    if not record.looks or shares is None:
         return None
-    stopped_at = looks[-1].get("repetitions")
-    if not isinstance(stopped_at, int) or stopped_at != len(candidate[0].values(decided_on)):
+    stopped_at = record.looks[-1].repetitions
+    if stopped_at is None or stopped_at != len(candidate[0].values(decided_on)):
         return None  # its looks ended before its runs did: not what the test decided on
     if not _same_baseline(record, baseline, decided_on):
         return None
-    starts = looks[-1].get("starts")
-    starts = starts if isinstance(starts, int) and starts > 0 else None
+    starts = record.looks[-1].starts
+    starts = starts if starts is not None and starts > 0 else None
     if decided_on != metric:
         # Another metric of a run whose length was chosen by looking at ``decided_on``: its
         # plain test is no valid one either, and it was never tested sequentially.
         return Sequential(repetitions=stopped_at, shares=shares, decision=None, decided_on=decided_on, starts=starts)
-    decision = record.get("decision")
+    decision = record.decision
     if decision not in ("significant", "equivalent", None):
         return None
     return Sequential(repetitions=stopped_at, shares=shares, decision=decision, starts=starts)
@@ -55,8 +55,8 @@ def seen_baseline(candidate: Sequence[RunRecord], baseline: Sequence[RunRecord])
     are cut off, so the comparison shown is the one the test decided on. Otherwise (no
     sequential record, or nothing added since) None: the baseline as pooled."""
     record = candidate[0].metadata.until_decided if len(candidate) == 1 else None
-    seen = record.get("baseline_starts") if record else None
-    if not isinstance(seen, int) or seen < 1:
+    seen = record.baseline_starts if record else None
+    if seen is None or seen < 1:
         return None
     kept: list[RunRecord] = []
     taken: set[tuple[int, int]] = set()
@@ -99,18 +99,18 @@ def family_level(
     return level, size
 
 
-def _shares(record: dict[str, Any]) -> int | None:
-    shares = record.get("shares")
-    if isinstance(shares, int) and shares >= 1:
+def _shares(record: SequentialTest) -> int | None:
+    shares = record.shares
+    if shares is not None and shares >= 1:
         return shares
-    alpha, per_look = record.get("alpha"), record.get("alpha_per_look")
-    if isinstance(alpha, (int, float)) and isinstance(per_look, (int, float)) and per_look > 0:
+    alpha, per_look = record.alpha, record.alpha_per_look
+    if alpha is not None and per_look is not None and per_look > 0:
         return max(1, round(alpha / per_look))  # recorded before the share count was
     return None
 
 
-def _same_baseline(record: dict[str, Any], baseline: Sequence[RunRecord], metric: str) -> bool:
-    ids = record.get("baseline_runs")
-    if isinstance(ids, list) and ids:
+def _same_baseline(record: SequentialTest, baseline: Sequence[RunRecord], metric: str) -> bool:
+    ids = record.baseline_runs
+    if ids:
         return sorted(ids) == sorted(run.id for run in baseline)
-    return record.get("baseline_n") == sum(len(run.values(metric)) for run in baseline)
+    return record.baseline_n == sum(len(run.values(metric)) for run in baseline)

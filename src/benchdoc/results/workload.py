@@ -41,7 +41,7 @@ IMPORTED_SETTINGS: dict[str, str] = {
 def workload_of(run: RunRecord) -> dict[str, Any] | None:
     """The workload settings a run recorded, or None when it recorded none."""
     metadata = run.metadata
-    settings = metadata.settings or (metadata.workload or {}).get("settings")
+    settings = metadata.settings or (metadata.workload.settings if metadata.workload is not None else None)
     if not isinstance(settings, dict):
         tool = metadata.tool or {}
         settings = {ours: tool[theirs] for theirs, ours in IMPORTED_SETTINGS.items() if theirs in tool}

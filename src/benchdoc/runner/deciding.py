@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.errors import UsageError
+from benchdoc.ledger.metadata import SequentialTest
 from benchdoc.ledger.models import Sample
 from benchdoc.planning.plan import ExperimentSetup
 from benchdoc.runner.context import RunContext
@@ -138,7 +139,7 @@ class UntilDecided:
             self._note(f"not decided after {starts} server starts, the most --max-starts allows ({self.max_starts}): "
                        "recorded as undecided, and every view says so")
 
-    def to_json(self) -> dict[str, Any]:
+    def record(self) -> SequentialTest:
         """The plan, each look and the decision, as the run's ``metadata.until_decided``."""
         config = self.context.config
         live = self.live

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 from benchdoc.config.tables import LoadgenWorkload
 from benchdoc.engine_version import endpoint_version, engine_entry
 from benchdoc.errors import RunError
-from benchdoc.ledger.metadata import CapacitySearch, LevelRecord, RunLogs, RunMetadata, ServedBy, SlurmTask
+from benchdoc.ledger.metadata import (
+    CapacitySearch,
+    LevelRecord,
+    RunLogs,
+    RunMetadata,
+    ServedBy,
+    SlurmTask,
+    WorkloadRecord,
+)
 from benchdoc.ledger.models import Sample
 from benchdoc.machineload import LoadMeter
 from benchdoc.naming import level_experiment
@@ -248,7 +256,7 @@ class ExperimentRun:
             workload=self._workload(launch) if launch is not None else None,
             server=ServedBy.from_json(self.answered) if self.answered is not None else None,
             settings=self.workload_settings,  # the load generator's, as bench records them
-            until_decided=self.deciding.to_json() if self.deciding else None,
+            until_decided=self.deciding.record() if self.deciding else None,
             traceback=self.error_traceback,
             config_fingerprint=experiment_fingerprint(self.config, self.name),
             load=self._level(),
@@ -280,14 +288,14 @@ class ExperimentRun:
         assert self.setup.swept is not None
         return LevelRecord.from_json(level.entry(self.setup.swept))
 
-    def _workload(self, launch: Launch) -> dict[str, Any]:
+    def _workload(self, launch: Launch) -> WorkloadRecord:
         try:
             workload = describe_workload(self.config, self.setup, launch, environ=self.context.environ)
         except RunError:
             workload = {"name": self.setup.workload.name, "kind": self.setup.workload.kind}
         if self.workload_settings is not None:
             workload["settings"] = self.workload_settings
-        return workload
+        return WorkloadRecord.from_json(workload)
 
 
 def _log_base(logs_dir: Path, experiment: str, started: datetime) -> Path:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from benchdoc.ledger.metadata import SequentialLook, SequentialTest
 
 Decision = Literal["significant", "equivalent"]
 
@@ -144,7 +146,7 @@ def stopping_record(
     alpha: float,
     max_repetitions: int,
     notes: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> SequentialTest:
     """What a run records of its sequential test (``metadata.until_decided``).
 
     Views read it back (``benchdoc.results``) to show the run as the test decided it:
@@ -153,26 +155,26 @@ def stopping_record(
     repetitions and starts of the last look.
     """
     last = looks[-1] if looks else None
-    return {
-        "method": "bonferroni alpha spending over the planned looks",
-        "compare_to": compare_to,
-        "metric": metric,
-        "baseline_n": baseline_n,
-        "baseline_runs": list(baseline_runs),
-        "baseline_starts": last.baseline_starts if last is not None else None,
-        "alpha": alpha,
-        "alpha_per_look": plan.alpha_per_look if plan else None,
-        "shares": plan.shares if plan else None,
-        "looks_planned": list(plan.looks) if plan else [],
-        "max_repetitions": max_repetitions,  # the most server starts (named before looks counted starts)
-        "looks": [
-            {"repetitions": look.repetitions, "starts": look.starts, "p": look.p_value, "equivalence_p": look.equivalence_p,
-             "delta_pct": look.delta_pct, "decision": look.decision}
+    return SequentialTest(
+        method="bonferroni alpha spending over the planned looks",
+        compare_to=compare_to,
+        metric=metric,
+        baseline_n=baseline_n,
+        baseline_runs=tuple(baseline_runs),
+        baseline_starts=last.baseline_starts if last is not None else None,
+        alpha=alpha,
+        alpha_per_look=plan.alpha_per_look if plan else None,
+        shares=plan.shares if plan else None,
+        looks_planned=tuple(plan.looks) if plan else (),
+        max_repetitions=max_repetitions,  # the most server starts (named before looks counted starts)
+        looks=tuple(
+            SequentialLook(repetitions=look.repetitions, starts=look.starts, p=look.p_value,
+                           equivalence_p=look.equivalence_p, delta_pct=look.delta_pct, decision=look.decision)
             for look in looks
-        ],
-        "decision": decision,
-        "notes": list(notes),
-    }
+        ),
+        decision=decision,
+        notes=tuple(notes),
+    )
 
 
 def _ranges(values: Sequence[int]) -> str:
