@@ -28,7 +28,7 @@ import benchdoc
 PACKAGE = Path(benchdoc.__file__).parent
 
 # The floors that others stand on: none of them imports a floor above it.
-GROUND = ("errors", "naming", "reasons", "redact", "untrusted", "textfile", "mdtable", "limits", "procfs",
+GROUND = ("errors", "outcome", "naming", "reasons", "redact", "untrusted", "textfile", "mdtable", "limits", "procfs",
           "machineload", "environment", "engine_version", "provenance", "metricbounds", "sweeps", "pooling",
           "config", "ledger", "stats", "recording", "workloads", "importers", "planning", "sim")
 ABOVE_GROUND = ("cli", "runner", "results", "docs", "lint", "report", "plots", "cluster", "mcp", "demo", "check",
@@ -205,7 +205,7 @@ def test_the_reader_sees_every_form_of_import() -> None:
 # cycle (the test above counts them); they are kept where a command's start-up would
 # otherwise load every floor it might use. The rule is the module top: this count may fall,
 # never grow (lower it when it falls).
-OWN_IMPORTS_IN_FUNCTIONS = 351
+OWN_IMPORTS_IN_FUNCTIONS = 334
 # The standard library's, likewise: cheap to load, so each is one to move to the top.
 STDLIB_IMPORTS_IN_FUNCTIONS = 32
 

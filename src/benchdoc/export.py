@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchdoc.ledger.models import RequestRow, RunRecord
+if TYPE_CHECKING:  # types only: `benchdoc export --help` need not load the ledger
+    from benchdoc.ledger.models import RequestRow, RunRecord
 
 RUN_FIELDS = (
     "run_id", "experiment", "outcome", "started_at", "finished_at", "failure_reason", "cause",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_extra
 from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from benchdoc.ledger.models import Outcome
+from benchdoc.outcome import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.runner.bench import BenchTarget

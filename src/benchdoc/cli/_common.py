@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchdoc.errors import BenchdocError, LedgerError, UsageError
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -36,8 +38,6 @@ def metric_name(config: Config, name: str) -> str:
 def recording_experiment(config: Config, name: str, allow_new: bool) -> str:
     """The experiment a recording command records under: a declared name or alias (or a level
     of one, EXP@rate=4); an undeclared name only with ``allow_new``, else the fix, as a usage error."""
-    from benchdoc.errors import UsageError
-
     try:
         return config.experiment(name).name
     except UsageError as err:
@@ -79,8 +79,6 @@ RETRY_ENV = "BENCHDOC_LEDGER_RETRY_S"
 def retry_budget_s() -> float:
     """How long a command that measured waits for an unreachable ledger before keeping the
     run in the spool: BENCHDOC_LEDGER_RETRY_S seconds, 60 by default."""
-    from benchdoc.errors import UsageError
-
     text = os.environ.get(RETRY_ENV, "60")
     try:
         value = float(text)
@@ -101,7 +99,6 @@ def replay_spool(config: Config, ledger: Ledger | None) -> None:
     folder = config.root / SPOOL_DIR
     if not pending(folder):
         return
-    from benchdoc.errors import LedgerError
 
     try:
         writer = ledger or Ledger.open(config.ledger_url)
@@ -172,7 +169,6 @@ def write_output(target: Path, data: bytes) -> None:
     """Write a file the user named (-o): atomically, with one clear line for a missing
     folder, a folder given as the file, a device, FIFO or socket (never replaced), or a
     write the system refuses (full disk, quota)."""
-    from benchdoc.errors import BenchdocError, UsageError
     from benchdoc.textfile import NotRegularFileError, write_atomic
 
     if target.is_dir():
@@ -220,7 +216,6 @@ def add_pooling_arguments(parser: argparse.ArgumentParser) -> None:
 
 def pooling_from_args(args: argparse.Namespace) -> Any:
     """The pooling the command line asks for, or None to keep the project's ([stats] pool)."""
-    from benchdoc.errors import UsageError
     from benchdoc.pooling import Pooling, PoolingError, parse_moment
 
     if getattr(args, "all_runs", False):

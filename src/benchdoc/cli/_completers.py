@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from benchdoc.errors import BenchdocError
+
 # Positional arguments that name experiments, by their metavar or dest.
 EXPERIMENT_ARGUMENTS = {"EXPERIMENT", "EXPERIMENT|GLOB", "EXP", "CANDIDATE", "BASELINE", "experiment", "experiments",
                         "candidate", "baseline"}
@@ -13,7 +15,6 @@ EXPERIMENT_ARGUMENTS = {"EXPERIMENT", "EXPERIMENT|GLOB", "EXP", "CANDIDATE", "BA
 def experiment_names(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     """Every experiment name and alias of the project that starts with ``prefix``."""
     from benchdoc.config import load_config
-    from benchdoc.errors import BenchdocError
 
     try:
         config = load_config(getattr(parsed_args, "config", None))

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli import _bench_args, _bench_extra, _bench_summary
 from benchdoc.cli._common import unreliable_line
-from benchdoc.errors import EXIT_FAILED, EXIT_OK
-from benchdoc.ledger.models import Outcome
+from benchdoc.errors import EXIT_FAILED, EXIT_OK, LedgerError
+from benchdoc.outcome import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.runner.bench import BenchReport, BenchTarget
@@ -86,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
 def _prove_recordable(config: Any, requests: int | None, repetitions: int) -> None:
     """The ledger takes a write now (and has room), or nothing is measured."""
     from benchdoc.cli._common import open_ledger
-    from benchdoc.errors import LedgerError
     from benchdoc.recording import prove_writable
 
     try:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from benchdoc.cli._common import add_pooling_arguments, console, load_project, open_ledger, pooling_from_args, print_json, styled
 from benchdoc.errors import UsageError
 from benchdoc.mdtable import escape_cell
-from benchdoc.results import environment_differences
 
 if TYPE_CHECKING:
     from benchdoc.envdiff import EnvDifference
@@ -91,6 +90,7 @@ def _run_ids(results: ResultSet, candidate: str, baseline: str | None) -> tuple[
 
 def _show(args: argparse.Namespace, results: ResultSet, a: ExperimentResult, b: ExperimentResult,
           pairs: list[PairComparison]) -> int:
+    from benchdoc.results import environment_differences
     from benchdoc.serialize import pairs_to_dict
 
     env = environment_differences(a.pooled, b.pooled)

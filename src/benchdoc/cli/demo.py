@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from benchdoc.cli._common import console, styled
-from benchdoc.errors import UsageError
+from benchdoc.errors import RunError, UsageError
 
 ORDER = 1
 
@@ -111,7 +111,6 @@ def rule(out, title, *, align: Literal["left", "center", "right"]) -> None:  # t
 def benchdoc(out, *argv: str, expect: tuple[int, ...] = (0,)) -> int:  # type: ignore[no-untyped-def]
     """Run one benchdoc command as the user would type it, showing it first."""
     from benchdoc.cli import main
-    from benchdoc.errors import RunError
 
     out.print(styled("\n", (f"$ benchdoc {' '.join(argv)}", "bold cyan")))
     code = main(list(argv))
@@ -132,8 +131,6 @@ def _values(*names: str) -> list[float]:
     for name in names:
         value = results[name].value("output_tok_s")
         if value is None:
-            from benchdoc.errors import RunError
-
             raise RunError(f"the demo's {name} run has no result; see its log under .benchdoc/logs/")
         values.append(value)
     return values

@@ -11,8 +11,8 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
-from benchdoc.errors import ConfigError, LedgerError, UsageError
-from benchdoc.ledger.models import Outcome
+from benchdoc.errors import ConfigError, ImportFormatError, LedgerError, UsageError
+from benchdoc.outcome import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -118,8 +118,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_declared_bounds(config: Config, plan: Any) -> None:
     """Refuse the file when a value breaks its metric's declared min/max (the importer checked meaning)."""
-    from benchdoc.errors import ImportFormatError
-
     for run in plan.runs:
         for sample in run.samples:
             spec = config.metrics.get(sample.metric)

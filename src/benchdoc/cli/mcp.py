@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from benchdoc.errors import UsageError
+
 ORDER = 90
 
 DESCRIPTION = """\
@@ -45,7 +47,6 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from benchdoc.config import find_config
-    from benchdoc.errors import UsageError
 
     path = Path(args.config) if getattr(args, "config", None) else find_config()
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from benchdoc.cli._common import load_project
+from benchdoc.errors import EXIT_FAILED
 
 ORDER = 43
 
@@ -22,7 +23,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.errors import EXIT_FAILED
     from benchdoc.ledger.spool import SPOOL_DIR, pending, replay
     from benchdoc.ledger.store import Ledger
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from benchdoc.cli._common import load_project, open_ledger
+from benchdoc.errors import LedgerError, UsageError
 
 ORDER = 41
 
@@ -25,8 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.errors import LedgerError, UsageError
-
     config = load_project(args)
     with open_ledger(config, create=False, write=True) as ledger:
         try:

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import console, format_summary, load_project, open_ledger
-from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from benchdoc.ledger.models import Outcome
+from benchdoc.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UsageError
 from benchdoc.limits import whole_number
+from benchdoc.outcome import Outcome
 
 if TYPE_CHECKING:
     from benchdoc.config import Config
@@ -158,8 +158,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _refuse_command_options(args: argparse.Namespace) -> None:
-    from benchdoc.errors import UsageError
-
     given = [flag for flag, value in (("--scan", args.scan), ("--name", args.name), ("--ready-url", args.ready_url),
                                       ("--workload", args.workload)) if value]
     if given:
@@ -176,7 +174,6 @@ def _stop_survivors(root: Path) -> None:
 
 def _slurm_tags() -> dict[str, Any]:
     from benchdoc.cluster.task import attempt_line, task_tags
-    from benchdoc.errors import UsageError
 
     tags = task_tags(os.environ)
     if not tags:

@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from benchdoc.errors import RunError, UsageError
+
 ORDER = 60
 
 DESCRIPTION = """\
@@ -102,7 +104,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchdoc.errors import RunError, UsageError
     from benchdoc.sim import SimConfig, SimStartFailure, serve
 
     try:

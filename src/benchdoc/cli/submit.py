@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import console, load_project, open_ledger
-from benchdoc.errors import EXIT_OK, UsageError
+from benchdoc.errors import EXIT_OK, LedgerError, UsageError
 
 if TYPE_CHECKING:
     from benchdoc.cluster import SweepStatus
@@ -143,7 +143,6 @@ def _not_queued(config: Any, ledger: Any, names: list[str]) -> list[str]:
 def _share(config: Any, submission: Any) -> None:
     """Keep the submission in the ledger, so that any clone's `status` sees it."""
     from benchdoc.cluster.shared import publish
-    from benchdoc.errors import LedgerError
 
     try:
         with open_ledger(config, write=True) as ledger:
