@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -116,6 +117,33 @@ def test_the_local_server_is_found_by_its_listening_port(sim_process_url: tuple[
     assert listener_pgids(port) == [pgid]
     assert local_server_pgids(url) == [pgid]
     assert local_server_pgids(f"http://example.invalid:{port}") == []
+
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/net/tcp"), reason="listeners are read from /proc")
+def test_a_server_restarted_on_the_same_port_is_found_afresh(sim_process_url: tuple[int, str]) -> None:
+    """The answer for a port is kept while its server holds the socket it was found by;
+    another server listening on that port after it is looked up again, not taken for it."""
+    pgid, url = sim_process_url
+    port = int(url.rsplit(":", 1)[1])
+    assert listener_pgids(port) == [pgid]
+    assert listener_pgids(port) == [pgid]  # kept: the same server still listens
+    os.killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while listener_pgids(port) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert listener_pgids(port) == []
+    script = ("import socket, sys, time\n"
+              "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+              "s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); print('ready', flush=True); time.sleep(60)\n")
+    other = subprocess.Popen([sys.executable, "-c", script, str(port)], stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "ready"
+        assert listener_pgids(port) == [other.pid]
+    finally:
+        other.kill()
+        other.wait()
 
 
 @pytest.fixture

@@ -314,26 +314,46 @@ def _busy_parts(figures: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+# The listeners last found, by port: (their socket inodes, the processes holding them, the
+# answer). Reading /proc/net/tcp walks the kernel's whole socket table, tens of milliseconds
+# on a large machine, and every run of a sweep or a long-lived client asks again for the same
+# server: while each process found still holds one of those sockets, the answer stands.
+_LISTENERS: dict[int, tuple[frozenset[str], tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def listener_pgids(port: int) -> list[int]:
     """Process groups of the local processes listening on TCP ``port`` (not benchdoc's own).
 
     Reads /proc; a process of another user whose sockets cannot be read is not found,
-    and its CPU time then counts as other processes'.
+    and its CPU time then counts as other processes'. The answer is kept for the port
+    while every process found still holds the listening socket it was found by (a
+    server restarted on the port listens on a new socket, and is looked up afresh).
     """
-    inodes = listening_inodes(port)
-    if not inodes:
+    cached = _LISTENERS.get(port)
+    if cached is not None:
+        inodes, held_by, kept = cached
+        if held_by and all(holds_socket(pid, set(inodes)) for pid in held_by):
+            return list(kept)
+        del _LISTENERS[port]
+    found = listening_inodes(port)
+    if not found:
         return []
     own = os.getpid()
-    if holds_socket(own, inodes):
-        return []  # a server running inside benchdoc (a test's simulator): its CPU is ours
+    if holds_socket(own, found):
+        # A server running inside benchdoc (a test's simulator): its CPU is ours.
+        _LISTENERS[port] = (frozenset(found), (own,), ())
+        return []
     groups: set[int] = set()
-    for pid in socket_holders(inodes):
+    holders = socket_holders(found)
+    for pid in holders:
         if pid != own:
             try:
                 groups.add(os.getpgid(pid))
             except OSError:
                 pass
-    return sorted(groups - {os.getpgid(0)})
+    answer = tuple(sorted(groups - {os.getpgid(0)}))
+    _LISTENERS[port] = (frozenset(found), tuple(holders), answer)
+    return list(answer)
 
 
 def local_server_pgids(url: str) -> list[int]:
