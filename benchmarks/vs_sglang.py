@@ -304,6 +304,10 @@ def _serve(jobs: Any, answers: Any, core: int | None) -> None:
 
     import benchdoc.workloads.client  # noqa: F401
     import benchdoc.workloads.lean_reader  # noqa: F401
+    import benchdoc.workloads.workers  # noqa: F401
+    from benchdoc.workloads.loops import default_event_loop, event_loop_factory
+
+    event_loop_factory(default_event_loop())  # imports uvloop where it is the default
 
     targets = {"benchdoc": _benchdoc_job, "bare": _bare_job}
     for kind, url, streams, requests in iter(jobs.get, None):
