@@ -15,6 +15,9 @@ def test_the_verdict_names_each_reason() -> None:
     calm = assess([0.2], [0.1] * 100, [10.0] * 100, [0.05] * 10)
     assert not calm.bound and calm.reasons == () and calm.smallest_gap_ms == 10.0
     assert calm.sentence().startswith("client kept up: client CPU 20% of a core")
+    # The largest lag is given as finely as its p99 (0.14 ms was once beside "max 0.1 ms").
+    fine = assess([0.02], [0.14] * 100, [10.0] * 100)
+    assert "event-loop lag p99 0.14 ms (max 0.14 ms)" in fine.sentence()
     busy = assess([0.97], [4.0] * 100, [1.0] * 100, [3.0] * 10, ttfts_ms=[20.0] * 10)
     assert busy.bound and len(busy.reasons) == 3
     assert "the client used 97% of a core" in busy.reasons[0]

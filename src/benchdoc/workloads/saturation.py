@@ -89,7 +89,7 @@ class ClientLoad:
         """One line for a summary."""
         busy = f", loop busy {self.loop_busy_share * 100:.0f}%" if self.loop_busy_share is not None else ""
         figures = (f"client CPU {self.cpu_share * 100:.0f}% of a core{busy}, event-loop lag p99 {self.lag_ms_p99:.2f} ms"
-                   + (f" (max {self.lag_ms_max:.1f} ms)" if self.probes else ""))
+                   + (f" (max {self.lag_ms_max:.2f} ms)" if self.probes else ""))
         if self.send_delay_ms_p99 is not None:
             figures += f", send delay p99 {self.send_delay_ms_p99:.2f} ms (max {self.send_delay_ms_max or 0.0:.2f} ms)"
         if self.workers > 1:
