@@ -271,6 +271,11 @@ STYLES = [
     ("2k limit: TTFT p50 -37% vs static, generation -5%", "2k limit: TTFT p50 -37% vs static, generation -15%"),
     ("- CB — 1300 tok/s, TTFT p50 450 ms, goodput 7.50 req/s", "- CB — 1300 tok/s, TTFT p50 480 ms, goodput 7.50 req/s"),
     ("CB generation: 1100 → 1300 tok/s after the upgrade.", "CB generation: 1300 → 1250 tok/s after the driver bump."),
+    # A factor in words ("2.4 times"), and a speed-up named before its factor.
+    ("CB is 1.6 times faster than static.", "CB is 2.4 times faster than static."),
+    ("CB delivers 1.6 times the generation speed of static.", "CB delivers 2.4 times the generation speed of static."),
+    ("CB's speedup over static is 1.6x.", "CB's speedup over static is 2.4x."),
+    ("CB's speedup is ~1.6x.", "CB's speedup is 2.4x."),
     # Each name of a list followed at once by its figure owns it; a superseded experiment's alias pins its figures.
     ("Goodput: CB 7.50 req/s, static 6.00 req/s.", "Goodput: CB 7.50 req/s, static 6.50 req/s."),
     ("CB (7.50 req/s) vs static (6.00 req/s): +25% goodput.", "CB (7.50 req/s) vs static (6.20 req/s): +25% goodput."),

@@ -33,8 +33,10 @@ _PERCENT = re.compile(
     r"(?<![\w.])(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b|per cent\b)(?:\s+|-)(?P<word>" + _ANY_WORD + r")\b",
     re.IGNORECASE,
 )
+# "1.5x", "1.5×", "1.5 times", "1.5-fold": a factor.
+_TIMES = r"(?:\s*[x×](?![\w])|\s+times\b|-?fold\b)"
 _FACTOR = re.compile(
-    r"(?<![\w.])" + _NUM + r"\s*[x×](?![\w])\s*(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
+    r"(?<![\w.])" + _NUM + _TIMES + r"\s*(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
     r"speed-?ups?|slow-?downs?)\b|(?P<the>(?:the|its)\s+(?P<noun>[\w/ -]{1,30}?)\s+of\b)|(?P<as>as (?:fast|much|high) as)\b)",
     re.IGNORECASE,
 )
@@ -56,7 +58,7 @@ _BARE_SIGNED = re.compile(
     r"(?<![\w.%])(?P<sign>[+\-−])" + _NUM + r"\s*%(?![\w%])(?!(?:\s+|-)(?:" + _ANY_WORD + r")\b)", re.IGNORECASE
 )
 # "1.6x TP8", "0.85x the baseline's": a ratio of the two, the target right after it.
-_BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + r"\s*[x×](?![\w])\s+(?=[\w\"'(])", re.IGNORECASE)
+_BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + _TIMES + r"\s+(?=[\w\"'(])", re.IGNORECASE)
 _BY_VERB = re.compile(
     r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
     r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
@@ -80,7 +82,14 @@ _PERCENT_NOUN = re.compile(
     r"reduction|decrease|regression|slow-?down|drop|loss)s?\b",
     re.IGNORECASE,
 )
-_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
+# "CB's speedup over static is 1.6x", "the slowdown is 1.2x": the noun first, the factor after.
+_NOUN_FACTOR = re.compile(
+    r"\b(?P<word>speed-?ups?|slow-?downs?)\b(?P<mid>(?:\s+(?:over|vs\.?|versus|against|relative to|compared (?:to|with))\s+"
+    r"[^.;:%]{1,40}?)?)\s*(?:is|was|of|:|=)\s*(?P<hedge>about\s+|roughly\s+|~\s*|≈\s*|around\s+|nearly\s+)?"
+    + _NUM + _TIMES,
+    re.IGNORECASE,
+)
+_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\d\s+times\b|\d-?fold\b|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
 # "twice as fast as X", "half the TTFT of X": a factor in words.
 _WORD_FACTOR = re.compile(
     r"\b(?P<num>twice|double|triple|half)\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
@@ -168,6 +177,7 @@ def find_claims(text: str) -> list[Claim]:
         (_BY_VERB, _by_verb_claim, True),
         (_MOVE_VERB, _move_verb_claim, True),
         (_PERCENT_NOUN, _percent_noun_claim, True),
+        (_NOUN_FACTOR, _noun_factor_claim, False),
         (_BARE_FACTOR, _bare_factor_claim, False),
         (_WORD_FACTOR, _word_factor_claim, False),
         (_BARE_SIGNED, _bare_signed_claim, True),
@@ -243,6 +253,19 @@ def _word_factor_claim(text: str, match: re.Match[str]) -> Claim:
         value=_WORD_FACTORS[match.group("num").lower()], decimals=1, factor=True, polarity=polarity, sign=1.0,
         bound="approx", object_at=_skip_article(text, match.end()), object_search_start=None,
         noun=match.group("noun") or "", word="x", worded=True,
+    )
+
+
+def _noun_factor_claim(text: str, match: re.Match[str]) -> Claim:
+    """"CB's speedup over static is 1.6x": the target, if any, between the noun and the factor."""
+    word = match.group("word").lower()
+    mid = match.group("mid") or ""
+    return Claim(
+        start=match.start(), end=match.end(), text_end=match.end(),
+        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=True,
+        polarity=GOOD if word.startswith("speed") else BAD, sign=1.0,
+        bound="approx" if match.group("hedge") else "exact", object_at=None,
+        object_search_start=match.start("mid") if mid else None, noun="", word=word,
     )
 
 
