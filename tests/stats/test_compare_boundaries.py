@@ -77,3 +77,20 @@ def test_on_the_difference_scale_the_margin_is_a_share_of_the_baseline_on_both_s
     candidate, baseline = (high, low) if above else (low, high)
     far = compare(candidate, baseline, equivalence_margin=0.5)
     assert far.scale == "difference" and far.equivalent is False and far.verdict == ("better" if above else "worse")
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_an_interval_that_touches_zero_does_not_exclude_it(sign: float) -> None:
+    """A shift whose interval at the tested level ends exactly at 0 is not significant:
+    "excludes 0" is strict on both sides; a hair further it is, in its own direction."""
+    from scipy.special import stdtrit
+
+    c = compare([100.0, 101.5, 100.7, 102.0], [100.2, 99.6, 100.9, 100.1])
+    df = 6.0
+    half = float(stdtrit(df, 1.0 - c.level / 2.0))  # the (1 - level) interval's half-width at se = 1
+    touching = c.redecided(estimate=Welch(sign * half, 1.0, df))
+    assert (touching.delta_ci_low if sign > 0 else touching.delta_ci_high) == 0.0
+    assert not touching.significant and touching.verdict == "same"
+    assert touching.p_value == c.p_value  # the raw p is kept; the verdict is read off the interval
+    beyond = c.redecided(estimate=Welch(sign * half * (1 + 1e-9), 1.0, df))
+    assert beyond.significant and beyond.verdict == ("better" if sign > 0 else "worse")
