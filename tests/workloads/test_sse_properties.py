@@ -125,3 +125,18 @@ def test_a_line_longer_than_the_limit_is_refused_at_the_limit() -> None:
     assert parser.feed(b"data: " + b"x" * (MAX_EVENT_BYTES - 6)) == []  # exactly the limit: held
     with pytest.raises(StreamError, match="over 16 MiB without a line break"):
         parser.feed(b"x")
+
+
+def test_close_forgets_an_unterminated_line() -> None:
+    """What close discards does not come back as the start of a later feed's line."""
+    parser = SSEParser()
+    assert parser.feed(b"data: cut off") == [] and parser.pending
+    assert parser.close() == [] and not parser.pending
+    assert parser.feed(b"data: b\n\n") == [SSEEvent("b")]
+
+
+def test_a_byte_order_mark_alone_is_consumed() -> None:
+    """The whole mark in one feed is dropped there: nothing is held for later."""
+    parser = SSEParser()
+    assert parser.feed(b"\xef\xbb\xbf") == [] and not parser.pending
+    assert parser.feed(b"data: x\n\n") == [SSEEvent("x")]
