@@ -7,6 +7,7 @@ results, and with a warm derived cache neither needs it, so no statistic is comp
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,8 +67,6 @@ class CheckResult:
     def summary(self, documents: Sequence[str] = ()) -> str:
         """One line: all is well, or what is wrong and how to fix it (``documents``: those named
         on the command line, repeated in the commands it advises so they run as printed)."""
-        import shlex
-
         named = "".join(f" {shlex.quote(d)}" for d in documents)
         if self.ok:
             return f"{len(self.syncs)} document(s) up to date"

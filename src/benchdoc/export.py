@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -52,14 +55,10 @@ def request_rows(runs: Iterable[RunRecord], kept: dict[int, list[RequestRow]]) -
 
 def render_rows(rows: list[dict[str, Any]], fmt: str, fields: tuple[str, ...] = FLAT_FIELDS) -> str:
     """The rows as text in ``fmt`` (one of FORMATS); CSV writes ``fields`` as its header."""
-    import io
-    import json
-
     if fmt == "json":
         return json.dumps(rows, indent=2) + "\n"
     if fmt == "jsonl":
         return "".join(json.dumps(row) + "\n" for row in rows)
-    import csv
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")

@@ -34,7 +34,9 @@ innocent name is indistinguishable from a commit hash).
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -430,8 +432,6 @@ def looks_random(value: str) -> bool:
         return False
     if not (any(c.isdigit() for c in longest) and any(c.isalpha() for c in longest)):
         return False
-    import math  # only for the few values that got this far
-    from collections import Counter
 
     counts = Counter(longest)
     bits = -sum(n / len(longest) * math.log2(n / len(longest)) for n in counts.values())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -26,8 +27,6 @@ def _command_modules() -> list[ModuleType]:
     A command module sets ``ORDER`` (an int) and ``register``; discovering them keeps
     this file free of a list every new command would have to edit.
     """
-    import pkgutil
-
     names = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
     modules = [importlib.import_module(f"benchdoc.cli.{name}") for name in names]
     modules = [m for m in modules if hasattr(m, "register")]

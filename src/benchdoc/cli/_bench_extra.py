@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from benchdoc.errors import UsageError
@@ -78,7 +79,6 @@ def save(args: argparse.Namespace, name: str, result: Any) -> None:
     """With --result-dir, the run's files in their own folder (said on stderr)."""
     if not args.result_dir:
         return
-    import sys
 
     from benchdoc.workloads.result_files import check_result_dir, write_result_files
 

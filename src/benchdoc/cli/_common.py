@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -184,8 +185,6 @@ def write_output(target: Path, data: bytes) -> None:
 
 
 def print_json(data: Any) -> None:
-    import json
-
     json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")
 

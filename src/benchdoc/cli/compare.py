@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from benchdoc.cli._common import add_pooling_arguments, console, load_project, open_ledger, pooling_from_args, print_json, styled
@@ -105,8 +106,6 @@ def present(
     results: ResultSet, a: ExperimentResult, b: ExperimentResult, pairs: list[PairComparison], env: list[EnvDifference],
     *, markdown: bool = False,
 ) -> None:
-    from dataclasses import replace
-
     from benchdoc.cli._comparetable import compare_table
     from benchdoc.cli._tables import markdown as markdown_text
     from benchdoc.cli._tables import print_fitted

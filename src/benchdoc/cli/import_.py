@@ -8,6 +8,7 @@ skipped, so importing a file that a tool keeps appending to can be repeated.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdoc.cli._common import load_project, open_ledger, print_json
@@ -181,8 +182,6 @@ def _values(runs: tuple[ImportedRun, ...]) -> dict[str, list[float]]:
 
 def _print_text(args: argparse.Namespace, config: Config | None, plan: ImportPlan, fmt: str,
                 ids: list[int | None]) -> None:
-    from pathlib import Path
-
     name = Path(args.file).name
     count = len(plan.runs)
     noun = "run" if count == 1 else "runs"

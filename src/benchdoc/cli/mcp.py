@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from benchdoc.errors import UsageError
 
@@ -44,8 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from benchdoc.config import find_config
 
     path = Path(args.config) if getattr(args, "config", None) else find_config()

@@ -7,6 +7,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -352,8 +353,6 @@ class _Display:
 
     def _eta(self, name: str, event: Any) -> str:
         """`, about N s left` from the pace of this experiment's repetitions so far."""
-        import time
-
         now = time.monotonic()
         first = self.started.setdefault(name, now)
         if event.repetition == 0:

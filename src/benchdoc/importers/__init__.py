@@ -13,7 +13,10 @@ until the whole file has been read.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -103,7 +106,6 @@ def resolve_format(name: str) -> str:
         return key
     if key in ALIASES:
         return ALIASES[key]
-    import difflib
 
     close = difflib.get_close_matches(key, [*FORMATS, *ALIASES], n=1, cutoff=0.6)
     hint = f" (did you mean '{ALIASES.get(close[0], close[0])}'?)" if close else ""
@@ -185,9 +187,6 @@ def _parse_file(path: Path, fmt: str, required: tuple[str, ...]) -> list[Importe
 
 def _finite_only(run: ImportedRun, path: Path, required: tuple[str, ...]) -> ImportedRun:
     """The run without its NaN samples; a NaN in a required metric refuses the file at its line."""
-    import dataclasses
-    import math
-
     missing = [s.metric for s in run.samples if math.isnan(s.value)]
     if not missing:
         return run

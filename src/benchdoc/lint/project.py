@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -87,8 +87,6 @@ def read_documents(facts: LintFacts, paths: Sequence[Path]) -> list[tuple[Path, 
 
 
 def _units(facts: LintFacts, path: Path, parsed: ParsedDocument) -> tuple[Path, DocumentText | None, list[DocumentError]]:
-    from dataclasses import replace
-
     if parsed.errors:
         return path, None, list(parsed.errors)
     return path, replace(document_units(parsed, facts.historical_sections), path=display_path(path)), []

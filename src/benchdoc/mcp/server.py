@@ -9,9 +9,11 @@ plain function); `run` is asynchronous and drives a child process (:mod:`benchdo
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -40,8 +42,6 @@ def answer(call: Callable[[], Any]) -> Any:
     """The call's answer redacted, as structured content and as compact JSON text (the SDK's own
     conversion indents it, doubling what a 2,000-experiment answer sends), or its BenchdocError as
     a tool error with the CLI's line."""
-    import json
-
     from benchdoc.redact import redact_obj, redact_text
 
     try:
@@ -150,8 +150,6 @@ def _run_tool(server: MCPServer, scope: Scope) -> None:
 
 async def run_child(scope: Scope, experiments: list[str], repetitions: int | None, ctx: Context) -> Any:
     """Drive the run child; on cancellation send it SIGINT and wait (shielded) until it has stopped its servers."""
-    import json
-
     import anyio
 
     argv = [sys.executable, "-m", "benchdoc.mcp.runjob", "--config", str(scope.config_path)]
@@ -221,8 +219,6 @@ def _resources(server: MCPServer, scope: Scope) -> None:
 
 def serve(scope: Scope) -> None:
     """Serve over stdio until the client closes the connection; the results are computed meanwhile."""
-    import threading
-
     os.chdir(scope.root)  # paths in every answer read as in the CLI run from the project folder
     server = build_server(scope)
     threading.Thread(target=warm, args=(scope,), name="benchdoc-mcp-warm", daemon=True).start()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from benchdoc.config import Config
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 def experiment_fingerprint(config: Config, name: str) -> str | None:
     """The fingerprint of ``name``'s current configuration; None when it has no server or
     its configuration does not validate (nothing can run it as it is)."""
-    from dataclasses import replace
-
     level = None
     if name not in config.experiments and (parts := split_level_experiment(name)) is not None:
         name, level = parts  # a level of a sweep: its experiment's configuration at that level

@@ -4,6 +4,7 @@ means, how one experiment compares with another)."""
 
 from __future__ import annotations
 
+import fnmatch
 import statistics
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -190,8 +191,6 @@ class ResultSet:
         """Those of ``chosen`` matching every ``KEY=VALUE`` (VALUE may be a glob): KEY is one of
         the experiment's variables (a sweep's matrix keys among them), server, workload, role,
         sweep or status, or rate/concurrency for a load level."""
-        import fnmatch
-
         wanted = []
         for condition in conditions:
             key, sep, value = condition.partition("=")

@@ -18,6 +18,7 @@ could not.
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import socket
@@ -369,7 +370,6 @@ def _request_with_credentials(url: str) -> urllib.request.Request:
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return urllib.request.Request(url, method="GET")
-    import base64
 
     host = parts.netloc.rpartition("@")[2]
     plain = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))

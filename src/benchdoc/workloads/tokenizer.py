@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,8 +66,6 @@ class Tokenizer:
         """The tokens of each piece of one text (a stream's chunks): the whole text is
         encoded once and each token is given to the piece its first character is in, so
         the counts add up to ``count("".join(pieces))``."""
-        from bisect import bisect_right
-
         ends: list[int] = []
         position = 0
         for piece in pieces:
