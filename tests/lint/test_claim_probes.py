@@ -329,6 +329,12 @@ def test_no_probe_s_fix_binds_another_metric_experiment_or_load_setting(facts: L
         "CB cuts TTFT p50 by 150 ms relative to static.",
         "CB hits 90% of the 8 req/s offered load as goodput.",
         "TTFT p50 is 450 ms for CB, 25% under static and well inside the 800 ms SLO.",
+        # Several experiments and their figures in one sentence, true of each.
+        "CB and the 2k limit improve goodput by 25% and 20% respectively over static.",
+        "CB is 62.5% faster than static, and the 2k limit is 5% slower.",
+        "The 2k limit is 42% slower than CB but 16% better on TTFT p50.",
+        "TTFT p50 — static 600 ms, CB 450 ms, 2k limit 380 ms.",
+        "2026-09-01 static: 800 tok/s. 2026-09-03 CB: 1300 tok/s (+62.5%).",
         # A load or setup other than the recorded one, and figures someone else measured.
         "On long prompts CB is 80% faster than static.",
         "With 2x the batch size, CB is 90% faster than static.",

@@ -46,6 +46,7 @@ _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence
 _SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
 SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
 _SPEED_UNIT = re.compile(r"^(?:[a-zµμ]*/s(?:ec)?|ms|s|us|µs|μs|ns|sec|seconds?|minutes?|min|h)$", re.IGNORECASE)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
 
 
@@ -161,12 +162,9 @@ class ClaimRule:
     ) -> tuple[tuple[MetricInfo, ...], str, str, bool, bool] | None:
         """The metrics a claim may be about, its subject, its target, and whether both metric and
         subject were read from its own words; None when any is unclear."""
-        text = context.unit.text
         clause_start, clause_end = context.clause(claim.start)
-        if HYPOTHETICAL.search(context.plain[clause_start : claim.start]) or is_change_of_one(claim, text):
+        if _left_alone(context, claim, clause_start, clause_end):
             return None
-        if _under_other_setup(context, claim, clause_end):
-            return None  # "On long prompts X is 80% faster", "Without P2P X is 20% slower": not the recorded setup
         reading = self._claim_metric(context, claim, neighbours)
         if reading is None:
             return None
@@ -492,6 +490,17 @@ def vs_cell_claim(text: str) -> Claim | None:
 
 _FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
                      "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also"))
+
+
+def _left_alone(context: Context, claim: Claim, clause_start: int, clause_end: int) -> bool:
+    """A plan or hedge, one experiment's before/after, a "respectively" list, or a claim about another setup."""
+    text = context.unit.text
+    if HYPOTHETICAL.search(context.plain[clause_start : claim.start]) or is_change_of_one(claim, text):
+        return True
+    if _RESPECTIVELY.search(text) and len({m.experiment for m in context.mentions if m.end <= claim.start}) > 1:
+        return True  # "A and B improve goodput by 25% and 20% respectively": whose figure is whose is a list's
+    # "On long prompts X is 80% faster", "Without P2P X is 20% slower": not the recorded setup
+    return _under_other_setup(context, claim, clause_end)
 
 
 def _under_other_setup(context: Context, claim: Claim, clause_end: int) -> bool:
