@@ -86,7 +86,7 @@ compare_to = "baseline"
 supersedes = "eagle3"
 server = "sim"
 workload = "chat"
-args = ["--draft-steps", "2", "--accept-prob", "0.6", "--verify-ms", "7"]
+args = ["--draft-steps", "2", "--accept-prob", "0.6", "--verify-ms", "8.4"]
 variables = {{ step = "10.8", seed = "4" }}
 
 [experiments.nccl-fewer-channels]
