@@ -11,13 +11,12 @@ import math
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from benchdoc.config import Config, MetricConfig, parse_config
-from benchdoc.ledger.metadata import RunMetadata
+from benchdoc.ledger.metadata import RunMetadata, SequentialTest
 from benchdoc.ledger.models import RunRecord, Sample
 from benchdoc.results import compute_results
 from benchdoc.results.sequential import family_level
@@ -129,7 +128,7 @@ METRICS = {"tok_s": SPEED, "ttft_ms": LATENCY}
 
 
 def _record(run_id: int, name: str, values: dict[str, list[list[float]]], starts: int,
-            until_decided: dict[str, Any] | None = None) -> RunRecord:
+            until_decided: SequentialTest | None = None) -> RunRecord:
     started = T0 + timedelta(minutes=run_id)
     samples = tuple(
         Sample(metric, value, repetition, start)
@@ -160,7 +159,7 @@ def measured(draw: st.DrawFn, starts: int) -> dict[str, list[list[float]]]:
 
 
 def _stopped(config: Config, name: str, names: list[str], values: dict[str, list[list[float]]],
-             baseline: dict[str, list[list[float]]], first: int, most: int) -> tuple[int, dict[str, Any]]:
+             baseline: dict[str, list[list[float]]], first: int, most: int) -> tuple[int, SequentialTest]:
     """The starts a `run --until-decided` of ``name`` ran, the baseline alongside, and what it recorded."""
     level, _ = family_level([], name, "tok_s", config.stats.correction, config.stats.alpha, running=names)
     plan = plan_stopping(level, first, most, most)
