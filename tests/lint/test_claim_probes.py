@@ -276,6 +276,8 @@ STYLES = [
     ("CB delivers 1.6 times the generation speed of static.", "CB delivers 2.4 times the generation speed of static."),
     ("CB's speedup over static is 1.6x.", "CB's speedup over static is 2.4x."),
     ("CB's speedup is ~1.6x.", "CB's speedup is 2.4x."),
+    # A change along a supersedes chain, stated with the ledger's before and after figures.
+    ("CB generation went from 1100 to 1300 tok/s (+18%).", "CB generation went from 1100 to 1300 tok/s (+30%)."),
     # Each name of a list followed at once by its figure owns it; a superseded experiment's alias pins its figures.
     ("Goodput: CB 7.50 req/s, static 6.00 req/s.", "Goodput: CB 7.50 req/s, static 6.50 req/s."),
     ("CB (7.50 req/s) vs static (6.00 req/s): +25% goodput.", "CB (7.50 req/s) vs static (6.20 req/s): +25% goodput."),
@@ -360,3 +362,8 @@ def test_an_entry_dated_before_a_failure_keeps_what_was_true_that_day(facts: Lin
     assert kinds(facts, "2026-09-10: fused sampler crashes with an illegal memory access.") == []
     later = lint(facts, "## 2026-09-12\n\nThe fused sampler works and generates 1350 tok/s.")
     assert [(f.kind, f.text) for f in later] == [(STALE_VALUE, "1350 tok/s")] and "now fails" in later[0].message
+
+
+def test_a_before_after_the_ledger_does_not_hold_is_told_by_its_figure(facts: LintFacts) -> None:
+    # 1000 is no result of continuous batching's line: the figure is reported, the change it implies is not.
+    assert kinds(facts, "CB generation went from 1000 to 1300 tok/s (+30%).") == [(STALE_VALUE, "1000")]

@@ -53,6 +53,15 @@ _BEFORE_AFTER = re.compile(r"\bfrom\s+~?[\d.,]+k?\b[^.;]{0,20}?\bto\s+~?[\d.,]+|
                            re.IGNORECASE)
 
 
+def before_after(claim: Claim, text: str) -> tuple[str, str] | None:
+    """The two figures ("1100", "1300") of the before/after a bare signed change follows, if it follows one."""
+    if not is_change_of_one(claim, text):
+        return None
+    found = list(_BEFORE_AFTER.finditer(text[: claim.start]))[-1].group(0)
+    numbers = re.findall(r"\d[\d,]*(?:\.\d+)?", found)
+    return (numbers[0], numbers[-1]) if len(numbers) >= 2 else None
+
+
 def is_change_of_one(claim: Claim, text: str) -> bool:
     """A bare signed change that states the before/after it follows, not a comparison of two."""
     return claim.polarity == SIGNED and not claim.word and bool(_BEFORE_AFTER.search(text[: claim.start]))

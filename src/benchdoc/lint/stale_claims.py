@@ -17,6 +17,7 @@ from benchdoc.lint.attribution import Comparison
 from benchdoc.lint.claim_reading import (
     ClaimReader,
     MetricReading,
+    before_after,
     is_change_of_one,
     never_succeeded,
     no_result_state,
@@ -38,7 +39,7 @@ from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
-from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, mention_at
+from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, matches, mention_at, tolerance
 from benchdoc.lint.text import Unit
 from benchdoc.lint.words import HYPOTHETICAL, OTHER_SETUP, UNNAMED_CONDITION
 
@@ -163,6 +164,9 @@ class ClaimRule:
         """The metrics a claim may be about, its subject, its target, and whether both metric and
         subject were read from its own words; None when any is unclear."""
         clause_start, clause_end = context.clause(claim.start)
+        change = self._change_of_one(context, claim, neighbours)
+        if change is not None:
+            return change
         if _left_alone(context, claim, clause_start, clause_end):
             return None
         reading = self._claim_metric(context, claim, neighbours)
@@ -197,6 +201,30 @@ class ClaimRule:
                 if subject is None or target is None:
                     return None
         return reading.candidates, subject, target, reading.certain, subject_certain
+
+    def _change_of_one(
+        self, context: Context, claim: Claim, neighbours: list[Claim]
+    ) -> tuple[tuple[MetricInfo, ...], str, str, bool, bool] | None:
+        """"went from 1100 to 1300 tok/s (+18%)" about an experiment that supersedes another, when the two
+        figures are the ledger's before and after: the claim is that change, read against the ledger's."""
+        figures = before_after(claim, context.unit.text)
+        lines = {self.know.standing(m.experiment, context).name for m in context.mentions}
+        if figures is None or len(lines) != 1:
+            return None
+        current = self.facts.experiments[lines.pop()]
+        reading = self._claim_metric(context, claim, neighbours)
+        if current.supersedes is None or reading is None or not reading.certain or len(reading.candidates) != 1:
+            return None
+        metric = reading.candidates[0]
+        facts = current.metrics.get(metric.name)
+        if facts is None or facts.change is None:
+            return None
+        written = [float(f.replace(",", "")) for f in figures]
+        allowed = [tolerance(len(f.split(".")[1]) if "." in f else 0, metric.digits) for f in figures]
+        if not (matches(written[0], facts.change.old, allowed[0], "exact")
+                and matches(written[1], facts.change.new, allowed[1], "exact")):
+            return None  # figures the ledger does not hold: the numbers' own findings tell
+        return (metric,), current.name, current.supersedes, True, True
 
     def parties(self, context: Context, claim: Claim) -> Comparison:
         """Who a claim compares, as far as the ledger names them: None stands for words it does not know."""
