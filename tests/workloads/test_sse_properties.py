@@ -140,3 +140,9 @@ def test_a_byte_order_mark_alone_is_consumed() -> None:
     parser = SSEParser()
     assert parser.feed(b"\xef\xbb\xbf") == [] and not parser.pending
     assert parser.feed(b"data: x\n\n") == [SSEEvent("x")]
+
+
+def test_a_byte_order_mark_after_a_leading_blank_line_is_not_the_stream_s() -> None:
+    """Only the stream's first bytes can be its mark; after a blank line they belong to a
+    field name that is no known field."""
+    assert _feed(b"\n\xef\xbb\xbfdata: x\n\ndata: y\n\n", [])[0] == [SSEEvent("y")]
