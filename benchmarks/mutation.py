@@ -413,8 +413,9 @@ def source_hash(path: Path) -> str:
 
 
 def score_module(module: str, budget: float, seed: int, only: list[int] | None = None,
-                 earlier: Score | None = None) -> Score:
-    """Run ``module``'s mutants (in a seeded order, within ``budget`` seconds) or, given
+                 earlier: Score | None = None, limit: int | None = None) -> Score:
+    """Run ``module``'s mutants (in a seeded order, within ``budget`` seconds, at most
+    ``limit`` of them: the same seed and limit give the same sample) or, given
     ``only``, those numbered mutants, counted on top of the ``earlier`` score."""
     path = module_path(module)
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -443,7 +444,7 @@ def score_module(module: str, budget: float, seed: int, only: list[int] | None =
                       tested=earlier.tested - len(found), killed=earlier.killed)
     start = time.monotonic()
     for mutant in found:
-        if only is None and time.monotonic() - start > budget:
+        if only is None and (time.monotonic() - start > budget or (limit is not None and score.tested >= limit)):
             break  # a retest runs every survivor it was given
         chosen = reaching(coverage, spans.get(mutant.line))
         if chosen == []:  # no covering test runs its line
@@ -512,6 +513,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--module", action="append", choices=sorted(COVERING), help="a module (repeatable; default all)")
     parser.add_argument("--budget", type=float, default=1800.0, help="seconds in all, split across modules")
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="at most N mutants a module, the first N of the seed's order (a sample that can be repeated)")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "mutation_results.md"))
     parser.add_argument("--list", action="store_true", help="list the mutants and run nothing")
     parser.add_argument("--retest", metavar="REPORT", help="run again only the survivors an earlier report lists")
@@ -541,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     how = (f"The survivors of {args.retest} run again (budget {args.budget:g} s), counted on top of its figures."
            if args.retest else
            f"Only the mutants numbered {', '.join(map(str, args.mutant))}." if args.mutant else
-           f"Budget {args.budget:g} s, split evenly across modules; mutants in a seeded random order (seed {args.seed}).")
+           f"Budget {args.budget:g} s, split evenly across modules; mutants in a seeded random order (seed {args.seed})"
+           + (f", at most {args.limit} a module." if args.limit else "."))
     scores = []
     for module in modules:
         if args.retest:
@@ -559,7 +563,7 @@ def main(argv: list[str] | None = None) -> int:
             chosen = Score(module, total, tested=len(args.mutant), source=source_hash(path))
             score = score_module(module, args.budget, args.seed, only=args.mutant, earlier=chosen)
         else:
-            score = score_module(module, args.budget / len(modules), args.seed)
+            score = score_module(module, args.budget / len(modules), args.seed, limit=args.limit)
         scores.append(score)
         print(f"{module}: {score.killed}/{score.tested} killed of {score.total} mutants "
               f"({score.seconds:.0f} s)", flush=True)
