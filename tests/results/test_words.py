@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -151,3 +152,7 @@ def test_one_side_with_one_start_is_not_one_start_each() -> None:
     assert delta_mark(lopsided) == "+3.8%?" and status_of_verdict(lopsided.verdict) is None
     one_each = compare([96.1, 96.0], [92.6, 92.5], candidate_starts=[0, 0], baseline_starts=[0, 0])
     assert one_each.single_start and one_each.starts_needed == 2
+    # A comparison that carries no design still says the two starts each side needs.
+    from benchdoc.results.words import insufficient_text
+
+    assert insufficient_text(dataclasses.replace(lopsided, starts_needed=None)).startswith("need >= 2 server starts each")
