@@ -11,7 +11,8 @@ start of its own), which is the pseudo-replication benchdoc used to make.
 
 - the issue's designs (starts x repetitions, between- and within-start sd): the A/A
   false-positive rate (a "better"/"worse" verdict between identical configurations) with
-  starts and flat, the power to declare +4% better and the coverage of the shift
+  starts and flat (over --aa-trials, 4000 by default: a standard error of 0.0034), the
+  power to declare +4% better and the coverage of the shift
   interval; one start a side can never be declared (the verdict says so instead); with
   several starts, the coverage of the median's interval (over the per-start medians) and,
   beside it, of the order-statistic interval of the pooled values (`median_flat_cover`);
@@ -89,31 +90,46 @@ def _side(rng: np.random.Generator, starts: int, reps: int, between: float, with
     return values.ravel(), [s for s in range(starts) for _ in range(reps)]
 
 
-def _rates(rng: np.random.Generator, design: Design, trials: int) -> dict[str, float]:
-    """A/A declared (with starts and flat), power and coverage for one design."""
-    declared = flat = powered = covered = shown = median_covered = median_flat = 0
+def _aa_rates(rng: np.random.Generator, design: Design, trials: int) -> tuple[float, float]:
+    """The A/A false-positive rate of one design, with starts and flat."""
+    declared = flat = 0
+    for _ in range(trials):
+        a, a_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
+        b, b_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
+        declared += compare(a, b, candidate_starts=a_starts, baseline_starts=b_starts).verdict in ("better", "worse")
+        flat += compare(a, b).verdict in ("better", "worse")
+    return declared / trials, flat / trials
+
+
+def _rates(rng: np.random.Generator, design: Design, trials: int, aa_trials: int | None = None) -> dict[str, float]:
+    """A/A declared (with starts and flat; over ``aa_trials`` when given), power and coverage for one design."""
+    declared = flat = powered = covered = shown = 0
+    medians = {"start": [0, 0], "flat": [0, 0]}  # intervals shown, and holding the truth
     truth = design.effect * 100.0
     for _ in range(trials):
         a, a_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
         b, b_starts = _side(rng, design.starts, design.reps, design.between, design.within, 0.0)
         if design.starts > 1:  # the true median of a fresh start's value is BASELINE
-            by_start, pooled = summarize(a, starts=a_starts), summarize(a)
-            median_covered += (by_start.ci_low or 0.0) <= BASELINE <= (by_start.ci_high or 0.0)
-            median_flat += (pooled.ci_low or 0.0) <= BASELINE <= (pooled.ci_high or 0.0)
-        declared += compare(a, b, candidate_starts=a_starts, baseline_starts=b_starts).verdict in ("better", "worse")
-        flat += compare(a, b).verdict in ("better", "worse")
+            for kind, summary in (("start", summarize(a, starts=a_starts)), ("flat", summarize(a))):
+                if summary.ci_low is not None and summary.ci_high is not None:  # too few values show none
+                    medians[kind][0] += 1
+                    medians[kind][1] += summary.ci_low <= BASELINE <= summary.ci_high
+        if aa_trials is None:
+            declared += compare(a, b, candidate_starts=a_starts, baseline_starts=b_starts).verdict in ("better", "worse")
+            flat += compare(a, b).verdict in ("better", "worse")
         c, c_starts = _side(rng, design.starts, design.reps, design.between, design.within, design.effect)
         real = compare(c, b, candidate_starts=c_starts, baseline_starts=b_starts)
         powered += real.verdict == "better"
         if real.delta_ci_low is not None and real.delta_ci_high is not None:
             shown += 1
             covered += real.delta_ci_low <= truth <= real.delta_ci_high
-    figures = {"fpr": declared / trials, "fpr_flat": flat / trials, "power": powered / trials}
+    fpr, fpr_flat = (declared / trials, flat / trials) if aa_trials is None else _aa_rates(rng, design, aa_trials)
+    figures = {"fpr": fpr, "fpr_flat": fpr_flat, "power": powered / trials}
     if shown:
         figures["coverage"] = covered / shown
-    if design.starts > 1:
-        figures["median_coverage"] = median_covered / trials
-        figures["median_flat_cover"] = median_flat / trials
+    for kind, key in (("start", "median_coverage"), ("flat", "median_flat_cover")):
+        if medians[kind][0]:  # of the intervals shown (none with fewer than 6 values of one repetition)
+            figures[key] = medians[kind][1] / medians[kind][0]
     return figures
 
 
@@ -179,12 +195,15 @@ def _oddities(rng: np.random.Generator, trials: int) -> dict[str, float]:
     return figures
 
 
-def measure(trials: int, seed: int, grid_trials: int = 0) -> dict[str, float]:
-    """Every figure; ``trials`` simulated comparisons (or families) for each."""
+def measure(trials: int, seed: int, grid_trials: int = 0, aa_trials: int | None = None) -> dict[str, float]:
+    """Every figure; ``trials`` simulated comparisons (or families) for each, ``aa_trials``
+    (default: ``trials``) for the A/A rates of the issue's designs."""
     rng = np.random.default_rng(seed)
-    figures: dict[str, float] = {}
+    aa = trials if aa_trials is None else aa_trials
+    figures: dict[str, float] = {"trials": trials, "aa_trials": aa,
+                                 "aa_standard_error": math.sqrt(ALPHA * (1 - ALPHA) / aa)}
     for design in DESIGNS:
-        figures.update({f"{key}_{design.name}": value for key, value in _rates(rng, design, trials).items()})
+        figures.update({f"{key}_{design.name}": value for key, value in _rates(rng, design, trials, aa).items()})
     figures["fpr_5v5"] = _declared_rate(rng, 5, 0.0, trials, ("better", "worse"))
     for runs in (3, 5, 10):
         figures[f"power_{runs}"] = _declared_rate(rng, runs, EFFECT, trials, ("better",))
@@ -201,7 +220,8 @@ def measure(trials: int, seed: int, grid_trials: int = 0) -> dict[str, float]:
 
 
 def _print_table(figures: dict[str, float], trials: int, seed: int, elapsed: float) -> None:
-    print(f"benchdoc.stats: alpha {ALPHA}, {trials} trials each, seed {seed}")
+    print(f"benchdoc.stats: alpha {ALPHA}, {trials} trials each ({figures['aa_trials']:.0f} for the designs' A/A "
+          f"rates: standard error {figures['aa_standard_error']:.4f} at {ALPHA}), seed {seed}")
     print(f"{'design (a side)':<52} {'A/A fp':>7} {'flat fp':>8} {'power':>6} {'cover':>6}")
     for d in DESIGNS:
         cover = figures.get(f"coverage_{d.name}")
@@ -249,11 +269,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grid-trials", type=int, default=100,
                         help="simulated comparisons per design of the 48-design grid (default 100; 0 leaves it out)")
     parser.add_argument("--no-grid", action="store_true", help="leave out the grid (as --grid-trials 0)")
+    parser.add_argument("--aa-trials", type=int, default=4000,
+                        help="simulated A/A comparisons per design of the issue's table (default 4000: a standard "
+                        "error of 0.0034 at alpha)")
     args = parser.parse_args(argv)
-    if args.trials < 1:
-        parser.error("--trials must be at least 1")
+    if args.trials < 1 or args.aa_trials < 1:
+        parser.error("--trials and --aa-trials must be at least 1")
     started = time.perf_counter()
-    figures = measure(args.trials, args.seed, grid_trials=0 if args.no_grid else args.grid_trials)
+    figures = measure(args.trials, args.seed, grid_trials=0 if args.no_grid else args.grid_trials,
+                      aa_trials=args.aa_trials)
     elapsed = time.perf_counter() - started
     if args.json:
         print(json.dumps(figures))
@@ -263,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     # the simulation; the flat (pseudo-replicated) figures are shown, not held.
     def slack(key: str) -> float:  # three standard errors of a rate near alpha (four across the 48 grid designs)
         grid = key.startswith("grid_")
-        return (4 if grid else 3) * math.sqrt(ALPHA * (1 - ALPHA) / max(args.grid_trials if grid else args.trials, 1))
+        count = args.grid_trials if grid else args.aa_trials if key.startswith("fpr_d") else args.trials
+        return (4 if grid else 3) * math.sqrt(ALPHA * (1 - ALPHA) / max(count, 1))
 
     fpr_ok = all(v <= ALPHA + slack(k) for k, v in figures.items()
                  if k.startswith(("fpr_", "grid_fpr_", "family_fpr_")) and "flat" not in k)
