@@ -347,6 +347,8 @@ def _versus_sglang(python: str, repeats: int, as_json: bool) -> int:
     # The version and the load at both ends are kept with the figures in the ledger's metadata.
     kept = {**vs_sglang.figures(outcome), "sglang_version": outcome.sglang_version,
             "load_avg": f"{outcome.load_start:.2f} at the start, {outcome.load_end:.2f} at the end"}
+    if as_json:  # the table too, on stderr: the JSON is for the ledger, the table for the reader
+        print(vs_sglang.table(outcome), file=sys.stderr)
     print(json.dumps(kept) if as_json else vs_sglang.table(outcome))
     return 0
 
