@@ -184,3 +184,30 @@ def test_no_p_is_shown_where_no_test_decides() -> None:
     assert not tested(other) and p_text(other) == DASH
     own = read_sequentially(c, Sequential(7, 3, "significant"))
     assert tested(own) and p_text(own) != DASH
+
+
+def test_a_size_past_six_more_places_keeps_seven_significant_digits() -> None:
+    from benchdoc.config import MetricConfig
+    from benchdoc.results.words import change_words
+
+    speed = MetricConfig("tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower")
+    assert change_words(1.23456789e-9, speed) == "1.234568e-09% faster"
+    assert change_words(0.0000123, speed) == "0.00001% faster"  # six more places still show it
+
+
+def test_an_interval_bound_is_fixed_to_six_places_then_in_exponent_form() -> None:
+    import dataclasses
+
+    from benchdoc.results.words import shift_interval_text
+    from benchdoc.stats import compare
+
+    c = compare([103.0, 103.1, 102.9], [100.0, 100.1, 99.9])
+    shown = dataclasses.replace(c, delta_ci_low=0.000001, delta_ci_high=6.25, delta_ci_level=0.95)
+    assert shift_interval_text(shown) == "[+0.000001%, +6.2%] (95%)"
+    assert shift_interval_text(dataclasses.replace(shown, delta_ci_low=1e-7)) == "[+1.00e-07%, +6.2%] (95%)"
+
+
+def test_the_outlier_mark_tables_put_beside_a_median() -> None:
+    from benchdoc.results.words import OUTLIER_MARK
+
+    assert OUTLIER_MARK == "†"
