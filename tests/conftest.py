@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and
+# so would every benchdoc it starts: the Ctrl-C tests would then test nothing. Python keeps
+# an ignored SIGINT ignored, so restore the default here; children then start with it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if TYPE_CHECKING:
     from benchdoc.ledger.models import RunRecord
