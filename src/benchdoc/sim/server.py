@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from benchdoc.sim import formats
+from benchdoc.sim.arrivals import StampingRunner, arrived
 from benchdoc.sim.cache import PrefixCache, prompt_words
 from benchdoc.sim.clock import DeadlineClock
 from benchdoc.sim.config import PREEMPT_CLOSE, SimConfig
@@ -80,7 +81,7 @@ class SimServer:
         self._slots = asyncio.Semaphore(self.config.max_running)
         self._clock = DeadlineClock(asyncio.get_running_loop())
         self._ready_at = time.monotonic() + self.config.ready_delay_s
-        self._runner = web.AppRunner(self.build_app(), access_log=None, shutdown_timeout=0.5)
+        self._runner = StampingRunner(self.build_app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port)
         await site.start()
@@ -177,7 +178,7 @@ class SimServer:
         assert task is not None
         self._handlers[task] = request
         try:
-            return await self._serve(request, api, time.perf_counter())
+            return await self._serve(request, api, arrived(request))
         finally:
             self._handlers.pop(task, None)
 
