@@ -238,3 +238,25 @@ def test_a_url_it_does_not_carry_falls_back_to_aiohttp_and_says_so(sim_thread) -
     assert result.succeeded == 2
     assert result.provenance["http_client"] == "aiohttp (the lean reader does not carry credentials in the URL)"
     assert result.settings["http_client"] == "lean"
+
+
+@pytest.mark.timeout(30)
+def test_the_streams_connections_are_taken_in_before_the_clock_starts(canned_server) -> None:
+    """The lean reader opens the streams' connections before it asks which models the server
+    serves: by the time that answer comes, the server has taken every one of them in, so no
+    measured request waits for its connection to be accepted."""
+    seen: list[int] = []
+    servers: list[object] = []
+
+    async def models(request: web.Request) -> web.Response:
+        seen.append(len(servers[0]._runner.server.connections))  # type: ignore[attr-defined]
+        return web.json_response({"object": "list", "data": [{"id": "m"}]})
+
+    async def whole(request: web.Request) -> web.Response:
+        return web.Response(body=_events(5), content_type="text/event-stream")
+
+    server = canned_server({"GET /v1/models": models, "POST /v1/completions": whole})
+    servers.append(server)
+    result = run_workload(WorkloadSpec(url=server.url, concurrency=8, requests=8, output_tokens=5))
+    assert result.succeeded == 8 and result.provenance["http_client"] == "lean (httptools)"
+    assert seen and seen[0] >= 9, seen  # the 8 streams' connections, and the discovery's own

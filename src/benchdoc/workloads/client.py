@@ -110,6 +110,9 @@ def _streams(engine: Engine) -> int:
 async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | None, monitor: LoopMonitor) -> _Measured:
     """Discover the model, warm up, then the measured phase with the loop monitor running."""
     part = engine.part
+    # The streams' connections first: the server answers the discovery below only after it
+    # has taken in the connections opened before it, so no measured request waits for that.
+    await engine.reader.prewarm(_streams(engine))
     server_info = await http.discover()
     if engine.model is None and server_info["models"]:
         first = server_info["models"][0].get("id")
@@ -128,7 +131,7 @@ async def _measure(engine: Engine, http: AiohttpReader, progress: Progress | Non
         engine.consecutive_connect_errors = 0
 
     engine.prepare()  # every prompt made and counted before the clock starts
-    await engine.reader.prewarm(_streams(engine))  # and the streams' connections opened
+    await engine.reader.prewarm(_streams(engine))  # and any the warm-up closed opened again
     before = await http.scrape_counters() if part is None or part.index == 0 else None
     completed = 0
 
