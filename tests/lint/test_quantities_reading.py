@@ -89,3 +89,10 @@ def test_a_number_with_a_declared_unit_is_read_back(value: object, unit: str, be
     assert q.value == float(written) and text[q.start : q.end] == written
     assert q.decimals == (len(written.split(".")[1]) if "." in written else 0)
     assert q.bound == "exact" and not q.before
+
+
+def test_a_table_cell_s_number_is_a_current_value_with_no_unit_of_its_own() -> None:
+    """A cell's number is never read as an older value: its column says what it is."""
+    (cell,) = bare_numbers("~96.10")
+    assert (cell.start, cell.end, cell.unit_end, cell.value, cell.decimals) == (1, 6, 6, 96.1, 2)
+    assert cell.before is False and cell.units == frozenset() and cell.bound == "approx"
