@@ -96,3 +96,12 @@ def test_a_table_cell_s_number_is_a_current_value_with_no_unit_of_its_own() -> N
     (cell,) = bare_numbers("~96.10")
     assert (cell.start, cell.end, cell.unit_end, cell.value, cell.decimals) == (1, 6, 6, 96.1, 2)
     assert cell.before is False and cell.units == frozenset() and cell.bound == "approx"
+
+
+def test_an_older_value_s_cue_at_the_very_start_of_the_text() -> None:
+    """The words before a number are read from the text's first character: "was" there
+    still makes the figure an older one."""
+    finder = QuantityFinder(["tok/s"])
+    assert [(q.value, q.before) for q in finder.find("was 54.1 tok/s")] == [(54.1, True)]
+    assert [(q.value, q.bound) for q in finder.find("~54 tok/s")] == [(54.0, "approx")]
+    assert [(q.value, q.before) for q in finder.find("54.1 tok/s")] == [(54.1, False)]
