@@ -105,3 +105,10 @@ def test_an_older_value_s_cue_at_the_very_start_of_the_text() -> None:
     assert [(q.value, q.before) for q in finder.find("was 54.1 tok/s")] == [(54.1, True)]
     assert [(q.value, q.bound) for q in finder.find("~54 tok/s")] == [(54.0, "approx")]
     assert [(q.value, q.before) for q in finder.find("54.1 tok/s")] == [(54.1, False)]
+
+
+def test_the_longest_spelling_of_a_unit_wins() -> None:
+    """A unit that starts with another one's spelling is read whole."""
+    finder = QuantityFinder(["tok", "tok per s"])
+    assert [q.units for q in finder.find("5 tok per s")] == [frozenset({"tok per s"})]
+    assert [q.units for q in finder.find("5 tok here")] == [frozenset({"tok"})]
