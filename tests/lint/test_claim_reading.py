@@ -415,3 +415,21 @@ def test_claims_about_an_unreliable_result_are_flagged(facts: LintFacts) -> None
         (finding,) = lint_text(facts, sentence + "\n", "log.md")
         assert finding.kind == kind, sentence
         assert "unreliable: 20.0% of its requests failed" in finding.ledger and finding.fix.startswith("no fix")
+
+
+def test_a_figure_s_annotation_and_a_label_name_the_metric_for_certain(facts: LintFacts) -> None:
+    """'TTFT p95 360 ms (+35% vs eager)' and 'TTFT p95: +35% vs eager' are about TTFT p95
+    beyond doubt: reported with the fix; 'ttft worse: 360ms (1.5x eager)' only probably."""
+    for sentence in ("torch.compile: TTFT p95 360 ms (+35% vs eager).\n", "torch.compile TTFT p95: +35% vs eager.\n"):
+        (stale,) = lint_text(facts, sentence, "log.md")
+        assert stale.kind == STALE_CLAIM and stale.fix.startswith('write "1.20x slower than Eager mode"'), stale.fix
+        assert found(facts, sentence.replace("+35%", "+20%")) == []
+    (unsure,) = lint_text(facts, "torch.compile ttft worse: 360ms (1.5x eager).\n", "log.md")
+    assert unsure.fix.startswith("no fix proposed: which metric")
+
+
+def test_a_slash_ratio_is_approximate_only_with_its_sign(facts: LintFacts) -> None:
+    """'≈ 1.6' allows for rounding a ratio of 1.50 to one digit's neighbour; '= 1.52' does not."""
+    assert found(facts, "torch.compile/eager ≈ 1.6\n") == []
+    assert found(facts, "torch.compile/eager ~ 1.6\n") == []
+    assert found(facts, "torch.compile/eager = 1.52\n") == [(STALE_CLAIM, "torch.compile/eager = 1.52")]
