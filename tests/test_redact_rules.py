@@ -81,3 +81,12 @@ def test_a_secret_under_a_secret_name_never_survives_any_entry_point(secret: str
     assert redact_argv([f"--password={secret}"]) == [f"--password={MARKER}"]
     assert redact_obj({"password": secret}) == {"password": MARKER}
     assert redact_text(f"postgresql://u:{secret}@h/db") == f"postgresql://u:{MARKER}@h/db" or "@" in secret
+
+
+def test_a_key_qualifier_counts_only_just_before_the_key() -> None:
+    """'SORT_KEY' is a lookup key; 'KEY_SHARD' (a key, then a word) and a bare 'KEY' are secrets:
+    the qualifier must come right before KEY, and nothing comes before a KEY that starts the name."""
+    from benchdoc.redact import is_secret_name
+
+    assert not is_secret_name("SORT_KEY")
+    assert is_secret_name("KEY_SHARD") and is_secret_name("KEY_GROUP") and is_secret_name("KEY")
