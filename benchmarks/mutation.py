@@ -64,7 +64,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     ),
     "benchdoc.stats.welch": (
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
-        "tests/stats/test_stats_multiple.py",
+        "tests/stats/test_stats_multiple.py", "tests/stats/test_compare_boundaries.py",
     ),
     "benchdoc.stats.summary": ("tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py"),
     "benchdoc.results.words": (

@@ -94,3 +94,11 @@ def test_an_interval_that_touches_zero_does_not_exclude_it(sign: float) -> None:
     assert touching.p_value == c.p_value  # the raw p is kept; the verdict is read off the interval
     beyond = c.redecided(estimate=Welch(sign * half * (1 + 1e-9), 1.0, df))
     assert beyond.significant and beyond.verdict == ("better" if sign > 0 else "worse")
+
+
+def test_with_no_spread_a_one_sided_p_is_zero_or_one() -> None:
+    """Identical starts a side (no spread): a difference strictly beyond a bound is certain
+    (p = 0); on the bound or short of it, nothing is shown (p = 1), as TOST's strict margin asks."""
+    w = Welch(0.02, 0.0, 4.0)
+    assert (w.one_sided_above(0.01), w.one_sided_above(0.02), w.one_sided_above(0.03)) == (0.0, 1.0, 1.0)
+    assert (w.one_sided_below(0.03), w.one_sided_below(0.02), w.one_sided_below(0.01)) == (0.0, 1.0, 1.0)
