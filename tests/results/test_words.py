@@ -142,6 +142,12 @@ def test_the_design_and_its_variance_components_are_said() -> None:
     assert design_note(compare([96.1], [92.6]), "tok/s") is None  # one value a side: no spread to split
 
 
+def insufficient_text_default(comparison: Comparison) -> str:
+    from benchdoc.results.words import insufficient_text
+
+    return insufficient_text(comparison)
+
+
 def test_one_side_with_one_start_is_not_one_start_each() -> None:
     """A candidate of three starts against a baseline of one: too few starts on one side,
     said with both counts, not as 'one server start each'."""
@@ -152,6 +158,7 @@ def test_one_side_with_one_start_is_not_one_start_each() -> None:
     assert delta_mark(lopsided) == "+3.8%?" and status_of_verdict(lopsided.verdict) is None
     one_each = compare([96.1, 96.0], [92.6, 92.5], candidate_starts=[0, 0], baseline_starts=[0, 0])
     assert one_each.single_start and one_each.starts_needed == 2
+    assert insufficient_text_default(one_each).startswith(f"{one_each.delta_pct:+.1f}% within one server start each")
     # A comparison that carries no design still says the two starts each side needs.
     from benchdoc.results.words import insufficient_text
 

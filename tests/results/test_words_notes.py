@@ -193,6 +193,7 @@ def test_a_size_past_six_more_places_keeps_seven_significant_digits() -> None:
     speed = MetricConfig("tok_s", "tok/s", unit="tok/s", better_word="faster", worse_word="slower")
     assert change_words(1.23456789e-9, speed) == "1.234568e-09% faster"
     assert change_words(0.0000123, speed) == "0.00001% faster"  # six more places still show it
+    assert change_words(1.2e-7, speed) == "1.2e-07% faster"  # seven would be one too many
 
 
 def test_an_interval_bound_is_fixed_to_six_places_then_in_exponent_form() -> None:
