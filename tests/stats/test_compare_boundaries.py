@@ -68,6 +68,8 @@ def test_the_p_label_says_what_adjusted_the_p() -> None:
     assert plain.p_label == ""
     family = adjust_comparisons({"a": plain, "b": compare([100.0, 100.2, 99.9], [100.1, 99.8, 100.0])}, "holm")
     assert family["a"].p_label == " holm-adjusted"
+    uncorrected = adjust_comparisons({"a": plain, "b": compare([100.0, 100.2, 99.9], [100.1, 99.8, 100.0])}, "none")
+    assert uncorrected["a"].p_label == ""  # not " none-adjusted"
     assert read_sequentially(plain, Sequential(4, 3, "significant")).p_label == " sequential"
 
 

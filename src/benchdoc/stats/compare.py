@@ -115,7 +115,7 @@ class Comparison:
     @property
     def p_label(self) -> str:
         """What adjusted the p-value shown: '', ' holm-adjusted', ' sequential'."""
-        if self.p_adjusted is not None and self.correction:
+        if self.p_adjusted is not None and self.correction and self.correction != "none":
             return f" {self.correction}-adjusted"
         return " sequential" if self.p_sequential is not None else ""
 
