@@ -83,15 +83,13 @@ class SSEParser:
         return events
 
     def close(self) -> list[SSEEvent]:
-        """End of stream: an unterminated final line is processed; an event without a
-        closing blank line is discarded, as the standard says."""
-        events: list[SSEEvent] = []
-        if self._buffer:
-            self._line(self._buffer, events)
-            self._buffer = b""
+        """End of stream: what is pending (an unterminated final line, an event without its
+        closing blank line) is discarded, as the standard says; nothing is dispatched. (A
+        final line, being unterminated, cannot be the blank line that would dispatch.)"""
+        self._buffer = b""
         self._data = []
         self._event = ""
-        return events
+        return []
 
     @property
     def pending(self) -> bool:
