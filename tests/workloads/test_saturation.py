@@ -31,11 +31,11 @@ def test_the_verdict_names_each_reason() -> None:
     # Lateness while the client idled is the machine's: noted, not the client's saturation.
     starved = assess([0.05], [4.0] * 100, [1.0] * 100, [3.0] * 10, busy_shares=[0.1], ttfts_ms=[20.0] * 10)
     assert not starved.bound and len(starved.notes) == 2
-    assert "while the client's event loop was idle 90% of the time (a busy machine)" in starved.notes[0]
+    assert "while the client's event loop was idle 90% of the time (the machine's lateness, not the client's own work)" in starved.notes[0]
     # A loop with work always pending is saturated however little CPU the machine gave it.
     squeezed = assess([0.2], [40.0] * 100, [1.0] * 100, busy_shares=[0.97])
     assert squeezed.bound and "event loop was busy 97% of the time" in squeezed.reasons[0]
-    assert "a busy machine" in starved.sentence()
+    assert "the machine's lateness" in starved.sentence()
 
 
 def test_the_send_delay_is_weighed_against_the_smallest_ttfts() -> None:

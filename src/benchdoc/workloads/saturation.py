@@ -233,7 +233,7 @@ def assess(
     working = busy if busy is not None else share
     late = reasons if working >= BUSY_SHARE else notes
     idle = "" if working >= BUSY_SHARE else (
-        f" while the client's event loop was idle {(1 - working) * 100:.0f}% of the time (a busy machine)"
+        f" while the client's event loop was idle {(1 - working) * 100:.0f}% of the time (the machine's lateness, not the client's own work)"
     )
     if share > CPU_SHARE_LIMIT:
         reasons.append(f"the client used {share * 100:.0f}% of a core")
