@@ -47,6 +47,7 @@ def _commands() -> list[str]:
     return sorted(subparsers.choices)  # type: ignore[attr-defined]
 
 
+@pytest.mark.timeout(600)  # one interpreter start per command: minutes on a loaded 2-core machine
 def test_every_command_is_in_the_readme_and_has_help() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"`benchdoc ([a-z][a-z-]*)", readme))
