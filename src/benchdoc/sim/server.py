@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from benchdoc.sim import formats
-from benchdoc.sim.arrivals import StampingRunner, arrived
+from benchdoc.sim.arrivals import StampingRunner, arrived, stamping_site
 from benchdoc.sim.cache import PrefixCache, prompt_words
 from benchdoc.sim.clock import DeadlineClock
 from benchdoc.sim.config import PREEMPT_CLOSE, SimConfig
@@ -83,7 +83,7 @@ class SimServer:
         self._ready_at = time.monotonic() + self.config.ready_delay_s
         self._runner = StampingRunner(self.build_app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
+        site = stamping_site(self._runner, host, port)
         await site.start()
         sockets = self._runner.addresses
         return int(sockets[0][1])
