@@ -374,8 +374,8 @@ class SimServer:
                 if first and api == CHAT:
                     await response.write(formats.sse(formats.openai_role_chunk(ident)))
                 chunk = formats.openai_chunk(api, ident, piece, finish if done else None)
+                stamps.written(first)  # as the write starts: no client can read it before
                 await response.write(formats.sse(chunk))
-                stamps.written(first)
                 if first and not done and self._zero_latency(generation, sent_limit, total):
                     # Every later token is due now: one write, as a server sends what it has.
                     await response.write(formats.openai_chunks(api, ident, released, total, finish))
@@ -462,9 +462,11 @@ class SimServer:
 
 
 class _Stamps:
-    """When a request arrived and when its first token was written, on ``time.perf_counter``
-    (the system-wide monotonic clock): reported with the last event, so a client on the
-    same machine can set its own TTFT of the request beside the server's."""
+    """When a request arrived (see :mod:`benchdoc.sim.arrivals`) and when the write of its
+    first token began, on ``time.perf_counter`` (the system-wide monotonic clock): reported
+    with the last event, so a client on the same machine can set its own TTFT of the request
+    beside the server's. Both are the earliest the bytes could have been there, so a client's
+    TTFT is never below the server's."""
 
     __slots__ = ("arrived", "first_token", "counters")
 
