@@ -365,3 +365,19 @@ def test_hanging_up_mid_stream_is_a_failure(canned_server) -> None:
     result = run_workload(WorkloadSpec(url=server.url, model="m", requests=2, output_tokens=3))
     (reason,) = result.failure_reasons()
     assert reason.startswith(("response cut off mid-stream", "the server closed the connection")), reason
+
+
+@pytest.mark.timeout(60)
+def test_a_closed_loops_first_requests_are_due_at_the_start(sim_thread) -> None:
+    """Every stream's first request is due when the phase starts, so the time the client takes
+    to send a burst is in queue_ms; each later request is due when its stream's last one ended."""
+    url = sim_thread(ttft_ms=5.0, step_ms=1.0)
+    result = run_workload(WorkloadSpec(url=url, concurrency=16, requests=32, output_tokens=3, metrics_url=""))
+    assert result.failures == []
+    first = sorted(result.records, key=lambda r: r.sent_s or 0.0)[:16]
+    assert {r.due_s for r in first} == {0.0}
+    assert all(r.sent_s is not None and r.queue_ms == pytest.approx((r.sent_s - r.due_s) * 1000.0) for r in first)
+    latest = max(first, key=lambda r: r.sent_s or 0.0)
+    assert latest.queue_ms is not None and latest.queue_ms > 0.0
+    later = [r for r in result.records if r not in first]
+    assert all(0.0 < r.due_s <= (r.sent_s or 0.0) for r in later)

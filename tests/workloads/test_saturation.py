@@ -21,7 +21,7 @@ def test_the_verdict_names_each_reason() -> None:
     busy = assess([0.97], [4.0] * 100, [1.0] * 100, [3.0] * 10, ttfts_ms=[20.0] * 10)
     assert busy.bound and len(busy.reasons) == 3
     assert "the client used 97% of a core" in busy.reasons[0]
-    assert "lagged 4.00 ms (p99), more than 25% of the smallest chunk gaps measured (1.00 ms" in busy.reasons[1]
+    assert "lagged 4.00 ms (p99), more than 25% of the smallest chunk gaps measured between reads (1.00 ms" in busy.reasons[1]
     assert ("requests' bytes left 3.00 ms (p99; max 3.00 ms) after their send stamp, more than 10% of the "
             "smallest TTFTs measured (20.00 ms, p10)") in busy.reasons[2]
     assert busy.sentence().startswith("CLIENT-BOUND: ")
@@ -36,6 +36,19 @@ def test_the_verdict_names_each_reason() -> None:
     squeezed = assess([0.2], [40.0] * 100, [1.0] * 100, busy_shares=[0.97])
     assert squeezed.bound and "event loop was busy 97% of the time" in squeezed.reasons[0]
     assert "the machine's lateness" in starved.sentence()
+
+
+def test_chunks_read_together_give_no_gap_for_the_lag_to_bend() -> None:
+    # A server writing every token after the first at once: one read holds them, their gaps
+    # are 0 whatever the loop did; the lag is weighed against the gaps between reads.
+    together = [0.0] * 255
+    burst = assess([0.3], [0.4] * 100, (together + [2.0]) * 20)
+    assert not burst.bound and burst.smallest_gap_ms == 2.0, burst.reasons
+    assert not assess([0.3], [0.4] * 100, together).bound  # no gap between reads at all: nothing to weigh
+    # A loop lagging 3 ms behind tokens 1 ms apart reads them three at a time: flagged by the
+    # gaps between its reads, stretched to its lag.
+    lagged = assess([0.7], [3.0] * 100, [0.0, 0.0, 3.0] * 100)
+    assert lagged.bound and "smallest chunk gaps measured between reads (3.00 ms, p10)" in lagged.reasons[0]
 
 
 def test_the_send_delay_is_weighed_against_the_smallest_ttfts() -> None:

@@ -195,6 +195,10 @@ class Engine:
 
         async def worker() -> None:
             nonlocal next_index
+            # A stream's request is due when its slot is free: every stream's first at the start
+            # of the phase (however long the client takes to send the burst: its queue_ms says),
+            # each later one when the one before it ended.
+            free = phase.start
             while self.abort_reason is None:
                 now = perf_counter()
                 if count is not None and next_index >= count:
@@ -203,9 +207,10 @@ class Engine:
                     return
                 index = next_index
                 next_index += stride
-                planned = self.plan(index, now - phase.start, warmup)
+                planned = self.plan(index, free - phase.start, warmup)
                 results.append(planned.record)
                 done(await self.send(planned, phase))
+                free = perf_counter()
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         if count is not None:

@@ -6,7 +6,7 @@ timer set, already due, on a read (at most every 100 ms of reads: no wake-up of 
 runs as late as a socket that became ready then is read; with the share of the time the
 loop's thread ran or waited for a CPU, and the process's CPU time over the wall time,
 this says whether the client kept up. A run is *client-bound* when the loop's lag is a noticeable part of the
-smallest gaps being measured, when the client's CPU was nearly all used, or when
+smallest gaps being measured between reads, when the client's CPU was nearly all used, or when
 requests' bytes left the client well after their send stamp (a delay every latency of
 the request includes) compared with the smallest TTFT measured; the run says so, with
 the figures, rather than reporting latencies its own clock bent.
@@ -220,7 +220,11 @@ def assess(
     lags = sorted(lag_ms)
     share = max(cpu_shares) if cpu_shares else 0.0
     p99 = _percentile(lags, 99.0) if lags else 0.0
-    gaps = sorted(chunk_gaps_ms)
+    # The gaps the loop's timing sets are those between reads: chunks that came in one read
+    # share its stamp, and their gap of 0 is what the bytes say, whatever the loop's lag (a
+    # server that writes many tokens at once sends nothing else). Lag that makes chunks share
+    # reads stretches the gaps between the reads instead, and is weighed against those.
+    gaps = sorted(g for g in chunk_gaps_ms if g > 0.0)
     smallest = _percentile(gaps, SMALL_GAP_PERCENTILE) if gaps else None
     delays = sorted(send_delays_ms)
     delay_p99 = _percentile(delays, 99.0) if delays else None
@@ -241,7 +245,7 @@ def assess(
         reasons.append(f"the client's event loop was busy {busy * 100:.0f}% of the time")
     if smallest is not None and p99 > LAG_FRACTION * smallest:
         late.append(f"its event loop lagged {p99:.2f} ms (p99), more than {LAG_FRACTION:.0%} of the "
-                    f"smallest chunk gaps measured ({smallest:.2f} ms, p{SMALL_GAP_PERCENTILE:g}){idle}")
+                    f"smallest chunk gaps measured between reads ({smallest:.2f} ms, p{SMALL_GAP_PERCENTILE:g}){idle}")
     if delay_p99 is not None and smallest_ttft is not None and delay_p99 > SEND_DELAY_FRACTION * smallest_ttft:
         late.append(f"requests' bytes left {delay_p99:.2f} ms (p99; max {delays[-1]:.2f} ms) after their send stamp, "
                     f"more than {SEND_DELAY_FRACTION:.0%} of the smallest TTFTs measured ({smallest_ttft:.2f} ms, "
