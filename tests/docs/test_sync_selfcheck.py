@@ -49,3 +49,13 @@ def test_a_refused_hand_edit_is_never_spliced_into_the_diff() -> None:
     assert "<!-- benchdoc:end checksum=" + content_checksum(table.new_content or "") not in plan.new_text
     # The value regions, not refused, are in it.
     assert "+EAGLE-3 reaches <!-- benchdoc:value eagle3 -->96.1" in plan.diff
+
+
+def test_a_self_check_failure_with_no_written_region_names_the_file() -> None:
+    """Had no region been written, the error can name no region: it names the document."""
+    plan = plan_text(_synced(), OLD)
+    assert plan.ok and not plan.changed
+    unwritten = [dataclasses.replace(p, written=False) for p in plan.regions][:-1]
+    (error,) = _structure_errors(plan.source, plan.new_text, unwritten)
+    assert error.line is None and error.file == plan.path
+    assert error.message.startswith("the rendered content would change the document's structure")

@@ -13,7 +13,7 @@ import pytest
 from tests.docs.test_sync import LOG, NEW, OLD, Ledger, synced, write
 
 from benchdoc.docs import DocumentProblems, RegionStatus, plan_bytes, plan_document, write_plan
-from benchdoc.docs.sync import FIX_HAND_EDITED, FIX_STALE, plan_source
+from benchdoc.docs.sync import FIX_HAND_EDITED, FIX_STALE, plan_source, plan_text
 from benchdoc.docs.textio import decode_text
 from benchdoc.errors import DocumentError
 
@@ -110,3 +110,25 @@ def test_a_write_the_system_refuses_leaves_the_document_and_says_why(tmp_path: P
     assert caught.value.message == "cannot write: File too large; the document is unchanged"
     assert caught.value.file == str(path)
     assert path.read_text() == LOG
+
+
+def test_a_refused_hand_edit_is_summarised_as_hand_edited_not_by_its_error(tmp_path: Path) -> None:
+    path = _hand_edited(tmp_path)
+    (refused,) = plan_document(path, NEW).hand_edited
+    assert refused.error is not None and not refused.written
+    assert refused.summary() == f"{path}:5: table region is hand-edited: {FIX_HAND_EDITED}"
+
+
+def test_bytes_and_text_are_planned_without_force_by_default(tmp_path: Path) -> None:
+    data = _hand_edited(tmp_path).read_bytes()
+    for plan in (plan_bytes(data, NEW), plan_text(data.decode(), NEW)):
+        assert not plan.ok and not plan.force
+        assert plan.hand_edited[0].written is False and b"**60.0**" in plan.new_bytes
+
+
+def test_errors_are_listed_in_the_order_of_their_lines(tmp_path: Path) -> None:
+    """A render error above a broken marker comes first, though markers are read first."""
+    path = write(tmp_path, "<!-- benchdoc:value ghost -->1<!-- benchdoc:end -->\n\n<!-- benchdoc:end -->\n")
+    plan = plan_document(path, NEW)
+    assert [e.line for e in plan.errors] == [1, 3]
+    assert "unknown experiment 'ghost'" in plan.errors[0].message and "stray end marker" in plan.errors[1].message
