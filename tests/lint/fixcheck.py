@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 
 from benchdoc.lint import LintFacts
+from benchdoc.lint.claim_reading import NEW_CLAUSE
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge, fmt
 from benchdoc.lint.words import PRONOUN_START, UNIT_SPELLINGS
@@ -50,6 +51,10 @@ def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[st
                 problems.append(f"binds an experiment the sentence does not name: {where}")
             # The bound metric is one the sentence names (by a word of its label or by its
             # unit: "4,610 tok/s, 35% slower than 570, and bus BW ..."), when it names any.
+            # A coordinated clause with a verb of its own names its own metric ("... and goodput is 5.6 req/s").
+            at = sentence.find(finding.text)
+            own = NEW_CLAUSE.search(sentence, at + len(finding.text)) if at >= 0 else None
+            sentence = sentence[: own.start()] if own else sentence
             plain = sentence
             for m in know.mentions.find(sentence):
                 plain = plain[: m.start] + " " * (m.end - m.start) + plain[m.end :]

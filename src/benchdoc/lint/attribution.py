@@ -34,6 +34,15 @@ _ADJACENT = re.compile(r"^\s*[*_]*\s*(?:\(\s*)?(?:~|≈)?\s*$")
 _LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\s*(?:the\s+)?$", re.IGNORECASE)
 
 
+# Before the target of a comparison, after a figure: "4,050 ms, slightly worse than DP8".
+_TARGET_WORD = re.compile(r"\b(?:than|over|vs\.?|versus|against|relative to|compared (?:to|with))\s+(?:the\s+)?"
+                          r"(?:(?:plain|stock|vanilla|bare|regular)\s+)?$", re.IGNORECASE)
+
+
+# A figure right after a name: "relative to the baseline at 89.5 tok/s", "than TP8 (7,850 tok/s)".
+_AT_NAME = re.compile(r"^\s*(?:'s\s+\w+\s+(?:of\s+)?|at|of|with|:|=|\()?\s*[~≈]?\s*$", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A relative claim's two sides in a sentence: "A is 87% faster than B"."""
@@ -63,12 +72,26 @@ def place(
         if sides is not None:
             owner = sides[index]
             return Place(owner, owner is not None, foreign=owner is None)
+        if index == 1 and len({m.experiment for m in context.mentions}) < 2 and context.row_experiment is None:
+            # "keep TP8 (TTFT p99 3,420 ms vs 4,050 ms)": the pair's other side is not named.
+            return Place(None, False, foreign=True)
     for comparison in comparisons:
         if comparison.subject is None and comparison.target is not None and quantity.start < comparison.start:
             before = [m for m in context.mentions if m.end <= quantity.start]
             if not before and context.row_experiment is None:
                 return Place(None, False, foreign=True)  # the unnamed subject's figure
     before_it = [m for m in context.mentions if m.end <= quantity.start]
+    after_it = [m for m in context.mentions if m.start >= quantity.end]
+    if not before_it and context.row_experiment is None and after_it and _TARGET_WORD.search(
+        context.unit.text[quantity.end : after_it[0].start]
+    ):
+        # "TTFT p99 4,050 ms, slightly worse than DP8": the figure of the comparison's unnamed subject.
+        return Place(None, False, foreign=True)
+    if context.row_experiment is None and context.mentions and all(
+        _TARGET_WORD.search(context.unit.text[max(0, m.start - 30) : m.start]) for m in context.mentions
+    ) and not (before_it and _AT_NAME.match(context.unit.text[before_it[-1].end : quantity.start])):
+        # "TTFT p50 151 ms (-23% vs plain IFB-128), p99 420 ms": every name is a comparison's target.
+        return Place(None, False, foreign=True)
     heads = {m.experiment for m in before_it}
     if len(heads) == 1 and _HEAD.match(context.unit.text[before_it[-1].end : quantity.start]):
         return Place(before_it[-1].experiment, True)  # "S-LoRA: 2.1k tok/s with 32 adapters": the head's figure

@@ -67,7 +67,8 @@ class ProseChecker:
             if section is None:
                 section = headings[unit.section] = self._section_parties(unit.section)
             findings.extend(self.sentence(unit, document.path, row_experiment=implicit, implicit=True, mentions=named,
-                                          previous=before or section[0], section_target=section[1]))
+                                          previous=before or section[0], section_target=section[1],
+                                          section_subject=section[0]))
         for cells in rows.values():
             findings.extend(self.tables.row(cells, document.path))
         kept = [f for f in findings if f.line not in document.ignored_lines]
@@ -76,7 +77,7 @@ class ProseChecker:
     def sentence(
         self, unit: Unit, path: str, row_experiment: str | None = None, row_historical: bool = False,
         implicit: bool = False, row_pinned: frozenset[str] = frozenset(), mentions: Sequence[Mention] | None = None,
-        previous: str | None = None, section_target: str | None = None,
+        previous: str | None = None, section_target: str | None = None, section_subject: str | None = None,
     ) -> list[Finding]:
         """The findings of one sentence (or table cell read as one)."""
         mentions = tuple(self.know.mentions.find(unit.text) if mentions is None else mentions)
@@ -87,9 +88,9 @@ class ProseChecker:
         context = Context(
             unit, path, mentions, row_experiment, row_historical,
             table_row=row_experiment is not None and not implicit,
-            past_test=lambda: self.know.is_historical(unit.text, mentions, unit.section),
+            past_test=lambda: self.know.is_historical(unit.text, mentions, unit.section, unit.lead),
             pinned=row_pinned | frozenset(m.experiment for m in mentions if self.know.pins(m, unit.text)),
-            previous=previous, section_target=section_target,
+            previous=previous, section_target=section_target, section_subject=section_subject,
         )
         findings: list[Finding] = []
         consumed: list[tuple[int, int]] = [(m.start, m.end) for m in mentions]

@@ -29,7 +29,16 @@ from dataclasses import dataclass
 from benchdoc.lint.claims import SIGNED, UP, Claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, LintFacts, MetricInfo
-from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, matches, tolerance
+from benchdoc.lint.knowledge import (
+    PERCENTILE,
+    PERCENTILE_AFTER,
+    Knowledge,
+    cite_current,
+    cite_latest,
+    label_percentile,
+    matches,
+    tolerance,
+)
 from benchdoc.lint.quantities import Quantity
 from benchdoc.lint.words import GENERIC_UNITS
 from benchdoc.results.status import Status
@@ -39,6 +48,14 @@ from benchdoc.results.words import status_phrase
 VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
 )
+
+# A coordinated clause with a verb of its own: "... and goodput is 11.70 req/s".
+NEW_CLAUSE = re.compile(r"\s(?:and|but|while|whereas)\s+(?:the\s+|its\s+|their\s+)?[\w /-]{1,30}?\s"
+                         r"(?:is|are|was|were|stays?|stayed|reach(?:es|ed)?|sits?|hits?|holds?)\b", re.IGNORECASE)
+
+# A signed change in parentheses right after "... than X" states that comparison's size.
+_THAN_BEFORE = re.compile(r"\b(?:than|over)\s+(?:the\s+)?$", re.IGNORECASE)
+_ANNOTATES = re.compile(r"^\s*(?:alone|itself|on its own)?\s*[(\[]\s*$", re.IGNORECASE)
 
 
 # "DP8/TP8 = 1.6": two named experiments, a slash, then the ratio (not followed by a unit).
@@ -172,16 +189,29 @@ class ClaimReader:
     # -- the metric ------------------------------------------------------------------
 
     def metrics_in(self, text: str) -> list[tuple[int, MetricInfo]]:
-        """(position, metric) of every metric a text names by a word of its label or by its own unit."""
+        """(position, metric) of every metric a text names by a word of its label or by its own unit.
+
+        A percentile after the word picks among metrics that share it ("TTFT p50" is not TTFT p99), and a
+        percentile alone names the metric of that percentile whose word the text named before it
+        ("TTFT p50 151 ms, p99 420 ms")."""
         found: list[tuple[int, MetricInfo]] = []
         for metric in self.facts.metrics.values():
             pattern = self.know.keywords.get(metric.name)
             for match in pattern.finditer(text) if pattern else ():
-                found.append((match.start(), metric))
+                given = PERCENTILE_AFTER.match(text, match.end())
+                own = label_percentile(metric.label)
+                if given is None or own is None or given.group(1).lower() == own:
+                    found.append((match.start(), metric))
             if self._unit_owner.get(metric.unit.strip().lower()) == metric.name:
                 unit = self.know.unit_words.get(metric.name)
                 for match in unit.finditer(text) if unit else ():
                     found.append((match.start(), metric))
+        for alone in _PERCENTILE_ALONE.finditer(text):
+            earlier = {m.name for at, m in found if at < alone.start()}
+            fits = [m for m in self.facts.metrics.values() if label_percentile(m.label) == alone.group(1).lower()
+                    and any(_stem(m.label) == _stem(self.facts.metrics[e].label) for e in earlier)]
+            if len(fits) == 1 and not any(at <= alone.start() < at + 12 and m.name == fits[0].name for at, m in found):
+                found.append((alone.start(), fits[0]))
         return sorted(found, key=lambda item: item[0])
 
     def metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
@@ -204,10 +234,13 @@ class ClaimReader:
             if joined:
                 return MetricReading((joined[-1], last), False)  # "improves goodput and TTFT by 20%"
             return MetricReading((last,), True)
-        after = [m for at, m in self.metrics_in(plain[claim.text_end : hi])]
+        following = NEW_CLAUSE.search(plain, claim.text_end, hi)
+        # "580 is 2% faster than 570 and goodput is 11.70 req/s": a clause of its own names its own metric.
+        after = [m for at, m in self.metrics_in(plain[claim.text_end : following.start() if following else hi])]
         if after:
             return MetricReading((after[0],), True)
-        whole = list(dict.fromkeys(m.name for at, m in self.metrics_in(plain[clause_start:clause_end])))
+        own = NEW_CLAUSE.search(plain, claim.text_end, clause_end)
+        whole = list(dict.fromkeys(m.name for at, m in self.metrics_in(plain[clause_start : own.start() if own else clause_end])))
         if len(whole) == 1:
             return MetricReading((self.facts.metrics[whole[0]],), True)
         if len(whole) > 1:
@@ -288,10 +321,22 @@ class ClaimReader:
         if claim.object_at is not None or claim.object_search_start is not None:
             return None
         text = context.unit.text
-        for mention in reversed([m for m in context.mentions if m.end <= claim.start]):
+        earlier = [m for m in context.mentions if m.end <= claim.start]
+        if earlier and _THAN_BEFORE.search(text[max(0, earlier[-1].start - 20) : earlier[-1].start]) and \
+                _ANNOTATES.match(text[earlier[-1].end : claim.start]):
+            return earlier[-1].experiment  # "slightly worse than DP8 alone (+1.8%)": the change of that comparison
+        for mention in reversed(earlier):
             if VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
                 return mention.experiment
         return None
+
+
+_PERCENTILE_ALONE = re.compile(r"(?:^|[,;(]\s*|\band\s+)(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)
+
+
+def _stem(label: str) -> str:
+    """A label without its percentile: "TTFT p99" -> "ttft"."""
+    return " ".join(PERCENTILE.sub(" ", label).lower().split())
 
 
 def _tail_end(text: str, end: int, limit: int) -> int:

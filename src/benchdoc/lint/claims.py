@@ -62,7 +62,7 @@ _BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + _TIMES + r"\s+(?=[\w\"'(])", re
 _BY_VERB = re.compile(
     r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
     r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
-    r"beat(?:s|ing)?|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
+    r"beat(?:s|ing)?|lead(?:s|ing)?(?!\s+to\b)|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
     r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
     r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
@@ -73,6 +73,12 @@ _MOVE_VERB = re.compile(
     r"\b(?P<verb>(?:drop|fall|shrink|decreas|ris|climb|grow|jump|increas)(?:s|es|ped|ing|ed)?|fell|shrank|rose|grew|"
     r"rises|jumped)\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+)?" + _NUM
     + r"\s*(?:%|percent\b)(?!\s*(?:of|to)\b)",
+    re.IGNORECASE,
+)
+# "an ITL p50 regression of 6% against X": a change as a noun, its size after it.
+_NOUN_OF_PERCENT = re.compile(
+    r"\b(?P<word>improvement|gain|speed-?up|boost|uplift|increase|reduction|decrease|regression|slow-?down|drop|loss)s?"
+    r"\s+of\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+)?" + _NUM + r"\s*%",
     re.IGNORECASE,
 )
 # "a 40% throughput improvement over eager": a change as a noun, the metric between.
@@ -90,16 +96,16 @@ _NOUN_FACTOR = re.compile(
     re.IGNORECASE,
 )
 _FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\d\s+times\b|\d-?fold\b|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
-# "twice as fast as X", "half the TTFT of X": a factor in words.
+# "twice as fast as X", "half the TTFT of X", "half of X's": a factor in words.
 _WORD_FACTOR = re.compile(
     r"\b(?P<num>twice|double|triple|half)\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
-    r"(?P<the>the\s+(?P<noun>[\w/ -]{1,30}?)\s+of))\s+",
+    r"(?P<the>the\s+(?P<noun>[\w/ -]{1,30}?)\s+of)|of(?=\s+\S+'s\b))\s+",
     re.IGNORECASE,
 )
 _WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5}
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
-    r"(?:(?:an?\s+)?(?:extra|another|additional)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
+    r"(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
     r"over\s+|more than\s+|at least\s+|up to\s+)?(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b)(?:\s+(?:of|to|in|on)\b)?",
     re.IGNORECASE,
 )
@@ -107,7 +113,7 @@ _VERB_POLARITY = (
     (re.compile(r"^(?:add|gain|buy|bought|give|gave|bring|brought)", re.IGNORECASE), GOOD),
     (re.compile(r"^(?:cost|los)", re.IGNORECASE), BAD),
     (re.compile(r"underperform|trail|lag|regress|slows? down", re.IGNORECASE), BAD),
-    (re.compile(r"improv|boost|beat|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up", re.IGNORECASE), GOOD),
+    (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up", re.IGNORECASE), GOOD),
     (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
     (re.compile(r"reduc|cut|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
@@ -177,6 +183,7 @@ def find_claims(text: str) -> list[Claim]:
         (_BY_VERB, _by_verb_claim, True),
         (_MOVE_VERB, _move_verb_claim, True),
         (_PERCENT_NOUN, _percent_noun_claim, True),
+        (_NOUN_OF_PERCENT, _noun_of_percent_claim, True),
         (_NOUN_FACTOR, _noun_factor_claim, False),
         (_BARE_FACTOR, _bare_factor_claim, False),
         (_WORD_FACTOR, _word_factor_claim, False),
@@ -313,7 +320,7 @@ def _verb_percent_claim(text: str, match: re.Match[str]) -> Claim:
     else:
         sign = 1.0
     link = _LINK.match(text[match.end() :])
-    object_at = match.end() + link.end() if link else None
+    object_at = _skip_article(text, match.end() + link.end()) if link else None
     hedge_words = match.group("hedge")
     return Claim(
         start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
@@ -334,7 +341,7 @@ def _move_verb_claim(text: str, match: re.Match[str]) -> Claim:
     verb = match.group("verb").lower()
     polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
     link = _LINK.match(text[match.end() :])
-    object_at = match.end() + link.end() if link else None
+    object_at = _skip_article(text, match.end() + link.end()) if link else None
     hedge_words = match.group("hedge")
     return Claim(
         start=match.start(), end=object_at or match.end(), text_end=object_at or match.end(),
@@ -353,12 +360,27 @@ def _percent_noun_claim(text: str, match: re.Match[str]) -> Claim:
     return dataclasses.replace(claim, noun=match.group("gap"))
 
 
+def _noun_of_percent_claim(text: str, match: re.Match[str]) -> Claim:
+    """"an ITL p50 regression of 6% against X": the change as a noun, its size after "of"."""
+    word = match.group("word").lower()
+    claim = _with_link(text, match, _polarity(word), word, factor=False)
+    # The quantity: the words between an article and the noun ("an |ITL p50| regression"), else after it ("in TTFT").
+    before = re.search(r"\b(?:an?|the|its|their)\s+(?P<noun>(?:[\w/-]+\s+){1,3}?)$", text[: match.start()], re.IGNORECASE)
+    after = re.match(r"\s+(?:in|on)\s+(?P<noun>[\w/ -]{1,30}?)(?=[,.;)]|\s+(?:and|but|vs|over|against|than)\b|$)",
+                     text[claim.end :], re.IGNORECASE)
+    noun = before.group("noun") if before else after.group("noun") if after else ""
+    claim = dataclasses.replace(claim, noun=noun.strip())
+    if match.group("hedge"):
+        claim = dataclasses.replace(claim, bound=hedge(match.group("hedge").strip() + " "))
+    return claim
+
+
 def _by_verb_claim(text: str, match: re.Match[str]) -> Claim:
     """"beats Ring by 5%", "cuts TTFT by about 20% against the default"."""
     verb = match.group("verb").lower()
     polarity = next(p for pattern, p in _VERB_POLARITY if pattern.search(verb))
     link = _LINK_AFTER_BY.match(text[match.end() :])
-    object_at = match.end() + link.end() if link else None
+    object_at = _skip_article(text, match.end() + link.end()) if link else None
     bound = hedge((match.group("hedge") or "").strip() + " ") if match.group("hedge") else "exact"
     return Claim(
         start=match.start(), end=match.end() if link is None else match.end() + link.end(),
@@ -377,7 +399,7 @@ def _with_link(text: str, match: re.Match[str], polarity: str, word: str, *, fac
         if direct is not None:
             return _claim(text, match, polarity, word, factor, match.end() + direct.end(), "")
     link = _LINK.match(text[match.end() :])
-    object_at = match.end() + link.end() if link else None
+    object_at = _skip_article(text, match.end() + link.end()) if link else None
     if link is not None and _WITHOUT.match(text[object_at:]):
         # "8% lower with chunked prefill than without": against what the subject is compared with.
         return _claim(text, match, polarity, word, factor, None, link.group("gap").strip(), end=object_at)
@@ -418,7 +440,9 @@ def _noun_after(text: str, end: int) -> str:
 
 
 def _skip_article(text: str, pos: int) -> int:
-    match = re.match(r"\s*(?:(?:the|a|an|its|their|our)\s+)?", text[pos:], re.IGNORECASE)
+    # "than the plain IFB-128": an article, and a word that only says "without the change" ("plain", "stock").
+    match = re.match(r"\s*(?:(?:the|a|an|its|their|our)\s+)?(?:(?:plain|stock|vanilla|bare|regular)\s+)?", text[pos:],
+                     re.IGNORECASE)
     return pos + (match.end() if match else 0)
 
 

@@ -26,6 +26,7 @@ class Context:
     past_test: Callable[[], bool] | None = None  # decides, when first needed, whether the text speaks of the past
     previous: str | None = None  # the experiment the sentence before it (same paragraph) or its heading names first
     section_target: str | None = None  # the second experiment of a heading "A vs B"
+    section_subject: str | None = None  # the first experiment of a heading "A vs B"
 
     @cached_property
     def historical(self) -> bool:

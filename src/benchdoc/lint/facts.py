@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from benchdoc.results import ExperimentResult, LazyResults, ResultSet
 
 CACHE_NAMESPACE = "lint"
-CACHE_KEY = "facts-v5"
+CACHE_KEY = "facts-v6"
 
 
 @dataclass(frozen=True)
@@ -375,12 +375,16 @@ def _current_versions(result: ExperimentResult, results: ResultSet) -> set[str]:
 
 
 def _versions(environment: Any) -> set[str]:
-    """Every version-like string (``12.8``, ``580.65``, ``2.9.0``) in an environment record."""
+    """Every version-like string (``12.8``, ``580.65``, ``2.9.0``) in an environment record, and the
+    major.minor of a longer one, as prose writes it ("on 0.16" for ``0.16.0``)."""
     found: set[str] = set()
     for leaf in _leaves(environment):
         text = str(leaf).strip()
         if _looks_like_version(text):
             found.add(text)
+            parts = text.split(".")
+            if len(parts) > 2:
+                found.add(".".join(parts[:2]))
     return found
 
 

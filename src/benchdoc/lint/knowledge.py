@@ -52,8 +52,12 @@ class Knowledge:
                 },
                 key=len, reverse=True,
             )
+            # A major.minor that is the start of a longer one ("0.16" of "0.16.0") is taken after a word that
+            # says it is a version ("on 0.16", "v0.16"), never alone ("0.16%" is no version).
+            short = {v for v in versions if v.count(".") == 1 and any(o.startswith(v + ".") for o in versions)}
+            forms = [re.escape(v) if v not in short else _VERSION_CUE + re.escape(v) for v in versions]
             self._versions_cache[name] = (
-                re.compile(r"(?<![\d.])(?:" + "|".join(re.escape(v) for v in versions) + r")(?![\d]|\.\d)")
+                re.compile(r"(?<![\d.])(?:" + "|".join(forms) + r")(?![\d]|\.\d|\s*%)", re.IGNORECASE)
                 if versions else None
             )
         return self._versions_cache[name]
@@ -82,15 +86,15 @@ class Knowledge:
             return self.facts.experiments[name]
         return self.facts.current(name)
 
-    def is_historical(self, text: str, mentions: Iterable[Mention], section: Sequence[str] = ()) -> bool:
+    def is_historical(self, text: str, mentions: Iterable[Mention], section: Sequence[str] = (), lead: str = "") -> bool:
         mentions = list(mentions)
         plain = text  # a cue inside a name ("old CB", "Previous scheduler") says nothing of time
         for mention in mentions:
             plain = plain[: mention.start] + " " * (mention.end - mention.start) + plain[mention.end :]
         if HISTORICAL_CUES.search(plain):
             return True
-        dated = entry_date(text, section)
-        if dated is not None and any(dated < _latest_day(self.standing(m.experiment, None)) for m in mentions):
+        dated = entry_date(text, section, lead)
+        if dated is not None and any(_before(dated, _latest_day(self.standing(m.experiment, None))) for m in mentions):
             return True  # a notebook entry dated before the latest run of what it names speaks of its day
         for name in {m.experiment for m in mentions}:
             pattern = self.old_versions(name)
@@ -137,7 +141,15 @@ class Knowledge:
     def names_metric(self, metric: str, text: str) -> bool:
         """Whether the text names a metric by a word of its label or name ("TTFT", "throughput")."""
         pattern = self.keywords.get(metric)
-        return pattern is not None and pattern.search(text) is not None
+        if pattern is None:
+            return False
+        own = label_percentile(self.facts.metrics[metric].label)
+        for match in pattern.finditer(text):
+            # "TTFT p50" names TTFT p50, not TTFT p99.
+            given = PERCENTILE_AFTER.match(text, match.end())
+            if given is None or own is None or given.group(1).lower() == own:
+                return True
+        return False
 
     def names_unit(self, metric: str, text: str) -> bool:
         """Whether the text names a metric's unit, in any of its spellings."""
@@ -220,6 +232,16 @@ def inside(start: int, end: int, spans: Iterable[tuple[int, int]]) -> bool:
     return any(start < hi and end > lo for lo, hi in spans)
 
 
+PERCENTILE = re.compile(r"(?<![\w-])(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)
+PERCENTILE_AFTER = re.compile(r"[\s(]*(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)
+
+
+def label_percentile(label: str) -> str | None:
+    """The percentile a metric's label names ("p99" of "TTFT p99"), if one."""
+    found = PERCENTILE.search(label)
+    return found.group(1).lower() if found else None
+
+
 def keyword_pattern(metric: MetricInfo) -> re.Pattern[str] | None:
     words = set()
     for part in re.split(r"[^A-Za-z0-9-]+", f"{metric.label} {metric.name.replace('_', ' ')}"):
@@ -249,7 +271,11 @@ def unit_pattern(unit: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w/])(?:" + alternation + r")(?![\w/])", re.IGNORECASE)
 
 
-_HEAD_DATE = re.compile(r"^[\s*_>#\[(-]{0,6}(20\d\d-[01]\d-[0-3]\d)(?!\d)")
+# "2026-09-02: ...", or a month and day alone ("**11-02.** ..."), whose year is that of the runs it is compared with.
+_HEAD_DATE = re.compile(r"^[\s*_>#\[(-]{0,6}(20\d\d-[01]\d-[0-3]\d(?!\d)|[01]\d-[0-3]\d(?=[.:*_)\]]|\s+[—–]))")
+
+
+_VERSION_CUE = r"(?:(?<=\bon )|(?<=\bto )|(?<=\bof )|(?<=\bfrom )|(?<=\bv)|(?<=\bV))"
 
 
 def _latest_day(experiment: ExperimentFacts) -> str:
@@ -258,11 +284,19 @@ def _latest_day(experiment: ExperimentFacts) -> str:
     return max(day[:10] for day in days)
 
 
-def entry_date(text: str, section: Sequence[str]) -> str | None:
-    """The day a notebook entry speaks of: a date at the head of its line ("2026-09-02: ..."), else
+def _before(dated: str, latest: str) -> bool:
+    """Whether an entry's day ("2026-11-02", or "11-02" in the year of ``latest``) is before ``latest``."""
+    if len(dated) == 5:
+        dated = f"{latest[:4]}-{dated}"
+    return dated < latest
+
+
+def entry_date(text: str, section: Sequence[str], lead: str = "") -> str | None:
+    """The day a notebook entry speaks of: a date at the head of its line ("2026-09-02: ...", "11-02."), else
     that of the innermost heading that starts with one ("## 2026-09-02: vLLM 0.6"); a title that
-    mentions a date ("Weekly notes, week of 2026-11-02") dates no entry."""
-    head = _HEAD_DATE.match(text)
+    mentions a date ("Weekly notes, week of 2026-11-02") dates no entry. A later sentence of a paragraph
+    that opens with a date (``lead``) belongs to that entry."""
+    head = _HEAD_DATE.match(text) or _HEAD_DATE.match(lead)
     if head is not None:
         return head.group(1)
     for heading in reversed(section):

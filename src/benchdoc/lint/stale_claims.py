@@ -77,6 +77,10 @@ class ClaimRule:
         missing = self._without_result(context, claim, subject, target)
         if missing is not None:
             return missing
+        pair = {context.section_subject, context.section_target}
+        if not subject_certain and None not in pair and {subject, target} == pair and \
+                self._holds(context, claim, target, subject, metrics):
+            return None  # under "## A vs B", an inferred subject may be either side
         rivals = self._rivals(context, claim, subject, target)
         if rivals:
             # Which experiment the claim is about is open: reported only when false of each, with no fix.
@@ -517,7 +521,8 @@ def vs_cell_claim(text: str) -> Claim | None:
 
 
 _FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
-                     "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also"))
+                     "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also",
+                     "though", "however", "anyway", "then"))
 
 
 def _left_alone(context: Context, claim: Claim, clause_start: int, clause_end: int) -> bool:

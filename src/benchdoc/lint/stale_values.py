@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.attribution import Place
-from benchdoc.lint.claim_reading import is_load_setting, never_succeeded, no_result_state, without_result
+from benchdoc.lint.claim_reading import ClaimReader, is_load_setting, never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
@@ -41,6 +41,7 @@ _CELL_VALUE = re.compile(
 
 
 _WORD = re.compile(r"[A-Za-z]")
+_OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class ValueRule:
     def __init__(self, knowledge: Knowledge) -> None:
         self.know = knowledge
         self.facts = knowledge.facts
+        self.reader = ClaimReader(knowledge)
 
     def value(
         self, context: Context, quantity: Quantity, where: Place | None = None, only_figure: bool = False
@@ -155,8 +157,23 @@ class ValueRule:
             return None
         if QUALIFIER_AFTER.match(text[quantity.unit_end :]):
             return None
-        clause = context.plain[clause_start:clause_end]
-        named = [m for m in candidates if self.know.names_metric(m.name, clause)]
+        # A figure after it in the same unit owns the words that follow it ("34.6 tok/s and 2,450 tok/s
+        # of prompt processing": "prompt processing" is the second figure's metric), and one before it the
+        # words before it.
+        same_unit = [q for q in self.know.quantities.find(text) if q.units & quantity.units and q.start != quantity.start]
+        lo = max([clause_start, *(q.unit_end for q in same_unit if clause_start <= q.unit_end <= quantity.start)])
+        hi = min([clause_end, *(q.start for q in same_unit if quantity.unit_end <= q.start < clause_end)])
+        allowed = {m.name for m in candidates}
+        # Named since the figure before it ("TTFT p50 640 ms, p99 1,980 ms": TTFT p99), else right after
+        # it ("2,450 tok/s of prompt processing").
+        found = [(at, m) for at, m in self.reader.metrics_in(context.plain[:hi]) if m.name in allowed]
+        named = list({m.name: m for at, m in found if lo <= at < quantity.start}.values())
+        if not named and _OF_AFTER.match(text, quantity.unit_end):
+            named = list({m.name: m for at, m in found if quantity.unit_end <= at < hi}.values())
+        if not named:
+            clause = context.plain[clause_start:clause_end]
+            named = [m for m in candidates if self.know.names_metric(m.name, clause)
+                     and not self.know.names_metric(m.name, context.plain[hi:clause_end])]
         if not named and not _WORD.search(before) and text[clause_start - 1 : clause_start] in (":", "="):
             # "32 adapters E2E latency p50: 5.94 s", "generation: 1300 → 1250 tok/s": the label before the
             # colon names the metric of the figures after it.

@@ -37,6 +37,9 @@ _DIRECT = re.compile(r"\s+(?:(?:the|a|an)\s+)?", re.IGNORECASE)
 _LINKED = re.compile(r"^\s*(?:than|to|vs\.?|versus|against|from|with|on|at|for|in)\b", re.IGNORECASE)  # characters between an experiment's name and a verdict word about it
 
 
+_HEAD_COLON = re.compile(r"^\s*[*_]*\s*[:—–]\s*$")
+
+
 class VerdictRule:
     """Verdict words in sentences, and the Status column of a hand-kept table."""
 
@@ -157,6 +160,8 @@ class VerdictRule:
             gap = text[mention.end : verdict.start]
             if len(gap) <= _MAX_VERDICT_GAP and not CLAUSE_BREAK.search(gap):
                 return mention.experiment
+            if len(before) == 1 and _HEAD_COLON.match(gap) and not text[: mention.start].strip(" -*>[]x"):
+                return mention.experiment  # "sha256: no difference from ...": the head of a list or notebook line
             return None
         if context.row_experiment is not None and not context.mentions:
             return context.row_experiment

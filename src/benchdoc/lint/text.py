@@ -54,6 +54,7 @@ class Unit:
     header: str | None = None  # table cells: the header text of the column
     heading: bool = False  # the unit is (part of) a heading
     block: int = 0  # sentences of one paragraph share it
+    lead: str = ""  # a later sentence of a paragraph: the paragraph's opening words ("**11-03.** IFB-64 ...")
 
     def position(self, offset: int) -> tuple[int, int]:
         """Line and column (1-based) of an offset in ``text``."""
@@ -111,7 +112,8 @@ def document_units(parsed: ParsedDocument, historical_sections: Sequence[str] = 
         for start, end in sentence_spans(text):
             sentence_pieces = _slice_pieces(pieces, offsets, start, end)
             units.append(
-                Unit(text[start:end], sentence_pieces, section, is_historical, heading=is_heading, block=first.block)
+                Unit(text[start:end], sentence_pieces, section, is_historical, heading=is_heading, block=first.block,
+                     lead=text[:24] if start else "")
             )
     return DocumentText(parsed.path, tuple(units), frozenset(_ignored_lines(parsed, lines)))
 

@@ -52,7 +52,7 @@ HISTORICAL_CUES = re.compile(
 # A sentence that calls its own difference noise does not claim a direction: "0.3% slower, i.e. noise".
 NOISE_HEDGE = re.compile(
     r"(?<![\w-])(?:noise|noisy|not (?:statistically )?significant|insignificant|n\.s\.|run-to-run (?:variation|noise)|"
-    r"error bars?|margin of error)(?![\w-])",
+    r"error bars?|margin of error|indistinguishable|can(?:not|'t|\s+not)\s+tell\s+(?:[\w-]+\s+){0,3}?apart)(?![\w-])",
     re.IGNORECASE,
 )
 
@@ -62,7 +62,7 @@ ARROW_AFTER = re.compile(r"^\s*(?:→|->|=>|⟶)")
 
 # Hedges and hypotheticals in the words just before a number: not a claim about a result.
 HYPOTHETICAL = re.compile(
-    r"(?<![\w-])(?:if|unless|would|could|might|may|expect(?:s|ed)?|hope(?:s|d)?|target(?:s|ed)?|goal|aim(?:s|ed)?|"
+    r"(?<![\w-])(?:if|unless|until|would|could|might|may|expect(?:s|ed)?|hope(?:s|d)?|target(?:s|ed)?|goal|aim(?:s|ed)?|"
     r"need(?:s|ed)?|must|should|require(?:s|d)?|budget|threshold|bar|limit|predict(?:s|ed)?|"
     r"estimate(?:s|d)?|projected|theoretical(?:ly)?|ideal(?:ly)?|planned|plan)(?![\w-])",
     re.IGNORECASE,
@@ -130,7 +130,10 @@ NOT_OURS = re.compile(
     r"(?:in|per|from)\s+(?:the|their|its|a)\s+(?:upstream|vendor'?s?|published|official|third-party|public)\s+"
     r"(?:benchmarks?|numbers|results|measurements|report|leaderboard)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
     r"states?|quotes?)|(?:we|I)\s+(?:have|has)\s*n[o']t\s+(?:yet\s+)?(?:run|measured|tried|tested|reproduced)|"
-    r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this))(?![\w-])",
+    r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this)|"
+    # others' figures: "reports elsewhere put X ahead", "reportedly", "we cannot confirm it"
+    r"(?:reports?|benchmarks?|numbers|results|figures)\s+elsewhere|reportedly|"
+    r"(?:we|I)\s+(?:cannot|can't|could\s*n[o']t|have\s*n[o']t\s+been\s+able\s+to)\s+(?:confirm|reproduce|verify))(?![\w-])",
     re.IGNORECASE,
 )
 
