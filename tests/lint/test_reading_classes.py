@@ -248,6 +248,30 @@ def test_a_name_at_the_head_of_a_line_is_the_subject_of_the_verdict_after_its_co
     assert kinds(facts, "A note on torch.compile: no difference in memory") == []
 
 
+def test_a_name_with_a_dot_reads_in_the_with_x_than_without_form(facts: LintFacts) -> None:
+    # torch.compile against eager: TTFT p50 -15%.
+    assert kinds(facts, "TTFT p50 is 15% lower with torch.compile than without.") == []
+    (claim,) = lint(facts, "TTFT p50 is 40% lower with torch.compile than without.")
+    assert claim.kind == STALE_CLAIM and "compile.ttft_ms_p50 show=verdict" in claim.fix
+    # A figure with decimals in parentheses is no part of a name.
+    assert kinds(facts, "Moving to torch.compile gives 30% more decode speed (1,300 vs 1,000 tok/s).") == []
+
+
+def test_a_word_of_a_metric_s_label_names_it_in_its_other_forms(facts: LintFacts) -> None:
+    # "decodes" names Decode speed, "prefills" Prefill speed: two metrics in tok/s told apart.
+    assert kinds(facts, "torch.compile decodes 1,300 tok/s and prefills 8,200 tok/s.") == []
+    (value,) = lint(facts, "torch.compile decodes ~1.8k tok/s.")
+    assert value.kind == STALE_VALUE and "compile.decode_tok_s -->1300<" in value.fix
+    (value,) = lint(facts, "torch.compile decodes 1,300 tok/s and prefills 8,900 tok/s.")
+    assert "compile.prefill_tok_s -->8200<" in value.fix
+
+
+def test_a_factor_before_a_noun_of_speed_with_its_quantity_between(facts: LintFacts) -> None:
+    assert kinds(facts, "torch.compile delivers a 1.3x decode speedup over eager.") == []
+    assert [f.kind for f in lint(facts, "torch.compile delivers a 2x decode speedup over eager.")] == [STALE_CLAIM]
+    assert kinds(facts, "torch.compile delivers a 2x memory speedup over eager.") == []
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 
@@ -261,6 +285,9 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "torch.compile leads eager by 12%.",
         "torch.compile shows a TTFT p50 reduction of 40% against eager.",
         "torch.compile is 30% faster than plain CUDA graphs.",
+        "TTFT p50 is 40% lower with torch.compile than without.",
+        "torch.compile decodes 1,300 tok/s and prefills 8,900 tok/s.",
+        "torch.compile delivers a 2x decode speedup over eager.",
     ]
     findings = [f for sentence in sentences for f in lint(facts, sentence)]
     problems, checked = fix_problems(facts, findings)

@@ -36,7 +36,9 @@ _PERCENT = re.compile(
 # "1.5x", "1.5×", "1.5 times", "1.5-fold": a factor.
 _TIMES = r"(?:\s*[x×](?![\w])|\s+times\b|-?fold\b)"
 _FACTOR = re.compile(
-    r"(?<![\w.])" + _NUM + _TIMES + r"\s*(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
+    # "a 1.3x decode speedup": up to two words naming the quantity before a noun of speed.
+    r"(?<![\w.])" + _NUM + _TIMES + r"\s*(?P<pre>(?:[A-Za-z][\w/-]*\s+){1,2}?(?=speed-?ups?\b|slow-?downs?\b))?"
+    r"(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
     r"speed-?ups?|slow-?downs?)\b|(?P<the>(?:the|its)\s+(?P<noun>[\w/ -]{1,30}?)\s+of\b)|(?P<as>as (?:fast|much|high) as)\b)",
     re.IGNORECASE,
 )
@@ -120,7 +122,9 @@ _VERB_POLARITY = (
 # After the claim word: up to four words, then the word that introduces what it is compared with
 # ("than |the baseline", "than with |the Triton backend").
 _LINK = re.compile(
-    r"^(?P<gap>(?:\s+(?!than\b|over\b|vs\b|versus\b|against\b|compared\b|relative\b|on top\b|from\b)[\w/()'-]+){0,4}?)"
+    # A word of the gap may hold a dot before a letter ("with torch.compile than", "with llama.cpp than").
+    r"^(?P<gap>(?:\s+(?!than\b|over\b|vs\b|versus\b|against\b|compared\b|relative\b|on top\b|from\b)"
+    r"[\w/()'+-]+(?:\.[A-Za-z][\w/()'+-]*)*){0,4}?)"
     r"\s*,?\s+(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
     r"(?:(?<=than )(?:with|on|under|using)\s+)?(?:(?:the|a|an|its|their|our)\s+)?",
     re.IGNORECASE,
@@ -304,6 +308,8 @@ def _factor_claim(text: str, match: re.Match[str]) -> Claim:
         word = (match.group("the") or match.group("as") or "").lower()
         polarity = UP
     claim = _with_link(text, match, polarity, word, factor=True)
+    if match.group("pre"):
+        claim = dataclasses.replace(claim, noun=match.group("pre").strip())
     if match.group("the") or match.group("as"):
         # "1.5x the throughput of Ring": the target follows "of" / "as".
         claim = Claim(**{**claim.__dict__, "object_at": _skip_article(text, match.end()),

@@ -258,6 +258,9 @@ def keyword_pattern(metric: MetricInfo) -> re.Pattern[str] | None:
     # A noun of action names its verb too: "Generation speed" in "q4_0 generates at 65.8 tok/s".
     forms |= {re.escape(w[:-3]) + r"(?:e|es|ed|ing)" for w in words if len(w) >= 8 and w.endswith("ation")}
     forms |= {ACRONYMS[w] for w in words if w in ACRONYMS}  # "time-to-first-token" for TTFT
+    # A word of the label is named in its other forms too: "Decode speed" by "decodes", "Prefill" by "prefilling".
+    forms |= {re.escape(w[:-1]) + r"(?:e|es|ed|ing)" if w.endswith("e") else re.escape(w) + r"(?:s|ed|ing)"
+              for w in words if len(w) >= 5 and w.isalpha() and w not in ACRONYMS}
     alternation = "|".join(sorted(forms, key=len, reverse=True))
     return re.compile(r"(?<![A-Za-z0-9-])(?:" + alternation + r")(?![A-Za-z0-9-])", re.IGNORECASE)
 
