@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -381,3 +382,29 @@ def test_a_closed_loops_first_requests_are_due_at_the_start(sim_thread) -> None:
     assert latest.queue_ms is not None and latest.queue_ms > 0.0
     later = [r for r in result.records if r not in first]
     assert all(0.0 < r.due_s <= (r.sent_s or 0.0) for r in later)
+
+
+
+@pytest.mark.timeout(120)
+def test_a_burst_of_streams_is_read_while_it_is_still_being_sent() -> None:
+    """256 streams start together against a server on the client's own event loop, which it
+    can serve only when the client yields: the first answers are read between groups of
+    sends, not only once the last request has gone out."""
+    from benchdoc.sim import SimConfig
+    from benchdoc.sim.server import SimServer
+    from benchdoc.workloads.client import run_workload_async
+
+    async def main() -> Any:
+        server = SimServer(SimConfig(ttft_ms=0.0, step_ms=10.0, max_running=4096))
+        port = await server.start("127.0.0.1", 0)
+        try:
+            return await run_workload_async(WorkloadSpec(url=f"http://127.0.0.1:{port}", concurrency=256,
+                                                         requests=256, output_tokens=4, metrics_url="", workers=1))
+        finally:
+            await server.close()
+
+    result = asyncio.run(main())
+    assert result.failures == []
+    sent = [r.sent_s or 0.0 for r in result.records]
+    first_read = min((r.sent_s or 0.0) + (r.ttft_ms or 0.0) / 1000.0 for r in result.records)
+    assert first_read < max(sent), (first_read, max(sent))

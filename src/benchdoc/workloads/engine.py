@@ -30,6 +30,9 @@ MAX_PENDING_ARRIVALS = 10_000
 # ... or once it sends this far behind the arrivals' schedule: the rate it measures would
 # not be the rate it was asked for.
 MAX_BEHIND_S = 5.0
+# A closed loop's streams start this many at a time, with a turn of the event loop (its
+# reads) between the groups.
+LAUNCH_GROUP = 16
 # The measured requests' bodies are built before timing starts, up to this many of them and
 # this many bytes (the rest, of a very long run, as they are due).
 PREBUILT_REQUESTS = 10_000
@@ -212,7 +215,20 @@ class Engine:
                 done(await self.send(planned, phase))
                 free = perf_counter()
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        # The streams start in groups, the loop reading between them: sent in one turn of the
+        # loop, a burst of 256 requests would leave the first answers unread (their stamps
+        # late) until the last request had gone out.
+        started: list[asyncio.Task[None]] = []
+        try:
+            for n in range(concurrency):
+                started.append(asyncio.ensure_future(worker()))
+                if (n + 1) % LAUNCH_GROUP == 0 and n + 1 < concurrency:
+                    await asyncio.sleep(0)
+        except BaseException:  # cancelled while starting: the streams started end with it
+            for task in started:
+                task.cancel()
+            raise
+        await asyncio.gather(*started)
         if count is not None:
             for index in range(next_index, count, stride):
                 results.append(self._not_sent(index))

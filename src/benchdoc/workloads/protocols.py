@@ -101,6 +101,11 @@ def request_body(api: str, request: GenerationRequest) -> dict[str, Any]:
     return body
 
 
+# One JSON scanner for every stream (making one costs microseconds, a burst's requests
+# each paid it as they were sent); it keeps no state between the values it scans.
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 class StreamDecoder:
     """Decodes the data of one stream's events, one event at a time.
 
@@ -127,7 +132,7 @@ class StreamDecoder:
         self.pieces: list[str] = []
         self.counts_on_every_chunk = True  # every output event carried a cumulative count
         self._last_count = 0
-        self._scan: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+        self._scan = _SCAN
 
     def feed(self, data: str) -> int | None:
         if self.done:
