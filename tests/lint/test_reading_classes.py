@@ -272,6 +272,19 @@ def test_a_factor_before_a_noun_of_speed_with_its_quantity_between(facts: LintFa
     assert kinds(facts, "torch.compile delivers a 2x memory speedup over eager.") == []
 
 
+def test_a_metric_after_a_comma_belongs_to_the_claim_after_it(facts: LintFacts) -> None:
+    # Decode +30% and TTFT p99 -10% against eager: the first claim is not about TTFT p99.
+    assert kinds(facts, "torch.compile is 30% faster than eager, with TTFT p99 10% lower.") == []
+    (claim,) = lint(facts, "torch.compile is 30% faster than eager, with TTFT p99 25% lower.")
+    assert claim.text == "25% lower" and "compile.ttft_ms_p99" in claim.fix
+
+
+def test_a_target_shared_by_a_list_of_changes(facts: LintFacts) -> None:
+    assert kinds(facts, "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −10% (all vs eager).") == []
+    (claim,) = lint(facts, "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).")
+    assert claim.kind == STALE_CLAIM and "compile.ttft_ms_p99" in claim.fix
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 
@@ -288,6 +301,8 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "TTFT p50 is 40% lower with torch.compile than without.",
         "torch.compile decodes 1,300 tok/s and prefills 8,900 tok/s.",
         "torch.compile delivers a 2x decode speedup over eager.",
+        "torch.compile is 30% faster than eager, with TTFT p99 25% lower.",
+        "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).",
     ]
     findings = [f for sentence in sentences for f in lint(facts, sentence)]
     problems, checked = fix_problems(facts, findings)

@@ -522,7 +522,7 @@ def vs_cell_claim(text: str) -> Claim | None:
 
 _FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
                      "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also",
-                     "though", "however", "anyway", "then"))
+                     "though", "however", "anyway", "then", "all", "both", "each", "of", "them"))
 
 
 def _left_alone(context: Context, claim: Claim, clause_start: int, clause_end: int) -> bool:
@@ -558,4 +558,4 @@ def _closed_aside(text: str, position: int, until: int) -> bool:
 
 def _only_filler(noun: str) -> bool:
     """Words after a claim that qualify it without naming another quantity ("20% regression e2e")."""
-    return all(word.lower().strip(",") in _FILLER for word in noun.split())
+    return all(word.lower().strip(",()") in _FILLER for word in noun.split())
