@@ -103,3 +103,26 @@ def test_a_value_starting_with_a_dash_and_a_digit_is_a_value_not_a_flag() -> Non
     assert redact_argv(["--hf-token", "-.5ecret"]) == ["--hf-token", MARKER]
     assert redact_argv(["--hf-token", "--port", "8000"]) == ["--hf-token", "--port", "8000"]
     assert redact_argv(["--hf-token", "-"]) == ["--hf-token", MARKER]
+
+
+def test_free_text_of_exactly_the_run_length_is_read_for_randomness() -> None:
+    """The shortcut for short texts stops below twenty characters: a text that is one key
+    of exactly twenty is hidden, by itself or inside a longer line."""
+    assert redact_free_text(KEY_20) == MARKER
+    assert redact_free_text(KEY_20[:19]) == KEY_20[:19]
+    assert redact_free_text(f"key {KEY_20} sent") == f"key {MARKER} sent"
+
+
+_NOT_7_OR_Q = "ABCDEFGHIJKLMNOPRSTUVWXYZabcdefghijklmnoprstuvwxyz012345689"
+
+
+@given(st.lists(st.sampled_from(_NOT_7_OR_Q), min_size=18, max_size=38, unique=True), st.integers(0, 40), st.integers(0, 40))
+def test_a_run_of_distinct_letters_and_digits_is_always_a_key(chars: list[str], digit_at: int, letter_at: int) -> None:
+    """Twenty or more distinct characters carry at least log2(20) = 4.32 bits each, above
+    the threshold; with a digit and a letter outside hex they are a key, alone or in a line."""
+    chars.insert(digit_at % (len(chars) + 1), "7")
+    chars.insert(letter_at % (len(chars) + 1), "q")
+    word = "".join(chars)
+    assert looks_random(word)
+    assert redact_free_text(word) == MARKER
+    assert redact_free_text(f"sent {word} now") == f"sent {MARKER} now"

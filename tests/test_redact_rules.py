@@ -90,3 +90,25 @@ def test_a_key_qualifier_counts_only_just_before_the_key() -> None:
 
     assert not is_secret_name("SORT_KEY")
     assert is_secret_name("KEY_SHARD") and is_secret_name("KEY_GROUP") and is_secret_name("KEY")
+
+
+def test_empty_text_stays_empty_text() -> None:
+    assert redact_text("") == "" and redact_free_text("") == ""
+    assert redact_env({"HF_TOKEN": "", "PATH": ""}) == {"HF_TOKEN": "", "PATH": ""}
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_a_quoted_one_digit_number_is_data_unless_a_password(quote: str) -> None:
+    """Quotes come off before a value is read as a number, both of them and nothing else."""
+    for digits in ("7", "42", "0.5"):
+        quoted = f"{quote}{digits}{quote}"
+        assert redact_text(f"session={quoted}") == f"session={quoted}"
+        assert redact_text(f"X-Session-Id-Count: {digits}") == f"X-Session-Id-Count: {digits}"
+        assert redact_text(f"password={quoted}") == f"password={quote}{MARKER}{quote}"
+    assert redact_text(f"session={quote}7a{quote}") == f"session={quote}{MARKER}{quote}"
+
+
+def test_values_under_keys_that_are_not_text_are_redacted_and_kept() -> None:
+    """A dict key that is no string (a number, a tuple) keeps its value, read as any value."""
+    data = {1: "password=hunter2", (2, 3): ["--api-key", "sk-abc"], 4.5: 7}
+    assert redact_obj(data) == {1: f"password={MARKER}", (2, 3): ["--api-key", MARKER], 4.5: 7}
