@@ -66,6 +66,9 @@ COVERING: dict[str, tuple[str, ...]] = {
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
         "tests/stats/test_stats_multiple.py", "tests/stats/test_compare_boundaries.py",
     ),
+    "benchdoc.stats.starts": (
+        "tests/stats/test_starts.py", "tests/stats/test_stats_compare.py", "tests/stats/test_compare_boundaries.py",
+    ),
     "benchdoc.stats.summary": ("tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py"),
     "benchdoc.results.words": (
         "tests/stats/test_verdict_invariants.py", "tests/results/test_words.py",
