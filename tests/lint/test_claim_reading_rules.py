@@ -302,6 +302,23 @@ def test_a_metric_of_the_clause_before_is_not_a_later_clause_s(facts: LintFacts)
     assert (kind, quoted) == (STALE_CLAIM, "+20% vs eager") and fix.startswith('write "50.0% faster than Eager mode"')
 
 
+@pytest.mark.parametrize("label", ["TTFT p95 (ms)", "TTFT p95 [ms]", "TTFT p95 (ms, lower is better)"])
+def test_a_label_keeps_its_metric_with_a_unit_in_brackets_before_the_colon(facts: LintFacts, label: str) -> None:
+    """'CUDA graphs TTFT p95 (ms): -10% vs eager' is about TTFT (-10%, true), not throughput (+20%)."""
+    assert found(facts, f"CUDA graphs {label}: -10% vs eager.\n") == []
+    kind, quoted, fix = only(facts, f"CUDA graphs {label}: -30% vs eager.\n")
+    assert (kind, quoted) == (STALE_CLAIM, "-30% vs eager") and fix.startswith('write "1.11x faster than Eager mode"')
+
+
+def test_a_vs_prefix_is_the_target_of_a_verb_s_change_that_names_none(facts: LintFacts) -> None:
+    """'vs CUDA graphs: torch.compile improves throughput by 25%' compares with CUDA graphs (+25%), not
+    with torch.compile's own reference (eager, +50%); a target between verb and number still wins."""
+    assert found(facts, "vs CUDA graphs: torch.compile improves throughput by 25%.\n") == []
+    (stale,) = lint_text(facts, "vs CUDA graphs: torch.compile improves throughput by 50%.\n", "log.md")
+    assert stale.kind == STALE_CLAIM and stale.fix.startswith('write "25.0% faster than CUDA graphs"')
+    assert found(facts, "vs eager: torch.compile beats CUDA graphs by 25%.\n") == []
+
+
 def test_a_parenthesis_right_after_a_metric_s_name_annotates_it(facts: LintFacts) -> None:
     """'goodput(+30%)', with no space: the change is goodput's for certain, reported with the fix."""
     assert found(facts, "CUDA graphs: goodput(+10%).\n") == []

@@ -252,8 +252,9 @@ class ClaimReader:
                 return MetricReading((outer[-1][1],), len({m.name for at, m in outer}) == 1)
         if opened.endswith(":") and clause_start > 1:
             # "TTFT p50: -25%": a label before a colon names the metric of the change after it.
-            label_start, _ = context.clause(len(opened) - 1)
-            labelled = {m.name: m for at, m in self.metrics_in(plain[label_start : len(opened) - 1])}
+            label_end = _label_end(opened)
+            label_start, _ = context.clause(label_end)
+            labelled = {m.name: m for at, m in self.metrics_in(plain[label_start:label_end])}
             if len(labelled) == 1:
                 return MetricReading(tuple(labelled.values()), True)
         if opened.endswith(("(", "[")) and clause_start > 1:
@@ -316,7 +317,7 @@ class ClaimReader:
 
     def prefix_target(self, context: Context, claim: Claim) -> str | None:
         """For a claim with no target after it, the experiment a "vs X" or "Relative to X," before it names."""
-        if claim.object_at is not None or claim.object_search_start is not None:
+        if claim.object_at is not None:  # "vs TP8: DP8 improves goodput by 9%": no target between verb and number
             return None
         text = context.unit.text
         earlier = [m for m in context.mentions if m.end <= claim.start]
@@ -350,6 +351,13 @@ def _own_ends(plain: str, claim: Claim, later: list[int], hi: int, clause_end: i
     following = NEW_CLAUSE.search(plain, claim.text_end, hi)
     own = NEW_CLAUSE.search(plain, claim.text_end, limit)
     return (following.start() if following else hi), (own.start() if own else limit)
+
+
+def _label_end(opened: str) -> int:
+    """Where a label before its colon ends: at the colon, or before its unit in brackets ("TTFT p95 (ms):")."""
+    end = len(opened) - 1
+    bracket = max(opened.rfind("(", 0, end), opened.rfind("[", 0, end))
+    return bracket if bracket > 0 and opened[:end].rstrip().endswith((")", "]")) else end
 
 
 def _tail_end(text: str, end: int, limit: int) -> int:
