@@ -206,6 +206,15 @@ def test_a_verdict_waiting_on_a_condition_is_no_verdict(facts: LintFacts) -> Non
     assert [f.kind for f in lint(facts, "The split-KV kernel works.")] == [STALE_VERDICT]
 
 
+def test_no_difference_of_an_experiment_whose_latest_run_failed_is_stale(tmp_path: Path) -> None:
+    from tests.lint.conftest import facts_of
+
+    # The story's NCCL Tree failed: it is on par with nothing.
+    facts = facts_of(tmp_path)
+    assert [f.kind for f in lint(facts, "NCCL Tree is on par with the baseline.")] == [STALE_VERDICT]
+    assert kinds(facts, "NCCL Tree was on par with the baseline until the driver update.") == []
+
+
 def test_under_a_heading_a_vs_b_an_inferred_subject_may_be_either_side(facts: LintFacts) -> None:
     # CUDA graphs against eager: TTFT p50 -10%; eager against CUDA graphs: +11%.
     assert kinds(facts, "## Eager mode vs CUDA graphs\n\n- TTFT p50: -10% for CUDA graphs.") == []

@@ -243,5 +243,6 @@ def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
         return (status is Status.WORKS or status is Status.INCONCLUSIVE
                 or (no_difference and goodness is not None and goodness >= 0))
     if meaning == SAME:
-        return status is Status.WORKS or status.loses
+        # "on par with 570" of one whose latest run failed: it has no result to be on par with.
+        return status is Status.WORKS or status.loses or status is Status.FAILED
     return False
