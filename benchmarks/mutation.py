@@ -85,9 +85,10 @@ COVERING: dict[str, tuple[str, ...]] = {
         "tests/lint/test_quantities.py", "tests/lint/test_quantities_reading.py", "tests/lint/test_claim_reading.py",
     ),
     "benchdoc.lint.claim_reading": (
-        "tests/lint/test_claim_reading_rules.py", "tests/lint/test_claim_reading.py", "tests/lint/test_claims.py",
-        "tests/lint/test_claim_classes.py", "tests/lint/test_claim_probes.py", "tests/lint/test_attribution.py",
-        "tests/lint/test_stale_claims.py", "tests/lint/test_tables.py",
+        "tests/lint/test_claim_reading_rules.py", "tests/lint/test_claim_reading.py", "tests/lint/test_reading_classes.py",
+        "tests/lint/test_claims.py", "tests/lint/test_claim_classes.py", "tests/lint/test_claim_probes.py",
+        "tests/lint/test_attribution.py", "tests/lint/test_stale_claims.py", "tests/lint/test_stale_values.py",
+        "tests/lint/test_tables.py",
     ),
     "benchdoc.workloads.sse": ("tests/workloads/test_sse.py", "tests/workloads/test_sse_properties.py"),
 }
