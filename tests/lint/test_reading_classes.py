@@ -294,6 +294,17 @@ def test_a_target_shared_by_a_list_of_changes(facts: LintFacts) -> None:
     assert claim.kind == STALE_CLAIM and "compile.ttft_ms_p99" in claim.fix
 
 
+def test_a_vs_column_is_about_the_metric_its_table_holds(facts: LintFacts) -> None:
+    # Against eager: TTFT p99 -20% for CUDA graphs, -10% for torch.compile (decode: +20%, +30%).
+    table = "| config | TTFT p99 | vs eager |\n|---|---|---|\n| CUDA graphs | 400 ms | −20% |\n| torch.compile | 450 ms | {c} |"
+    assert kinds(facts, table.format(c="−10%")) == []
+    (claim,) = lint(facts, table.format(c="−30%"))
+    assert claim.kind == STALE_CLAIM and "compile.ttft_ms_p99" in claim.fix
+    # With several metrics and not the primary one, which the column means is unclear: left alone.
+    both = "| config | TTFT p50 | TTFT p99 | vs eager |\n|---|---|---|---|\n| CUDA graphs | 180 ms | 400 ms | −50% |"
+    assert kinds(facts, both) == []
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 

@@ -461,13 +461,14 @@ class ClaimRule:
 
     def cell(
         self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset(),
-        hedged: bool = False,
+        hedged: bool = False, columns: Sequence[MetricInfo] = (),
     ) -> Finding | None:
         """A "vs X" column against the header's experiment (or compare_to): a signed percentage
         ("+3.8%"), or a change in words as a rendered table writes it ("3.8% faster", "2.03x faster",
         "12.0% lower").
 
         ``hedged``: the row itself says the difference is noise (a "No difference" status, "within noise").
+        ``columns``: the metrics the row's other columns hold; a header naming none is about theirs.
         """
         claim = vs_cell_claim(cell.text)
         if claim is None:
@@ -475,7 +476,7 @@ class ClaimRule:
         context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
         named = self.know.mentions.find(cell.header or "")
         target = named[0].experiment if named else self.know.standing(experiment, context).compare_to
-        metric = self._cell_metric(cell.header or "")
+        metric = self._cell_metric(cell.header or "", columns)
         if target is None or metric is None:
             return None
         actual = self.actual_delta(experiment, target, metric, context)
@@ -493,12 +494,18 @@ class ClaimRule:
         fix = self.claim_fix(subject, versus, metric, actual)
         return context.finding(claim.start, claim.end, STALE_CLAIM, message, ledger_line(actual, metric), fix, subject.name)
 
-    def _cell_metric(self, header: str) -> MetricInfo | None:
-        """The metric a "vs X" column is about: the one its header names ("vs baseline (TTFT)"), else the primary."""
+    def _cell_metric(self, header: str, columns: Sequence[MetricInfo] = ()) -> MetricInfo | None:
+        """The metric a "vs X" column is about: the one its header names ("vs baseline (TTFT)"), else the
+        primary, unless the table's other columns hold metrics without it: then theirs when they hold one
+        ("| TTFT p99 | vs eager |"), and none (unclear) when they hold several."""
         named = self.know.named_metrics(header) if header else []
         if len(named) == 1:
             return named[0]
-        return self.facts.metrics.get(self.facts.primary_metric or "")
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        held = {m.name: m for m in columns}
+        if not held or primary is None or primary.name in held:
+            return primary
+        return next(iter(held.values())) if len(held) == 1 else None
 
 
 def vs_cell_claim(text: str) -> Claim | None:

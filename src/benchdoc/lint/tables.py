@@ -98,7 +98,9 @@ class TableRule:
         if STATUS_HEADERS.match(header) and _status_word(text) is not None:
             finding = self.verdicts.cell(cell, row.path, row.experiment, row.historical, row.pinned)
         elif is_vs_header(header) and _CHANGE.search(text):
-            finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged)
+            columns = [self.values.header_metric(c.header or "") for c in row.cells if c is not cell]
+            finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged,
+                                       columns=tuple(m for m in columns if m is not None))
         elif self.values.is_value_cell(cell.text) and self.values.header_metric(header) is not None:
             finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)
         else:
