@@ -138,6 +138,11 @@ def test_a_notebook_entry_dated_by_month_and_day_speaks_of_its_day(facts: LintFa
     assert [f.kind for f in lint(facts, "10-12 streams: torch.compile decodes 1,100 tok/s.")] == [STALE_VALUE]
 
 
+@pytest.mark.parametrize("head", ["Nov 3:", "3 Nov —", "**Tue 11/03.**", "November 3rd,", "2026/11/03"])
+def test_a_notebook_entry_dated_in_other_spellings_speaks_of_its_day(facts: LintFacts, head: str) -> None:
+    assert kinds(facts, f"{head} torch.compile decodes 1,100 tok/s.") == [], head
+
+
 def test_a_version_written_as_major_and_minor_names_the_old_setup(facts: LintFacts) -> None:
     assert kinds(facts, "On 1.2, torch.compile decodes 1,100 tok/s.") == []
     # A number that only looks like the version is not one.

@@ -274,8 +274,35 @@ def unit_pattern(unit: str) -> re.Pattern[str] | None:
     return re.compile(r"(?<![\w/])(?:" + alternation + r")(?![\w/])", re.IGNORECASE)
 
 
-# "2026-09-02: ...", or a month and day alone ("**11-02.** ..."), whose year is that of the runs it is compared with.
-_HEAD_DATE = re.compile(r"^[\s*_>#\[(-]{0,6}(20\d\d-[01]\d-[0-3]\d(?!\d)|[01]\d-[0-3]\d(?=[.:*_)\]]|\s+[—–]))")
+# "2026-09-02: ...", or a month and day alone ("**11-02.**", "Nov 3:", "3 Nov —"), whose year is that of the
+# runs it is compared with; a weekday may come first ("Mon 11/03:").
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(?P<month>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)"
+_END = r"(?=[.:,*_)\]]|\s+[—–-]\s)"
+_HEAD_DATE = re.compile(
+    r"^[\s*_>#\[(-]{0,6}(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:"
+    r"(?P<iso>20\d\d[-/][01]\d[-/][0-3]\d)(?!\d)|(?P<md>[01]?\d[-/][0-3]?\d)" + _END + "|"
+    + _MONTH + r"\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?" + _END + "|"
+    r"(?P<day2>[0-3]?\d)\s+(?P<month2>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)" + _END + ")",
+    re.IGNORECASE,
+)
+
+
+def _head_date(text: str) -> str | None:
+    """The date at the head of a text, as "2026-11-02" or, without a year, "11-02"."""
+    found = _HEAD_DATE.match(text)
+    if found is None:
+        return None
+    if found.group("iso"):
+        return found.group("iso").replace("/", "-")
+    if found.group("md"):
+        month, day = re.split(r"[-/]", found.group("md"))
+    else:
+        name = (found.group("month") or found.group("month2")).lower()[:3]
+        month, day = str(_MONTHS.index(name) + 1), found.group("day") or found.group("day2")
+    if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
+        return None
+    return f"{int(month):02d}-{int(day):02d}"
 
 
 _VERSION_CUE = r"(?:(?<=\bon )|(?<=\bto )|(?<=\bof )|(?<=\bfrom )|(?<=\bv)|(?<=\bV))"
@@ -299,11 +326,11 @@ def entry_date(text: str, section: Sequence[str], lead: str = "") -> str | None:
     that of the innermost heading that starts with one ("## 2026-09-02: vLLM 0.6"); a title that
     mentions a date ("Weekly notes, week of 2026-11-02") dates no entry. A later sentence of a paragraph
     that opens with a date (``lead``) belongs to that entry."""
-    head = _HEAD_DATE.match(text) or _HEAD_DATE.match(lead)
+    head = _head_date(text) or _head_date(lead)
     if head is not None:
-        return head.group(1)
+        return head
     for heading in reversed(section):
-        found = _HEAD_DATE.match(heading)
+        found = _head_date(heading)
         if found is not None:
-            return found.group(1)
+            return found
     return None
