@@ -310,6 +310,12 @@ def test_a_vs_column_is_about_the_metric_its_table_holds(facts: LintFacts) -> No
     assert kinds(facts, both) == []
 
 
+def test_a_head_with_a_metric_before_its_colon_owns_the_figure(facts: LintFacts) -> None:
+    assert kinds(facts, "torch.compile TTFT p99: 450 ms (eager: 500 ms).") == []
+    (value,) = lint(facts, "torch.compile TTFT p99: 420 ms (eager: 500 ms).")
+    assert value.kind == STALE_VALUE and "compile.ttft_ms_p99 -->450<" in value.fix
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 
@@ -328,6 +334,7 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "torch.compile delivers a 2x decode speedup over eager.",
         "torch.compile is 30% faster than eager, with TTFT p99 25% lower.",
         "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).",
+        "torch.compile TTFT p99: 420 ms (eager: 500 ms).",
     ]
     findings = [f for sentence in sentences for f in lint(facts, sentence)]
     problems, checked = fix_problems(facts, findings)

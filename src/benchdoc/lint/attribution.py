@@ -26,10 +26,12 @@ _PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|wi
 
 
 # Between a name and its figure in a list or notebook line: "S-LoRA: 2.1k tok/s", "1P1D = ~10.9k tok/s".
-_HEAD = re.compile(r"^\s*[*_]*\s*(?::|=|—)\s*(?:~|≈)?\s*$")
+# A metric's words may stand between the name and its colon: "torch.compile TTFT p99: 420 ms".
+_HEAD = re.compile(r"^(?:\s+[A-Za-z][\w/-]*){0,3}\s*[*_]*\s*(?::|=|—)\s*(?:~|≈)?\s*$")
 
 
 # A figure right after a name ("static 6.50 req/s", "static (6.20 req/s)"), and where an item of a list starts.
+_AFTER_FIGURE = re.compile(r"\d[^,;(]*[(,;]\s*[*_]*\s*$")
 _ADJACENT = re.compile(r"^\s*[*_]*\s*(?:\(\s*)?(?:~|≈)?\s*$")
 _LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\s*(?:the\s+)?$", re.IGNORECASE)
 
@@ -93,7 +95,9 @@ def place(
         # "TTFT p50 151 ms (-23% vs plain IFB-128), p99 420 ms": every name is a comparison's target.
         return Place(None, False, foreign=True)
     heads = {m.experiment for m in before_it}
-    if len(heads) == 1 and _HEAD.match(context.unit.text[before_it[-1].end : quantity.start]):
+    if before_it and _HEAD.match(context.unit.text[before_it[-1].end : quantity.start]) and (
+        len(heads) == 1 or _AFTER_FIGURE.search(context.unit.text[: before_it[-1].start])
+    ):  # "(eager: 520 ms)" after another name's figure: each head of a list owns its figure
         return Place(before_it[-1].experiment, True)  # "S-LoRA: 2.1k tok/s with 32 adapters": the head's figure
     if before_it and _ADJACENT.match(context.unit.text[before_it[-1].end : quantity.start]) and _LIST_START.search(
         context.unit.text[: before_it[-1].start]
