@@ -20,7 +20,7 @@ from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.lint.claim_reading import ClaimReader, no_result_state
-from benchdoc.lint.facts import ExperimentFacts, MetricFacts, RunStamp, RunValue
+from benchdoc.lint.facts import ExperimentFacts, MetricFacts, MetricInfo, RunStamp, RunValue
 from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE
 from benchdoc.lint.knowledge import Knowledge
 from benchdoc.results import build_results
@@ -284,6 +284,24 @@ def test_a_unit_names_a_metric_only_when_it_is_that_metric_s_alone_and_not_gener
     assert named("TTFT p95 of 270 ms, peak memory 36.0 GB") == ["ttft_ms_p95", "peak_mem_gb"]
 
 
+def test_a_lone_percentile_names_the_metric_of_the_stem_named_before_it() -> None:
+    """'TTFT p50 151 ms, p99 420 ms': p99 is TTFT p99's; after 'goodput' alone it is nobody's."""
+    metrics = {
+        "ttft_ms_p50": MetricInfo("ttft_ms_p50", "TTFT p50", "ms", "lower", 0, "faster", "slower"),
+        "ttft_ms_p99": MetricInfo("ttft_ms_p99", "TTFT p99", "ms", "lower", 0, "faster", "slower"),
+        "goodput_req_s": MetricInfo("goodput_req_s", "Goodput", "req/s", "higher", 2, "higher", "lower"),
+    }
+    reader = ClaimReader(Knowledge(LintFacts({}, metrics, "goodput_req_s", ())))
+
+    def named(text: str) -> list[str]:
+        return list(dict.fromkeys(m.name for _, m in reader.metrics_in(text)))
+
+    assert named("TTFT p99 420 ms") == ["ttft_ms_p99"] and named("TTFT p50 151 ms") == ["ttft_ms_p50"]
+    for text in ("TTFT p50 151 ms, p99 420 ms", "TTFT p50 and p99", "TTFT p50 (p99 420 ms)"):
+        assert named(text) == ["ttft_ms_p50", "ttft_ms_p99"], text
+    assert named("goodput 3.30 req/s, p99 420 ms") == ["goodput_req_s"]
+
+
 def test_an_aside_in_an_earlier_clause_does_not_name_a_later_claim_s_metric(facts: LintFacts) -> None:
     """'TTFT p95 (first token) falls ..., and torch.compile is +50% vs eager': the aside belongs to the
     first clause; the second names no metric: throughput, the primary one (+50%), not TTFT (+20%)."""
@@ -302,9 +320,10 @@ def test_a_metric_of_the_clause_before_is_not_a_later_clause_s(facts: LintFacts)
     assert (kind, quoted) == (STALE_CLAIM, "+20% vs eager") and fix.startswith('write "50.0% faster than Eager mode"')
 
 
-@pytest.mark.parametrize("label", ["TTFT p95 (ms)", "TTFT p95 [ms]", "TTFT p95 (ms, lower is better)"])
+@pytest.mark.parametrize("label", ["TTFT p95 (ms)", "TTFT p95 [ms]", "TTFT p95 (ms, lower is better)", "(our default) TTFT p95"])
 def test_a_label_keeps_its_metric_with_a_unit_in_brackets_before_the_colon(facts: LintFacts, label: str) -> None:
-    """'CUDA graphs TTFT p95 (ms): -10% vs eager' is about TTFT (-10%, true), not throughput (+20%)."""
+    """'CUDA graphs TTFT p95 (ms): -10% vs eager' is about TTFT (-10%, true), not throughput (+20%); an
+    aside earlier in the label does not hide it."""
     assert found(facts, f"CUDA graphs {label}: -10% vs eager.\n") == []
     kind, quoted, fix = only(facts, f"CUDA graphs {label}: -30% vs eager.\n")
     assert (kind, quoted) == (STALE_CLAIM, "-30% vs eager") and fix.startswith('write "1.11x faster than Eager mode"')
