@@ -316,6 +316,15 @@ def test_a_head_with_a_metric_before_its_colon_owns_the_figure(facts: LintFacts)
     assert value.kind == STALE_VALUE and "compile.ttft_ms_p99 -->450<" in value.fix
 
 
+def test_a_before_after_table_s_change_column_is_the_after_column_against_the_before(facts: LintFacts) -> None:
+    # Columns of experiments, rows of metrics: torch.compile against eager, goodput +12%, TTFT p50 -15%.
+    table = ("| metric | before (eager) | after (torch.compile) | change |\n|---|---|---|---|\n"
+             "| Goodput (req/s) | 5.00 | 5.60 | {goodput} |\n| TTFT p50 (ms) | 200 | 170 | −15% |")
+    assert kinds(facts, table.format(goodput="+12%")) == []
+    (claim,) = lint(facts, table.format(goodput="+30%"))
+    assert claim.kind == STALE_CLAIM and "compile.goodput_req_s" in claim.fix and "Eager mode" in claim.fix
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 
@@ -335,6 +344,7 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "torch.compile is 30% faster than eager, with TTFT p99 25% lower.",
         "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).",
         "torch.compile TTFT p99: 420 ms (eager: 500 ms).",
+        "| metric | eager | torch.compile | change |\n|---|---|---|---|\n| Goodput (req/s) | 5.00 | 5.60 | +30% |",
     ]
     findings = [f for sentence in sentences for f in lint(facts, sentence)]
     problems, checked = fix_problems(facts, findings)

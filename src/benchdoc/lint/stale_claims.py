@@ -461,7 +461,7 @@ class ClaimRule:
 
     def cell(
         self, cell: Unit, path: str, experiment: str, historical: bool, pinned: frozenset[str] = frozenset(),
-        hedged: bool = False, columns: Sequence[MetricInfo] = (),
+        hedged: bool = False, columns: Sequence[MetricInfo] = (), against: str | None = None,
     ) -> Finding | None:
         """A "vs X" column against the header's experiment (or compare_to): a signed percentage
         ("+3.8%"), or a change in words as a rendered table writes it ("3.8% faster", "2.03x faster",
@@ -469,13 +469,14 @@ class ClaimRule:
 
         ``hedged``: the row itself says the difference is noise (a "No difference" status, "within noise").
         ``columns``: the metrics the row's other columns hold; a header naming none is about theirs.
+        ``against``: the target when the table says it elsewhere (a before/after table's first column).
         """
         claim = vs_cell_claim(cell.text)
         if claim is None:
             return None
         context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
         named = self.know.mentions.find(cell.header or "")
-        target = named[0].experiment if named else self.know.standing(experiment, context).compare_to
+        target = named[0].experiment if named else against or self.know.standing(experiment, context).compare_to
         metric = self._cell_metric(cell.header or "", columns)
         if target is None or metric is None:
             return None

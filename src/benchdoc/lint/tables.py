@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from benchdoc.lint.claim_truth import calls_it_noise
+from benchdoc.lint.facts import MetricInfo
 from benchdoc.lint.findings import Finding
 from benchdoc.lint.knowledge import Knowledge
 from benchdoc.lint.stale_claims import ClaimRule, is_vs_header
@@ -121,14 +122,33 @@ class TableRule:
             if cell is row.label or not self.values.is_value_cell(cell.text):
                 continue
             named = self.know.mentions.find(cell.header or "")
-            if len(named) != 1:
-                continue
+            if len({m.experiment for m in named}) != 1:
+                continue  # "main (APC off)": two names of one experiment are one
             read_any = True
             pinned = frozenset({named[0].experiment}) if self.know.pins(named[0], cell.header or "") else frozenset()
             finding = self.values.cell(cell, row.path, named[0].experiment, row.historical, pinned, metric=metric)
             if finding is not None:
                 findings.append(finding)
+        if read_any:
+            findings += self._change_cells(row, metric)
         return findings if read_any else None
+
+    def _change_cells(self, row: _Row, metric: MetricInfo) -> list[Finding]:
+        """A before/after table's change column ("| Goodput | 6.12 | 7.66 | +25% |"): the last experiment
+        column against the first, on the row's metric, when exactly two columns name an experiment."""
+        sides = [named.pop() for c in row.cells if c is not row.label
+                 if len(named := {m.experiment for m in self.know.mentions.find(c.header or "")}) == 1]
+        if len(set(sides)) != 2:
+            return []
+        findings = []
+        for cell in row.cells:
+            if cell is not row.label and is_vs_header(cell.header or "") and _CHANGE.search(cell.text) \
+                    and not self.know.mentions.find(cell.header or ""):
+                finding = self.claims.cell(cell, row.path, sides[-1], row.historical, row.pinned, row.hedged,
+                                           columns=(metric,), against=sides[0])
+                if finding is not None:
+                    findings.append(finding)
+        return findings
 
 
 def _status_word(text: str) -> Status | None:
