@@ -325,6 +325,18 @@ def test_a_before_after_table_s_change_column_is_the_after_column_against_the_be
     assert claim.kind == STALE_CLAIM and "compile.goodput_req_s" in claim.fix and "Eager mode" in claim.fix
 
 
+def test_a_figure_is_owned_by_the_name_right_after_it_or_by_a_possessive_before_it(facts: LintFacts) -> None:
+    # TTFT p99: torch.compile 450 ms, eager 500 ms.
+    assert kinds(facts, "TTFT p99 is 450 ms on torch.compile and 500 ms on eager.") == []
+    (value,) = lint(facts, "TTFT p99 is 450 ms on torch.compile and 540 ms on eager.")
+    assert value.kind == STALE_VALUE and "eager.ttft_ms_p99 -->500<" in value.fix
+    (value,) = lint(facts, "TTFT p99 is 470 ms on torch.compile and 500 ms on eager.")
+    assert "compile.ttft_ms_p99 -->450<" in value.fix
+    assert kinds(facts, "torch.compile's TTFT p99 is 450 ms, against eager's 500 ms.") == []
+    (value,) = lint(facts, "torch.compile's TTFT p99 is 450 ms, against eager's 530 ms.")
+    assert "eager.ttft_ms_p99 -->500<" in value.fix
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 
@@ -344,6 +356,8 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "torch.compile is 30% faster than eager, with TTFT p99 25% lower.",
         "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).",
         "torch.compile TTFT p99: 420 ms (eager: 500 ms).",
+        "TTFT p99 is 450 ms on torch.compile and 540 ms on eager.",
+        "torch.compile's TTFT p99 is 450 ms, against eager's 530 ms.",
         "| metric | eager | torch.compile | change |\n|---|---|---|---|\n| Goodput (req/s) | 5.00 | 5.60 | +30% |",
     ]
     findings = [f for sentence in sentences for f in lint(facts, sentence)]

@@ -31,8 +31,9 @@ _HEAD = re.compile(r"^(?:\s+[A-Za-z][\w/-]*){0,3}\s*[*_]*\s*(?::|=|—)\s*(?:~|�
 
 
 # A figure right after a name ("static 6.50 req/s", "static (6.20 req/s)"), and where an item of a list starts.
+_ON_NAME = re.compile(r"^\s*(?:on|for|with)\s+(?:the\s+)?$", re.IGNORECASE)
 _AFTER_FIGURE = re.compile(r"\d[^,;(]*[(,;]\s*[*_]*\s*$")
-_ADJACENT = re.compile(r"^\s*[*_]*\s*(?:\(\s*)?(?:~|≈)?\s*$")
+_ADJACENT = re.compile(r"^(?:'s?)?\s*[*_]*\s*(?:\(\s*)?(?:~|≈)?\s*$")
 _LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\s*(?:the\s+)?$", re.IGNORECASE)
 
 
@@ -105,6 +106,13 @@ def place(
         # "Goodput: CB 7.50 req/s, static 6.50 req/s", "CB (7.50 req/s) vs static (6.20 req/s)": each
         # name of a list followed at once by its figure.
         return Place(before_it[-1].experiment, True)
+    after_it = [m for m in context.mentions if m.start >= quantity.unit_end]
+    since = max([context.clause(quantity.start)[0], *(_owned_end(context, q) for q in quantities if q.unit_end <= quantity.start)])
+    if after_it and _ON_NAME.match(context.unit.text[quantity.unit_end : after_it[0].start]) and not any(
+        m.start >= since for m in before_it
+    ):
+        # "TTFT p99 is 450 ms on torch.compile and 500 ms on eager": the name right after the figure owns it.
+        return Place(after_it[0].experiment, True)
     named_before = list(dict.fromkeys(m.experiment for m in before_it))
     if len(named_before) == 1:
         after = [c for c in comparisons if c.start > quantity.start]
@@ -112,6 +120,14 @@ def place(
             # "EP8 reached 4,950 tok/s, 45% above BF16": the figure of the comparison's subject.
             return Place(named_before[0], True)
     return Place(context.nearest(quantity.start) if context.mentions or context.row_experiment else None, False)
+
+
+def _owned_end(context: Context, quantity: Quantity) -> int:
+    """Where a figure's own words end: past "on X" when a name follows it so ("450 ms on torch.compile")."""
+    after = [m for m in context.mentions if m.start >= quantity.unit_end]
+    if after and _ON_NAME.match(context.unit.text[quantity.unit_end : after[0].start]):
+        return after[0].end
+    return quantity.unit_end
 
 
 def _pair(text: str, quantity: Quantity, quantities: Sequence[Quantity]) -> tuple[int, Quantity] | None:
