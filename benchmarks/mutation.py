@@ -69,7 +69,10 @@ COVERING: dict[str, tuple[str, ...]] = {
     "benchdoc.stats.starts": (
         "tests/stats/test_starts.py", "tests/stats/test_stats_compare.py", "tests/stats/test_compare_boundaries.py",
     ),
-    "benchdoc.stats.summary": ("tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py"),
+    "benchdoc.stats.summary": (
+        "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_summary.py", "tests/stats/test_summary_starts.py",
+        "tests/stats/test_summary_start_interval.py",
+    ),
     "benchdoc.results.words": (
         "tests/stats/test_verdict_invariants.py", "tests/results/test_words.py",
         "tests/results/test_words_notes.py", "tests/results/test_words_match_numbers.py",
@@ -428,8 +431,9 @@ def score_module(module: str, budget: float, seed: int, only: list[int] | None =
     path = module_path(module)
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     tests = COVERING[module]
-    log = ROOT / ".mutation-baseline.log"
-    record = ROOT / ".mutation-lines.tsv"
+    # Named per run, so that runs of several modules at once keep their baselines apart.
+    log = ROOT / f".mutation-baseline-{module}-{os.getpid()}.log"
+    record = ROOT / f".mutation-lines-{module}-{os.getpid()}.tsv"
     passed, baseline = run_tests(tests, None, timeout=1200, log=str(log), plugin=_Lines(module, path, record))
     if not passed:
         raise SystemExit(f"mutation: the tests of {module} fail without a mutant: {' '.join(tests)} (their output: {log})")
