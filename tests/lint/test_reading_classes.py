@@ -337,6 +337,22 @@ def test_a_figure_is_owned_by_the_name_right_after_it_or_by_a_possessive_before_
     assert "eager.ttft_ms_p99 -->500<" in value.fix
 
 
+def test_thresholds_conditions_and_other_times_are_not_results(facts: LintFacts) -> None:
+    for sentence in (
+        "We alert when TTFT p99 goes above 800 ms on torch.compile.",
+        "The pager fires at 900 ms TTFT p99 for any config, torch.compile included.",
+        "Compared with last quarter's 900 tok/s, eager now decodes 1,000 tok/s.",
+        # "at 6 req/s" is the load the claim is made under, not its metric (decode +30%, goodput +12%).
+        "torch.compile is 30% faster than eager at 6 req/s.",
+        # A figure in ms names no metric, but the primary one (decode speed) is not in ms.
+        "Eager's 200 ms TTFT p50 is the baseline; torch.compile's 170 ms is 15% better.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    assert [f.kind for f in lint(facts, "torch.compile is 12% faster than eager at 6 req/s.")] == [STALE_CLAIM]
+    assert [f.kind for f in lint(facts, "Last quarter eager decoded 900 tok/s; now it decodes 950 tok/s.")] == [
+        STALE_VALUE]
+
+
 def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting(facts: LintFacts) -> None:
     from tests.lint.fixcheck import fix_problems
 

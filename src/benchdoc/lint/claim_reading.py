@@ -49,6 +49,10 @@ VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
+_AT_BEFORE = re.compile(r"\b(?:at|@)\s*~?$", re.IGNORECASE)
+# "at 6 req/s": the load a claim is made under, whose unit names no metric of the claim.
+_AT_FIGURE = re.compile(r"(?:\bat|@)\s*~?\d[\d.,]*k?\s*[A-Za-z][\w/]*", re.IGNORECASE)
+
 # A coordinated clause with a verb of its own: "... and goodput is 11.70 req/s".
 NEW_CLAUSE = re.compile(r"\s(?:and|but|while|whereas)\s+(?:the\s+|its\s+|their\s+)?[\w /-]{1,30}?\s"
                          r"(?:is|are|was|were|stays?|stayed|reach(?:es|ed)?|sits?|hits?|holds?)\b", re.IGNORECASE)
@@ -223,7 +227,7 @@ class ClaimReader:
         later = [c.start for c in neighbours if c.start > claim.start and c.start < clause_end]
         lo = max([clause_start, *earlier])
         hi = min([clause_end, *later])
-        plain = context.plain
+        plain = _AT_FIGURE.sub(lambda m: " " * len(m.group()), context.plain)
         inside = {m.name: m for at, m in self.metrics_in(plain[claim.start : claim.text_end])}
         if len(inside) == 1:
             return MetricReading(tuple(inside.values()), True)  # "DP8/TP8 TTFT ratio: 1.2"
@@ -266,11 +270,27 @@ class ClaimReader:
             further = self.metrics_in(plain[: len(opened) - 1])
             if further:  # "ttft worse: 360ms (1.2x eager)": the last metric named before, not certain
                 return MetricReading((further[-1][1],), False)
+        return self._default_metric(context, plain[clause_start:limit])
+
+    def _default_metric(self, context: Context, clause: str) -> MetricReading | None:
+        """A claim whose words name no metric: its table column's, else the primary one, unless the clause
+        quotes a figure in another metric's unit ("torch.compile's 170 ms is 15% better")."""
         header = [m for at, m in self.metrics_in(context.unit.header or "")]
         if len({m.name for m in header}) == 1:
             return MetricReading((header[0],), True)
         primary = self.facts.metrics.get(self.facts.primary_metric or "")
-        return MetricReading((primary,), True, default=True) if primary is not None else None
+        if primary is None:
+            return None
+        quoted = self._figure_metrics(clause)
+        if quoted and primary.name not in {m.name for m in quoted}:
+            return MetricReading(tuple(quoted), len(quoted) == 1)
+        return MetricReading((primary,), True, default=True)
+
+    def _figure_metrics(self, text: str) -> list[MetricInfo]:
+        """The metrics whose unit the figures of a text carry ("170 ms": every metric in ms)."""
+        units = {u for q in self.know.quantities.find(text) if not _AT_BEFORE.search(text, 0, q.start)
+                 for u in q.units} - {"%"}
+        return [m for m in self.facts.metrics.values() if m.unit.strip().lower() in units]
 
     def noun_metrics(self, noun: str) -> list[MetricInfo]:
         """The metrics the words right after a claim name ("more goodput", "+11% tok/s"); a unit several

@@ -64,7 +64,9 @@ ARROW_AFTER = re.compile(r"^\s*(?:→|->|=>|⟶)")
 HYPOTHETICAL = re.compile(
     r"(?<![\w-])(?:if|unless|until|would|could|might|may|expect(?:s|ed)?|hope(?:s|d)?|target(?:s|ed)?|goal|aim(?:s|ed)?|"
     r"need(?:s|ed)?|must|should|require(?:s|d)?|budget|threshold|bar|limit|predict(?:s|ed)?|"
-    r"estimate(?:s|d)?|projected|theoretical(?:ly)?|ideal(?:ly)?|planned|plan)(?![\w-])",
+    r"estimate(?:s|d)?|projected|theoretical(?:ly)?|ideal(?:ly)?|planned|plan|"
+    # an alert's threshold: "we alert when TTFT p99 goes above 800 ms", "the pager fires at 900 ms"
+    r"alert(?:s|ing|ed)?|alarm(?:s|ing)?|pager|pages|paging|fires|trigger(?:s|ed)?)(?![\w-])",
     re.IGNORECASE,
 )
 
@@ -87,7 +89,9 @@ QUALIFIER_BEFORE = re.compile(
     r"(?:\bper[\s-]\w+|\bpeak|\bmax(?:imum)?|\bmin(?:imum)?|\bworst|\bbest|\bsingle[\s-]stream|\bdraft|"
     r"\badds?|\badding|\bsaves?|\bshaves?|\btrims?|\bcuts?|\bknocks?|\bgains?|\bloses?|\bcosts?|\bextra|\bby|"
     r"\bdelta|\bdifference|\bgap|\bplus|"
-    r"\boverhead|\bheadroom|[+±])\s*(?:of\s+|about\s+|~\s*)?$",
+    r"\boverhead|\bheadroom|[+±]|"
+    # a figure of another time: "last quarter's 900 tok/s", "yesterday's 1,450"
+    r"\b(?:last|previous|prior)\s+(?:week|month|quarter|year|release|sprint|run)'s|\byesterday's)\s*(?:of\s+|about\s+|~\s*)?$",
     re.IGNORECASE,
 )
 
