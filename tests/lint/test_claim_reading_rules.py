@@ -362,6 +362,14 @@ def test_a_column_header_names_the_metric_of_its_cells(facts: LintFacts) -> None
     assert stale.fix.startswith('write "1.20x slower than Eager mode"')
 
 
+def test_a_figure_in_one_metric_s_unit_names_the_metric_of_a_claim_that_names_none(facts: LintFacts) -> None:
+    """'torch.compile's 360 ms is 40% higher than eager's': no metric named, but a figure in ms, TTFT
+    p95's unit alone here: the claim is TTFT p95's (+20%) for certain, reported with the fix."""
+    assert found(facts, "torch.compile's 360 ms is 20% higher than eager's.\n") == []
+    kind, quoted, fix = only(facts, "torch.compile's 360 ms is 40% higher than eager's.\n")
+    assert (kind, quoted) == (STALE_CLAIM, "40% higher than eager") and fix.startswith('write "1.20x slower than Eager mode"')
+
+
 def test_a_change_naming_no_metric_gets_no_subject_from_its_heading(facts: LintFacts) -> None:
     """Under '## Chunked prefill', 'rate=4: +40% tok/s' is read as chunked prefill's (unsure which
     experiment); 'rate=4: +40%', naming neither metric nor experiment, is not read."""
