@@ -39,6 +39,8 @@ from benchdoc.results import build_results
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "lint_corpus"
 UNSEEN = Path(__file__).resolve().parents[1] / "tests" / "lint_corpus_unseen"
+# The kinds of finding the lint reports; a label of any other kind could never be found.
+KINDS = ("stale-claim", "stale-value", "stale-verdict")
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.90
 
@@ -71,6 +73,8 @@ def read_expected(case: Path) -> list[Expected]:
         file, _, line_number = where.rpartition(":")
         if not file or not line_number.isdigit():
             raise ValueError(f"{case / 'expected.txt'}:{number}: expected FILE:LINE KIND SNIPPET, got {raw!r}")
+        if kind not in KINDS:
+            raise ValueError(f"{case / 'expected.txt'}:{number}: unknown kind {kind!r}, expected one of {', '.join(KINDS)}")
         entries.append(Expected(file, int(line_number), kind, snippet[0] if snippet else ""))
     return entries
 
@@ -239,7 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unseen", type=Path, default=UNSEEN, help="the unseen half's folder")
     args = parser.parse_args(argv)
     development, unseen = cases_of(args.corpus), cases_of(args.unseen)
-    problems = [p for case in development + unseen for p in check_snippets(case)]
+    try:
+        problems = [p for case in development + unseen for p in check_snippets(case)]
+    except ValueError as error:  # a malformed label: its file and line, not a traceback
+        print(f"lint_corpus: {error}", file=sys.stderr)
+        return 2
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 2

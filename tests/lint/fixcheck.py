@@ -18,8 +18,21 @@ from benchdoc.lint.words import PRONOUN_START, UNIT_SPELLINGS
 REGION = re.compile(r"<!-- benchdoc:value (?P<exp>[\w.-]+?)(?:\.(?P<metric>\w+))?(?P<show> show=\w+)?(?: vs=[\w.-]+)? -->"
                     r"(?P<text>.*?)<!-- benchdoc:end -->")
 
+RELATIVE_CLAUSE = re.compile(r",\s+which\s", re.IGNORECASE)
 SPEED_CLAIM = re.compile(r"\b(?:faster|slower|quicker|speed-?ups?|slow-?downs?)\b", re.IGNORECASE)
 SPEED_UNIT = re.compile(r"/\s*s(?:ec)?$|^(?:ms|s|us|µs|ns|sec|seconds?|min|minutes?|h)$", re.IGNORECASE)
+
+
+def _up_to_the_next_clause(sentence: str, claim: str) -> str:
+    """The sentence up to the end of the claim's clause: a clause after it names its own metric."""
+    at = sentence.find(claim)
+    if at < 0:
+        return sentence
+    ends = [m.start() for m in (NEW_CLAUSE.search(sentence, at + len(claim)),
+                                # A relative clause commenting on the claim ("6% faster than B,
+                                # which is not worth the TTFT cost"): the comment's metric.
+                                RELATIVE_CLAUSE.search(sentence, at + len(claim))) if m]
+    return sentence[: min(ends)] if ends else sentence
 
 
 def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[str], int]:
@@ -52,9 +65,7 @@ def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[st
             # The bound metric is one the sentence names (by a word of its label or by its
             # unit: "4,610 tok/s, 35% slower than 570, and bus BW ..."), when it names any.
             # A coordinated clause with a verb of its own names its own metric ("... and goodput is 5.6 req/s").
-            at = sentence.find(finding.text)
-            own = NEW_CLAUSE.search(sentence, at + len(finding.text)) if at >= 0 else None
-            sentence = sentence[: own.start()] if own else sentence
+            sentence = _up_to_the_next_clause(sentence, finding.text)
             plain = sentence
             for m in know.mentions.find(sentence):
                 plain = plain[: m.start] + " " * (m.end - m.start) + plain[m.end :]

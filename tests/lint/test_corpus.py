@@ -107,3 +107,21 @@ def test_no_fix_binds_a_value_of_another_metric_experiment_or_workload_setting(t
         assert problems == [], f"{case.name}: {problems}"
         checked += bound
     assert checked >= 40
+
+
+def test_a_label_of_a_kind_the_lint_never_reports_is_refused_with_its_line(tmp_path: Path) -> None:
+    """'claim' for 'stale-claim' would make every finding a false positive and every label a miss."""
+    import shutil
+
+    case = tmp_path / "mislabelled"
+    shutil.copytree(CORPUS / "quantization", case)
+    expected = case / "expected.txt"
+    lines = expected.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines) if line and not line.startswith("#"))
+    lines[first] = lines[first].replace(" stale-", " ", 1)
+    expected.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--json", "--unseen", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert f"expected.txt:{first + 1}: unknown kind" in proc.stderr
+    assert "Traceback" not in proc.stderr

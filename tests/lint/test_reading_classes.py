@@ -370,6 +370,7 @@ def test_no_fix_of_these_classes_binds_another_metric_experiment_or_load_setting
         "torch.compile decodes 1,300 tok/s and prefills 8,900 tok/s.",
         "torch.compile delivers a 2x decode speedup over eager.",
         "torch.compile is 30% faster than eager, with TTFT p99 25% lower.",
+        "torch.compile is 90% faster than eager, which is worth its longer TTFT p99.",
         "torch.compile: decode +30%, TTFT p50 −15%, TTFT p99 −30% (all vs eager).",
         "torch.compile TTFT p99: 420 ms (eager: 500 ms).",
         "TTFT p99 is 450 ms on torch.compile and 540 ms on eager.",
