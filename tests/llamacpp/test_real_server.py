@@ -24,7 +24,9 @@ from benchdoc.ledger.models import Outcome
 
 from .conftest import llama_server
 
-pytestmark = pytest.mark.llamacpp
+# The module's one `benchdoc run` starts the real server five times and waits out a wrong
+# readiness URL: well inside two minutes on an idle machine, past it on a loaded one.
+pytestmark = [pytest.mark.llamacpp, pytest.mark.timeout(600)]
 
 # Random weights can sample the end-of-sequence token at any step; benchdoc forces the
 # length (ignore_eos), which llama_cpp.server does not know, so the workload bans the token.
