@@ -60,7 +60,7 @@ COVERING: dict[str, tuple[str, ...]] = {
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
         "tests/stats/test_stats_multiple.py", "tests/stats/test_stats_sequential.py",
         "tests/stats/test_starts_needed_power.py", "tests/stats/test_compare_boundaries.py",
-        "tests/results/test_words_match_numbers.py",
+        "tests/stats/test_compare_design_edges.py", "tests/results/test_words_match_numbers.py",
     ),
     "benchdoc.stats.welch": (
         "tests/stats/test_verdict_invariants.py", "tests/stats/test_stats_compare.py",
