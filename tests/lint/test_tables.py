@@ -118,3 +118,19 @@ def test_a_rendered_table_pasted_as_text_is_read_in_its_own_words(tmp_path: Path
     assert [(kind, text) for _, kind, text in kinds(facts, stale)] == [
         (STALE_CLAIM, "9.8% faster"), (STALE_CLAIM, "1.60x slower"),
     ]
+
+
+def test_a_percentage_under_a_metric_s_header_is_a_change_never_that_metric_s_value(story_facts: LintFacts) -> None:
+    """'-10%' under 'TTFT p50 change' is not a TTFT of 10 ms: a fix would write 43.5 ms into a change column."""
+
+    def cell(header: str, value: str) -> list[tuple[int, str, str]]:
+        return kinds(story_facts, f"| Config | tok/s | {header} |\n|---|---|---|\n| EAGLE-3 | 96.1 | {value} |\n")
+
+    # The ledger: EAGLE-3 (now on CUDA 13) has a TTFT p50 6.3% above the baseline's.
+    assert cell("TTFT p50 change", "-10%") == [(3, STALE_CLAIM, "-10%")]
+    assert cell("Δ TTFT p50", "+50%") == [(3, STALE_CLAIM, "+50%")]
+    assert cell("TTFT p50 change", "+6.4%") == []
+    # A change against a reference the header does not name is left alone rather than guessed.
+    assert cell("TTFT p50", "-10%") == []
+    (finding,) = lint_text(story_facts, "| Config | TTFT p50 change |\n|---|---|\n| EAGLE-3 | -10% |\n", "log.md")
+    assert "ttft_ms_p50" in finding.fix and "ms" not in finding.fix.split("-->")[1]

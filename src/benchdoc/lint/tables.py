@@ -32,6 +32,7 @@ from benchdoc.results.status import Status
 SentenceReader = Callable[[Unit, str, "str | None", bool, frozenset[str]], list[Finding]]
 _EMPTY_CELLS = ("—", "-", "–", "n/a", "N/A")
 _CHANGE = re.compile(r"%|\d\s*[x×](?!\w)")  # a percentage, or a factor ("2.03x faster")
+_CHANGE_WORDS = re.compile(r"\b(?:change|delta|diff)\b|Δ", re.IGNORECASE)
 _NAME_LEAD = 2  # characters a label cell may hold before the experiment's name ("* EAGLE-3", "(a) ...")
 
 
@@ -102,11 +103,24 @@ class TableRule:
             columns = [self.values.header_metric(c.header or "") for c in row.cells if c is not cell]
             finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged,
                                        columns=tuple(m for m in columns if m is not None))
-        elif self.values.is_value_cell(cell.text) and self.values.header_metric(header) is not None:
+        elif self.values.is_value_cell(cell.text) and (metric := self.values.header_metric(header)) is not None:
+            if _CHANGE.search(text) and metric.unit.strip() != "%":
+                # "-10%" under "TTFT p50 change" is a change of the metric, never its value in ms.
+                return self._change_of_metric(row, cell, metric)
             finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)
         else:
             # "71.3 tok/s" under "Result", or words: a sentence about the row's experiment.
             return self.sentence(cell, row.path, row.experiment, row.historical, row.pinned)
+        return [finding] if finding is not None else []
+
+    def _change_of_metric(self, row: _Row, cell: Unit, metric: MetricInfo) -> list[Finding]:
+        """A change under a header naming a metric: a claim when the header says it is a change
+        against the experiment's reference ("TTFT p50 change", "Δ TTFT"), else nothing (its
+        reference is not known, and no fix may guess one)."""
+        if row.experiment is None or not _CHANGE_WORDS.search(cell.header or ""):
+            return []
+        finding = self.claims.cell(cell, row.path, row.experiment, row.historical, row.pinned, row.hedged,
+                                   columns=(metric,))
         return [finding] if finding is not None else []
 
     def _metric_row(self, row: _Row) -> list[Finding] | None:
