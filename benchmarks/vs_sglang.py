@@ -45,8 +45,9 @@ OUTPUT_TOKENS = 256
 INPUT_TOKENS = 16
 CELLS: tuple[tuple[str, int], ...] = tuple((r, n) for r in ("zero", "paced") for n in (1, 64, 256))
 # Requests per stream: about 50,000 to 130,000 chunks a zero-latency cell; a paced single
-# stream runs 4 requests (about 10 s) for a CPU time worth measuring.
-PER_STREAM = {("zero", 1): 200, ("zero", 64): 6, ("zero", 256): 2, ("paced", 1): 4, ("paced", 64): 1, ("paced", 256): 1}
+# stream runs 12 requests (about 30 s): with 4, each client spent 0.15 to 0.4 CPU-seconds
+# and SGLang's own figure moved by a quarter between repeats.
+PER_STREAM = {("zero", 1): 200, ("zero", 64): 6, ("zero", 256): 2, ("paced", 1): 12, ("paced", 64): 1, ("paced", 256): 1}
 CLIENTS = ("benchdoc", "sglang", "bare")
 PACED_STEP_MS = 10.0
 
