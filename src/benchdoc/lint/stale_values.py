@@ -41,6 +41,7 @@ _CELL_VALUE = re.compile(
 
 
 _WORD = re.compile(r"[A-Za-z]")
+_PER = re.compile(r"\bper\s+", re.IGNORECASE)  # "$/h per req/s of capacity": the cells are in $/h
 _OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
 
 
@@ -316,7 +317,9 @@ class ValueRule:
         return self.finding(context, quantity, experiment, metric, None)
 
     def header_metric(self, header: str) -> MetricInfo | None:
+        """The one metric a column header names, by its name or by the unit of the column's cells."""
         know = self.know
+        header = self.own_words(header)
         found = [
             m for m in self.facts.metrics.values() if know.names_unit(m.name, header) or know.names_metric(m.name, header)
         ]
@@ -326,3 +329,18 @@ class ValueRule:
             named = [m for m in by_unit if know.names_metric(m.name, header)]
             found = named or by_unit or found
         return found[0] if len(found) == 1 else None
+
+    def own_words(self, header: str) -> str:
+        """A header without the figures and rates that describe something else than its cells: a load
+        the column is sized for ("Replicas for 240 req/s", "Replicas (312 req/s)") is a number with its
+        own unit, and a unit after "per" is the denominator of the cells' unit ("$/h per req/s")."""
+        for quantity in reversed(self.know.quantities.find(header)):
+            header = header[: quantity.start] + header[quantity.unit_end :]
+        spans = [m.span() for p in self.know.unit_words.values() if p is not None for m in p.finditer(header)]
+        for per in reversed(list(_PER.finditer(header))):
+            inside = any(a <= per.start() < b for a, b in spans)  # "tokens per second" is one unit
+            if not inside and any(a == per.end() for a, _ in spans):
+                # The denominator runs to a parenthesis or the end ("per req/s of capacity").
+                paren = header.find("(", per.end())
+                header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
+        return header
