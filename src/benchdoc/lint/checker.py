@@ -16,10 +16,12 @@ table rows go through :mod:`~benchdoc.lint.tables`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from benchdoc.lint.attribution import place
 from benchdoc.lint.claim_reading import VS_PREFIX, without_result
+from benchdoc.lint.claims import Claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import LintFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
@@ -30,8 +32,12 @@ from benchdoc.lint.stale_values import ValueRule
 from benchdoc.lint.stale_verdicts import VerdictRule
 from benchdoc.lint.tables import TableRule
 from benchdoc.lint.text import DocumentText, Unit
-from benchdoc.lint.verdicts import find_verdicts
-from benchdoc.lint.words import FAILS, NOT_OURS, PRONOUN_START, QUESTION, VERSUS, WORKS
+from benchdoc.lint.verdicts import VerdictWord, find_verdicts
+from benchdoc.lint.words import CLAUSE_BREAK, FAILS, LOSES, NOT_OURS, PRONOUN_START, QUESTION, VERSUS, WINS, WORKS
+
+_MAX_BY_GAP = 40
+_BY_BEFORE = re.compile(r"\bby\s*(?:~|about\s+|roughly\s+|around\s+)?$", re.IGNORECASE)
+_SUPERLATIVE = re.compile(r"fastest|(?:the )?best|(?:the )?(?:clear )?winner", re.IGNORECASE)
 
 
 class ProseChecker:
@@ -101,16 +107,20 @@ class ProseChecker:
             finding = self.claims.claim(context, claim, claims)
             if finding is not None:
                 findings.append(finding)
-        verdicts = [v for v in find_verdicts(unit.text) if not v.negated and not inside(v.start, v.end, consumed)]
+        verdicts = [v for v in find_verdicts(unit.text) if not v.negated and not inside(v.start, v.end, consumed)
+                    and not _sized_by(unit.text, v, claims)]
         meanings = {v.meaning for v in verdicts}
         if FAILS in meanings and WORKS in meanings:
             verdicts = []  # "fails on 16 GB cards, but runs fine here": a nuance, not a verdict
         judged: set[str] = set()
+        comparative: set[int] = set()  # ids of verdict findings that say no more than a figure beside them
         for verdict in verdicts:
             finding = self.verdicts.verdict(context, verdict)
             if finding is not None and finding.experiment not in judged:
                 judged.add(finding.experiment)  # one sentence, one verdict finding per experiment
                 findings.append(finding)
+                if not self._stands_alone(unit.text, verdict, finding, mentions):
+                    comparative.add(id(finding))
         quantities = self.know.quantities.find(unit.text) if has_digit else []
         comparisons = [self.claims.parties(context, claim) for claim in claims] if quantities else []
         if quantities:  # "2710 tok/s, ahead of the 8k budget": a verdict compares too
@@ -123,14 +133,25 @@ class ProseChecker:
             finding = self.values.value(context, quantity, place(context, quantity, quantities, comparisons), only)
             if finding is not None:
                 findings.append(finding)
-        return self._one_no_result_statement(findings)
+        return self._one_no_result_statement(findings, comparative)
 
-    def _one_no_result_statement(self, findings: list[Finding]) -> list[Finding]:
+    def _one_no_result_statement(self, findings: list[Finding], comparative: set[int]) -> list[Finding]:
         """A sentence that quotes a figure of an experiment with no result and calls it "ahead of" another
-        makes one statement the ledger cannot back: the figure's finding says it; a verdict word adds nothing."""
+        makes one statement the ledger cannot back: the figure's finding says it; a comparative verdict adds
+        nothing. "It works fine, and gives 190 tok/s" makes two: that it runs, and its figure."""
         figures = {f.experiment for f in findings if f.kind != STALE_VERDICT and f.experiment in self.facts.experiments
                    and without_result(self.facts.experiments[f.experiment])}
-        return [f for f in findings if f.kind != STALE_VERDICT or f.experiment not in figures]
+        return [f for f in findings if id(f) not in comparative or f.experiment not in figures]
+
+    def _stands_alone(self, text: str, verdict: VerdictWord, finding: Finding, mentions: Sequence[Mention]) -> bool:
+        """Whether a verdict is a statement apart from a figure of the same experiment in its sentence: a
+        superlative ranks it among all ("11,800 tok/s, our fastest yet"), and a verdict whose experiment is
+        named again after it leaves the figure to a statement of its own ("X works fine, and X gives 190
+        tok/s"). "works and generates 1350 tok/s", "2710 tok/s, ahead of Y": one statement, the figure's."""
+        if _SUPERLATIVE.fullmatch(text[verdict.start : verdict.end]):
+            return True
+        return any(m.start >= verdict.end and finding.experiment in (m.experiment, self.know.standing(m.experiment, None).name)
+                   for m in mentions)
 
     def _section_parties(self, section: tuple[str, ...]) -> tuple[str | None, str | None]:
         """What a section's heading is about: "## 2P1D" (its subject), "## 2P1D vs TP8" (subject and target)."""
@@ -148,6 +169,18 @@ class ProseChecker:
         self, cell: Unit, path: str, row_experiment: str | None, historical: bool, pinned: frozenset[str]
     ) -> list[Finding]:
         return self.sentence(cell, path, row_experiment=row_experiment, row_historical=historical, row_pinned=pinned)
+
+
+def _sized_by(text: str, verdict: VerdictWord, claims: Sequence[Claim]) -> bool:
+    """Whether a comparative verdict's size is a claim after "by" in its clause ("improves TTFT p50 by 12%
+    over FP8", "is faster by 12%"): one statement, which the claim checks with its size."""
+    if verdict.meaning not in (WINS, LOSES):
+        return False
+    for claim in claims:
+        gap = text[verdict.end : claim.start]
+        if 0 <= len(gap) <= _MAX_BY_GAP and _BY_BEFORE.search(gap) and not CLAUSE_BREAK.search(gap):
+            return True
+    return False
 
 
 def _subject_named(text: str, named: Sequence[Mention]) -> str | None:

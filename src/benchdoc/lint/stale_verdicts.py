@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from benchdoc.lint.attribution import Comparison
-from benchdoc.lint.claim_reading import never_succeeded, no_result_state, without_result
+from benchdoc.lint.claim_reading import NEW_CLAUSE, never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts
 from benchdoc.lint.findings import STALE_VERDICT, Finding
@@ -37,7 +37,17 @@ _DIRECT = re.compile(r"\s+(?:(?:the|a|an)\s+)?", re.IGNORECASE)
 _LINKED = re.compile(r"^\s*(?:than|to|vs\.?|versus|against|from|with|on|at|for|in)\b", re.IGNORECASE)  # characters between an experiment's name and a verdict word about it
 
 
-_HEAD_COLON = re.compile(r"^\s*[*_]*\s*[:—–]\s*$")
+_HEAD_OPENING = re.compile(r"\s*[*_]*\s*[:—–]")
+# "faster to restart", "better to wait": the speed or merit of doing something else, not a result.
+_TO_INFINITIVE = re.compile(r"\s+to\s+(?!first\b|the\b|a\b|an\b|its\b|their\b)[a-z]+", re.IGNORECASE)
+# "same throughput", "equal TTFT": the sentence itself says where there is no difference.
+_SAME_AS_NAMED = re.compile(r"(?<![\w-])(?:(?:the\s+)?same|equal|identical|matching)\s+(?P<what>[\w/ -]{1,30})", re.IGNORECASE)
+# What a bare "faster" or "better" is judged on, named without the primary metric's own words.
+_BARE_SPEED = re.compile(r"(?:throughput|speed|performance|perf)\b", re.IGNORECASE)
+# A coordinated clause whose verb is its own, with no subject repeated: "... faster than BF16 and needs
+# 41% less memory". Its metric is not the verdict's.
+_OWN_VERB = re.compile(r"\s(?:and|but)\s+(?:also\s+|only\s+)?[a-z]+s\s+(?=~?\d|about\b|roughly\b|only\b|just\b|less\b|"
+                       r"more\b|fewer\b|half\b|twice\b|a\b|an\b|the\b)", re.IGNORECASE)
 
 
 class VerdictRule:
@@ -53,6 +63,8 @@ class VerdictRule:
         if subject is None:
             return None
         clause_start, clause_end = context.clause(verdict.start)
+        if verdict.meaning in (WINS, LOSES) and _TO_INFINITIVE.match(text, verdict.end):
+            return None
         current = self.know.standing(subject, context)
         meaning = verdict.meaning
         target = self._than_target(context, verdict)
@@ -70,10 +82,12 @@ class VerdictRule:
                 current, meaning = target_current, (LOSES if meaning == WINS else WINS)
             elif current.compare_to != target_current.name:
                 return None
-        metric = self._clause_metric(context.plain[clause_start:clause_end])
+        metric = self._clause_metric(_own_part(context.plain, clause_start, verdict.end, clause_end))
         status, delta = self._status_for(current, metric)
         if status is None or not _contradicts(meaning, status, delta):
             return None
+        if status is Status.NO_DIFFERENCE and self._says_same(context.plain, metric):
+            return None  # "the better choice for short prompts: same throughput, ...": better at something else
         if context.historical or HYPOTHETICAL.search(context.plain[clause_start : verdict.start]):
             return None
         quoted = text[verdict.start : verdict.end]
@@ -160,8 +174,11 @@ class VerdictRule:
             gap = text[mention.end : verdict.start]
             if len(gap) <= _MAX_VERDICT_GAP and not CLAUSE_BREAK.search(gap):
                 return mention.experiment
-            if len(before) == 1 and _HEAD_COLON.match(gap) and not text[: mention.start].strip(" -*>[]x"):
-                return mention.experiment  # "sha256: no difference from ...": the head of a list or notebook line
+            head = _HEAD_OPENING.match(gap)
+            if (len(before) == 1 and head is not None and not CLAUSE_BREAK.search(gap, head.end())
+                    and not text[: mention.start].strip(" -*>[]x")):
+                # "sha256: no difference from ...", "NVFP4: 11,800 tok/s, our fastest yet": the head of a line
+                return mention.experiment
             return None
         if context.row_experiment is not None and not context.mentions:
             return context.row_experiment
@@ -187,6 +204,15 @@ class VerdictRule:
             return None
         at = verdict.end + match.end()
         return next((m.experiment for m in context.mentions if m.start == at), None)
+
+    def _says_same(self, plain: str, metric: str | None) -> bool:
+        """Whether the sentence says there is no difference in the metric a verdict is judged on."""
+        pattern = self.know.keywords.get(metric or self.facts.primary_metric or "")
+        for found in _SAME_AS_NAMED.finditer(plain):
+            what = found.group("what")
+            if (pattern is not None and pattern.search(what)) or (metric is None and _BARE_SPEED.match(what)):
+                return True
+        return False
 
     def _clause_metric(self, clause: str) -> str | None:
         named = [name for name, pattern in self.know.keywords.items() if pattern is not None and pattern.search(clause)]
@@ -246,3 +272,12 @@ def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
         # "on par with 570" of one whose latest run failed: it has no result to be on par with.
         return status is Status.WORKS or status.loses or status is Status.FAILED
     return False
+
+
+def _own_part(plain: str, start: int, verdict_end: int, end: int) -> str:
+    """The words of a verdict's clause that are its own: up to a coordinated clause with a verb of its own."""
+    for pattern in (NEW_CLAUSE, _OWN_VERB):
+        found = pattern.search(plain, verdict_end, end)
+        if found is not None:
+            end = found.start()
+    return plain[start:end]

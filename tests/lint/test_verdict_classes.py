@@ -1,0 +1,124 @@
+"""Classes of verdict misreading found on held-out logs, each probed with sentences of our own.
+
+A collective-algorithm project of its own: Ring (the reference) decodes 1000 tok/s in 20 GB;
+Tree 995 tok/s in 20 GB (equivalent within its 3% margin); Pinned 900 tok/s in 14 GB (slower,
+30% less memory); Low-bit ran once and then failed; Fused never ran.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
+from benchdoc.results import build_results
+
+CONFIG = """\
+[metrics.decode_tok_s]
+label = "Decode speed"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+equivalence_margin = "3%"
+primary = true
+
+[metrics.memory_gb]
+label = "Peak memory"
+unit = "GB"
+direction = "lower"
+digits = 1
+
+[experiments.ring]
+label = "Ring"
+role = "reference"
+
+[experiments.tree]
+label = "Tree"
+compare_to = "ring"
+
+[experiments.pinned]
+label = "Pinned"
+compare_to = "ring"
+
+[experiments.lowbit]
+label = "Low-bit"
+compare_to = "ring"
+
+[experiments.fused]
+label = "Fused"
+compare_to = "ring"
+"""
+
+T0 = datetime(2026, 10, 5, 9, tzinfo=timezone.utc)
+# name: (hour, decode tok/s, memory GB, spread of the samples in per mille); None: a failed run
+RUNS = (("ring", 0, 1000.0, 20.0, 1), ("tree", 1, 995.0, 20.0, 8), ("pinned", 2, 900.0, 14.0, 1),
+        ("lowbit", 3, 1150.0, 12.0, 1), ("lowbit", 4, None, None, 1))
+
+
+@pytest.fixture(scope="module")
+def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("verdicts")
+    config = parse_config(CONFIG, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for name, hour, decode, memory, spread in RUNS:
+            at = T0 + timedelta(hours=hour)
+            if decode is None or memory is None:
+                ledger.record_run(NewRun(experiment=name, outcome="failed", started_at=at, finished_at=at,
+                                         failure_reason="kernel launch failed"))
+                continue
+            samples = [Sample(metric, centre * (1 + spread * offset / 1000), i, i)
+                       for metric, centre in (("decode_tok_s", decode), ("memory_gb", memory))
+                       for i, offset in enumerate((0, -2, 2, -1, 1))]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def kinds(facts: LintFacts, text: str) -> list[str]:
+    return [f.kind for f in lint_text(facts, text + "\n", "log.md")]
+
+
+def test_a_verdict_s_metric_is_its_own_clause_s_not_a_coordinated_verb_s(facts: LintFacts) -> None:
+    # "and needs 30% less memory" is a clause of its own: "faster" is still judged on decode speed.
+    assert kinds(facts, "Pinned is faster than Ring and needs 30% less memory.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned is slower than Ring and needs 30% less memory.") == []
+    # Memory named in the verdict's own clause is what it is judged on.
+    assert kinds(facts, "Pinned is better than Ring on peak memory.") == []
+
+
+def test_a_sentence_that_says_same_throughput_means_its_better_of_something_else(facts: LintFacts) -> None:
+    assert kinds(facts, "Tree is the better pick for small pods: same throughput, one hop fewer.") == []
+    assert kinds(facts, "Tree is the better pick for small pods.") == [STALE_VERDICT]
+    # "same memory" says nothing of the decode speed "better" is judged on.
+    assert kinds(facts, "Tree is the better pick for small pods: same memory, one hop fewer.") == [STALE_VERDICT]
+
+
+def test_faster_to_do_something_is_not_a_verdict_on_the_result(facts: LintFacts) -> None:
+    assert kinds(facts, "Pinned is faster to deploy, which is all it has going for it.") == []
+    assert kinds(facts, "Pinned is quicker to set up and faster to roll back.") == []
+    assert kinds(facts, "Pinned is faster, so it is the default.") == [STALE_VERDICT]
+
+
+def test_a_verdict_verb_sized_by_a_claim_is_that_one_claim(facts: LintFacts) -> None:
+    # "improves decode speed by 20% over Ring": one statement, checked with its size.
+    assert kinds(facts, "Pinned improves decode speed by 20% over Ring.") == [STALE_CLAIM]
+    assert kinds(facts, "Pinned lowers peak memory by 30% relative to Ring.") == []
+
+
+def test_a_figure_and_a_verdict_about_a_failed_experiment_are_two_statements(facts: LintFacts) -> None:
+    # That it works and what it gives: two claims the ledger cannot back.
+    assert sorted(kinds(facts, "Low-bit works fine on small cards, and Low-bit gives 1,150 tok/s.")) == [
+        STALE_VALUE, STALE_VERDICT]
+    # A superlative ranks it among all: a statement of its own beside the figure.
+    assert sorted(kinds(facts, "- Low-bit: 1,150 tok/s, our fastest build yet.")) == [STALE_VALUE, STALE_VERDICT]
+    # "ahead of Ring" only compares the figure it follows: the figure's finding says it all.
+    assert kinds(facts, "Low-bit gives 1,150 tok/s, ahead of Ring.") == [STALE_VALUE]
+    # The head of a line names the subject of a verdict after its figure.
+    assert kinds(facts, "- Pinned: 900 tok/s, the fastest option we have.") == [STALE_VERDICT]
+    assert kinds(facts, "- Pinned: 900 tok/s, the slowest option we have.") == []
