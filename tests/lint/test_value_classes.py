@@ -6,8 +6,15 @@ The project is the graph-capture one of test_reading_classes: eager mode decodes
 
 from __future__ import annotations
 
-from benchdoc.lint import LintFacts
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.lint.findings import STALE_VALUE
+from benchdoc.results import build_results
 
 from .test_reading_classes import facts, kinds, lint
 
@@ -26,3 +33,57 @@ def test_a_header_s_load_or_denominator_is_not_the_unit_of_its_cells(facts: Lint
     speed = "| config | decode, tokens per second |\n|---|---|\n| CUDA graphs | {v} |"
     assert kinds(facts, speed.format(v="1200")) == []
     assert [f.kind for f in lint(facts, speed.format(v="1500"))] == [STALE_VALUE]
+
+
+def test_a_figure_in_a_clause_whose_subject_is_it_is_the_comparison_s_subject(facts: LintFacts) -> None:
+    # torch.compile decodes 1300 tok/s, 30% faster than eager (1000 tok/s).
+    said = "torch.compile is 30% faster than eager on decode, and it decodes {v} tok/s."
+    assert kinds(facts, said.format(v="1,300")) == []
+    (value,) = lint(facts, said.format(v="1,450"))
+    assert value.kind == STALE_VALUE and "compile.decode_tok_s -->1300<" in value.fix
+    # Must stay: a clause that names its own subject is that subject's, and eager's figure is right.
+    assert kinds(facts, "torch.compile is 30% faster than eager on decode, and eager decodes 1,000 tok/s.") == []
+
+
+def test_a_rate_in_bits_is_not_a_figure_in_bytes(tmp_path: Path) -> None:
+    facts = _bandwidth_facts(tmp_path)
+    # A link's rate in bits beside the experiment: not its bus bandwidth in bytes.
+    assert _kinds(facts, "Ring-8 runs over two 200 Gb/s links (25 Gbps each way).") == []
+    # Must stay flagged: the same number in bytes.
+    assert [f.kind for f in lint_text(facts, "Ring-8 reaches 200 GB/s.\n", "log.md")] == [STALE_VALUE]
+
+
+def test_a_second_figure_after_a_word_of_contrast_is_not_the_first_one_s_owner_s(tmp_path: Path) -> None:
+    facts = _bandwidth_facts(tmp_path)
+    # The other side ("on a single socket") is no experiment the ledger holds.
+    assert _kinds(facts, "Bus bandwidth is 150 GB/s for Ring-8, against about 300 GB/s on a single socket.") == []
+    # Must stay flagged: the first figure is Ring-8's, and wrong.
+    assert [f.text for f in lint_text(facts, "Bus bandwidth is 170 GB/s for Ring-8, against about 300 GB/s.\n",
+                                      "log.md")] == ["170 GB/s"]
+
+
+BANDWIDTH = """\
+[metrics.busbw]
+label = "bus bandwidth"
+unit = "GB/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[experiments.ring8]
+label = "Ring-8"
+"""
+
+
+def _bandwidth_facts(root: Path) -> LintFacts:
+    config = parse_config(BANDWIDTH, root / "benchdoc.toml")
+    at = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        samples = [Sample("busbw", v, i, i) for i, v in enumerate((150.0, 149.0, 151.0, 150.5, 149.5))]
+        ledger.record_run(NewRun(experiment="ring8", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        return facts_from_results(build_results(config, ledger))
+
+
+def _kinds(facts: LintFacts, text: str) -> list[tuple[str, str]]:
+    return [(f.kind, f.text) for f in lint_text(facts, text + "\n", "log.md")]

@@ -23,6 +23,10 @@ from benchdoc.lint.quantities import Quantity
 # Between the two numbers of a pair of different experiments' figures ("1583.6 tok/s vs 845.7 tok/s").
 # "to", "->" and ranges join an experiment's before and after, or its bounds: not a pair.
 _PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|with))\s*$", re.IGNORECASE)
+# The same with the first figure's owner between, and a hedge on the second: "180 GB/s for TP16, against
+# roughly 360 GB/s": only a word of contrast links them then ("... for A and 6 req/s" is a list).
+_PAIR_LINK_OWNED = re.compile(r"^\s*(?:for|on|with)\s+[^,;()]{1,40}?\s*,?\s*(?:vs\.?|versus|against|compared (?:to|with))"
+                              r"\s*(?:roughly|about|around|approximately|~|≈)?\s*$", re.IGNORECASE)
 
 
 # Between a name and its figure in a list or notebook line: "S-LoRA: 2.1k tok/s", "1P1D = ~10.9k tok/s".
@@ -44,6 +48,10 @@ _TARGET_WORD = re.compile(r"\b(?:than|over|vs\.?|versus|against|relative to|comp
 
 # A figure right after a name: "relative to the baseline at 89.5 tok/s", "than TP8 (7,850 tok/s)".
 _AT_NAME = re.compile(r"^\s*(?:'s\s+\w+\s+(?:of\s+)?|at|of|with|:|=|\()?\s*[~≈]?\s*$", re.IGNORECASE)
+
+
+# A clause whose subject is a pronoun: "..., and it serves 10.4k tok/s" after "A is 1.75x B".
+_PRONOUN_SUBJECT = re.compile(r"^[\s*_]*(?:(?:and|but|so|while)\s+)?(?:it|its)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,9 @@ def place(
     ):
         # "TTFT p99 is 450 ms on torch.compile and 500 ms on eager": the name right after the figure owns it.
         return Place(after_it[0].experiment, True)
+    pronoun = _pronoun_subject(context, quantity, comparisons)
+    if pronoun is not None:
+        return Place(pronoun, True)
     named_before = list(dict.fromkeys(m.experiment for m in before_it))
     if len(named_before) == 1:
         after = [c for c in comparisons if c.start > quantity.start]
@@ -120,6 +131,18 @@ def place(
             # "EP8 reached 4,950 tok/s, 45% above BF16": the figure of the comparison's subject.
             return Place(named_before[0], True)
     return Place(context.nearest(quantity.start) if context.mentions or context.row_experiment else None, False)
+
+
+def _pronoun_subject(context: Context, quantity: Quantity, comparisons: Sequence[Comparison]) -> str | None:
+    """The subject of the comparison before a clause whose own subject is "it", which names no one else
+    ("A is 1.75x B on throughput, and it serves 10.4k tok/s": A's figure), else None."""
+    clause_start, _ = context.clause(quantity.start)
+    if not _PRONOUN_SUBJECT.match(context.unit.text[clause_start : quantity.start]):
+        return None
+    if any(clause_start <= m.start < quantity.start for m in context.mentions):
+        return None
+    earlier = [c for c in comparisons if c.start < clause_start]
+    return earlier[-1].subject if earlier else None
 
 
 def _owned_end(context: Context, quantity: Quantity) -> int:
@@ -149,7 +172,7 @@ def _linked(text: str, first: Quantity, second: Quantity) -> bool:
     if not first.units & second.units:
         return False  # "96.1 tok/s and 43.5 ms": two metrics, not two experiments
     gap = text[first.unit_end : second.start]
-    if _PAIR_LINK.match(gap):
+    if _PAIR_LINK.match(gap) or _PAIR_LINK_OWNED.match(gap):
         return True
     # "89.5 vs 92.6 tok/s": the first number shares the second's unit.
     return first.unit_end == first.end and _PAIR_LINK.match(text[first.end : second.start]) is not None

@@ -70,6 +70,8 @@ class QuantityFinder:
             return []
         found: list[Quantity] = []
         for match in self._pattern.finditer(text):
+            if _BITS.search(match.group("unit")):
+                continue  # "400 Gb/s", "25 Gbps": a link's rate in bits, not a figure in bytes
             unit = " ".join(match.group("unit").lower().split())
             units = self._spellings.get(unit, frozenset())
             start, end = match.span("num")
@@ -123,6 +125,8 @@ def bare_numbers(text: str) -> list[Quantity]:
 
 
 _KILO = re.compile(r"[kK](?![A-Za-z])")
+# A unit of bits: a lowercase "b" after a capital prefix ("Gb/s", "Mb"), or "bps" ("Gbps", "gbps").
+_BITS = re.compile(r"^[KMGT]b|bps$")
 
 
 _HEDGE = re.compile(
