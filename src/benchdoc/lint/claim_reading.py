@@ -298,8 +298,18 @@ class ClaimReader:
         named = list({m.name: m for at, m in self.metrics_in(noun)}.values())
         if named:
             return named
-        return [m for m in self.facts.metrics.values() if m.unit.strip().lower() not in GENERIC_UNITS
-                and (unit := self.know.unit_words.get(m.name)) is not None and unit.search(noun)]
+        by_unit = [m for m in self.facts.metrics.values() if m.unit.strip().lower() not in GENERIC_UNITS
+                   and (unit := self.know.unit_words.get(m.name)) is not None and unit.search(noun)]
+        return by_unit or self._throughput(noun)
+
+    def _throughput(self, noun: str) -> list[MetricInfo]:
+        """"costs 5% of throughput" where no label says "throughput": the primary metric when it is a rate
+        (tok/s, req/s), with every other metric in its unit as a candidate too."""
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        if primary is None or not _THROUGHPUT.search(noun) or not _RATE_UNIT.match(primary.unit.strip()):
+            return []
+        return [primary, *(m for m in self.facts.metrics.values()
+                           if m.name != primary.name and m.unit.strip().lower() == primary.unit.strip().lower())]
 
     def slash_ratios(self, context: Context) -> list[Claim]:
         """"DP8/TP8 = 1.6", "DP8 / TP8 ≈ 0.85x": the ratio of the first named experiment to the second."""
@@ -350,6 +360,8 @@ class ClaimReader:
         return None
 
 
+_THROUGHPUT = re.compile(r"\bthroughput\b", re.IGNORECASE)
+_RATE_UNIT = re.compile(r"^[a-z]+/s(?:ec)?$", re.IGNORECASE)
 _PERCENTILE_ALONE = re.compile(r"(?:^|[,;(]\s*|\band\s+)(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)
 
 

@@ -39,7 +39,9 @@ _FACTOR = re.compile(
     # "a 1.3x decode speedup": up to two words naming the quantity before a noun of speed.
     r"(?<![\w.])" + _NUM + _TIMES + r"\s*(?P<pre>(?:[A-Za-z][\w/-]*\s+){1,2}?(?=speed-?ups?\b|slow-?downs?\b))?"
     r"(?:(?P<word>faster|slower|higher|lower|more|less|better|worse|"
-    r"speed-?ups?|slow-?downs?)\b|(?P<the>(?:the|its)\s+(?P<noun>[\w/ -]{1,30}?)\s+of\b)|(?P<as>as (?:fast|much|high) as)\b)",
+    r"speed-?ups?|slow-?downs?)\b|(?P<the>(?:the|its)\s+(?P<noun>[\w/ -]{1,30}?)\s+of\b)|(?P<as>as (?:fast|much|high) as)\b|"
+    # "serves 2.5x what X does": the target's own figure, unnamed
+    r"(?P<what>what)\s+(?=[^.;:]{1,40}?\s(?:do|does|did|gets?|got|serves?|served|reach(?:es)?|deliver(?:s|ed)?)\b))",
     re.IGNORECASE,
 )
 _SIGNED = re.compile(
@@ -48,10 +50,17 @@ _SIGNED = re.compile(
     re.IGNORECASE,
 )
 # "TTFT down 10%", "up 20% on eager", "down by 25% vs X": a change with its direction before it.
+# A share in words after "by", "up" or "down": "cuts TTFT by half", "up by a third".
+_FRACTIONS = {"half": 50.0, "a half": 50.0, "one half": 50.0, "a third": 100 / 3, "one third": 100 / 3,
+              "a quarter": 25.0, "one quarter": 25.0, "two thirds": 200 / 3, "three quarters": 75.0,
+              "a fifth": 20.0, "one fifth": 20.0, "a tenth": 10.0, "one tenth": 10.0}
+# The size of a change: a percentage, a factor ("by 3x": to a third, or three times as much), or a share in words.
+_AMOUNT = (r"(?:" + _NUM + r"\s*(?:%|percent\b)|(?P<fnum>\d+(?:\.\d+)?)(?:\s*[x×](?![\w])|\s+times\b|-?fold\b)|"
+           r"(?P<frac>a half|one half|half|a third|one third|a quarter|one quarter|two thirds|three quarters|a fifth|"
+           r"one fifth|a tenth|one tenth)\b)")
 _UP_DOWN = re.compile(r"(?<!\bgive )(?<!\bgives )(?<!\bgave )(?<!\bgiving )(?<!\bspeeds )(?<!\bspeed )(?<!\bslows )"
                       r"(?<!\bslow )(?<!\bsets )(?<!\bshows )(?<!\bends )(?<!\badds )(?<!\bbreaks )(?<!\bwinds )"
-                      r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<hedge>about\s+|~\s*|roughly\s+|nearly\s+|almost\s+)?" + _NUM
-                      + r"\s*(?:%|percent\b)", re.IGNORECASE)
+                      r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<hedge>about\s+|~\s*|roughly\s+|nearly\s+|almost\s+)?" + _AMOUNT, re.IGNORECASE)
 # "5% over eager": an unsigned change with "over" and its target.
 _OVER = re.compile(r"(?<![\w.+\-−])" + _NUM + r"\s*%\s+(?P<link>over|on top of)\s", re.IGNORECASE)
 # "+11% tok/s", "TTFT p99 -23%": a signed change with no target named, against the one the
@@ -67,9 +76,12 @@ _BY_VERB = re.compile(
     r"beat(?:s|ing)?|lead(?:s|ing)?(?!\s+to\b)|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
     r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
     r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
-    r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _NUM + r"\s*(?:%|percent\b)",
+    r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _AMOUNT,
     re.IGNORECASE,
 )
+# "ITL p50 halves", "halved relative to bf16", "doubles goodput over X": a factor as a verb.
+_FACTOR_VERB = re.compile(r"\b(?P<verb>halv(?:es|ed|ing)|doubl(?:es|ed|ing)|tripl(?:es|ed|ing)|cut in half)\b", re.IGNORECASE)
+_FACTOR_VERBS = (("halv", 2.0, DOWN), ("cut", 2.0, DOWN), ("doubl", 2.0, UP), ("tripl", 3.0, UP))
 # "TTFT p95 drops 40% with X vs Y", "goodput rises 12% over eager": a change verb with its number.
 _MOVE_VERB = re.compile(
     r"\b(?P<verb>(?:drop|fall|shrink|decreas|ris|climb|grow|jump|increas)(?:s|es|ped|ing|ed)?|fell|shrank|rose|grew|"
@@ -97,7 +109,8 @@ _NOUN_FACTOR = re.compile(
     + _NUM + _TIMES,
     re.IGNORECASE,
 )
-_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\d\s+times\b|\d-?fold\b|\b(?:twice|double|triple|half)\b", re.IGNORECASE)
+_FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\d\s+times\b|\d-?fold\b|\b(?:twice|double|triple|half|third|quarter|halv|"
+                          r"doubl|tripl|fifth|tenth)", re.IGNORECASE)
 # "twice as fast as X", "half the TTFT of X", "half of X's": a factor in words.
 _WORD_FACTOR = re.compile(
     r"\b(?P<num>twice|double|triple|half)\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
@@ -107,7 +120,7 @@ _WORD_FACTOR = re.compile(
 _WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5}
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
-    r"(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
+    r"(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?:(?:only|just|merely)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
     r"over\s+|more than\s+|at least\s+|up to\s+)?(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b)(?:\s+(?:of|to|in|on)\b)?",
     re.IGNORECASE,
 )
@@ -130,7 +143,7 @@ _LINK = re.compile(
     re.IGNORECASE,
 )
 _LINK_AFTER_BY = re.compile(
-    r"^\s*(?:,\s*)?(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
+    r"^\s*(?:,\s*)?(?:(?:with|using|on|under)\s+[\w.+-]+(?:\s+[\w.+-]+){0,2}?\s+)?(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
     r"(?:(?:the|a|an|its|their|our)\s+)?",
     re.IGNORECASE,
 )
@@ -181,16 +194,17 @@ def find_claims(text: str) -> list[Claim]:
         (_SIGNED, _signed_claim, True),
         (_PERCENT, _percent_claim, True),
         (_OVER, _over_claim, True),
-        (_UP_DOWN, _up_down_claim, True),
+        (_UP_DOWN, _up_down_claim, False),
         (_FACTOR, _factor_claim, False),
         (_VERB_PERCENT, _verb_percent_claim, True),
-        (_BY_VERB, _by_verb_claim, True),
+        (_BY_VERB, _by_verb_claim, False),
         (_MOVE_VERB, _move_verb_claim, True),
         (_PERCENT_NOUN, _percent_noun_claim, True),
         (_NOUN_OF_PERCENT, _noun_of_percent_claim, True),
         (_NOUN_FACTOR, _noun_factor_claim, False),
         (_BARE_FACTOR, _bare_factor_claim, False),
         (_WORD_FACTOR, _word_factor_claim, False),
+        (_FACTOR_VERB, _factor_verb_claim, False),
         (_BARE_SIGNED, _bare_signed_claim, True),
     )
     for pattern, build, needs_percent in shapes:
@@ -221,21 +235,25 @@ def _signed_claim(text: str, match: re.Match[str]) -> Claim:
 def _up_down_claim(text: str, match: re.Match[str]) -> Claim:
     """"TTFT p95 down 10%", "up 20% on eager": the number's own direction, its target after "on/vs/over/from"."""
     link = _UP_DOWN_LINK.match(text, match.end())
+    value, decimals, factor, worded = _amount(match)
     return Claim(
         start=match.start(), end=link.end() if link else match.end(), text_end=link.end() if link else match.end(),
-        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
+        value=value, decimals=decimals, factor=factor,
         polarity=SIGNED, sign=1.0 if match.group("dir").lower() == "up" else -1.0,
-        bound="approx" if match.group("hedge") else "exact", object_at=link.end() if link else None,
+        bound="approx" if match.group("hedge") or worded else "exact", object_at=link.end() if link else None,
         object_search_start=None, noun="", word=match.group("dir").lower(),
     )
 
 
+_LEVEL_BEFORE = re.compile(r"\bto\s*[~≈]?\s*$", re.IGNORECASE)
 _UP_DOWN_LINK = re.compile(r"\s+(?:on|vs\.?|versus|over|from|against|relative to|compared (?:to|with))\s+"
                            r"(?:(?:the|a|an|its|their|our)\s+)?", re.IGNORECASE)
 
 
-def _over_claim(text: str, match: re.Match[str]) -> Claim:
-    """"5% over eager": a rise over the target."""
+def _over_claim(text: str, match: re.Match[str]) -> Claim | None:
+    """"5% over eager": a rise over the target; "from 70% to 94% over X" is a level reached, not a change."""
+    if _LEVEL_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
+        return None
     return Claim(
         start=match.start(), end=match.end(), text_end=match.end(),
         value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
@@ -305,12 +323,12 @@ def _factor_claim(text: str, match: re.Match[str]) -> Claim:
         word = match.group("word").lower()
         polarity = _polarity(word)
     else:
-        word = (match.group("the") or match.group("as") or "").lower()
+        word = (match.group("the") or match.group("as") or match.group("what") or "").lower()
         polarity = UP
     claim = _with_link(text, match, polarity, word, factor=True)
     if match.group("pre"):
         claim = dataclasses.replace(claim, noun=match.group("pre").strip())
-    if match.group("the") or match.group("as"):
+    if match.group("the") or match.group("as") or match.group("what"):
         # "1.5x the throughput of Ring": the target follows "of" / "as".
         claim = Claim(**{**claim.__dict__, "object_at": _skip_article(text, match.end()),
                          "noun": match.group("noun") or "", "end": match.end()})
@@ -388,13 +406,40 @@ def _by_verb_claim(text: str, match: re.Match[str]) -> Claim:
     link = _LINK_AFTER_BY.match(text[match.end() :])
     object_at = _skip_article(text, match.end() + link.end()) if link else None
     bound = hedge((match.group("hedge") or "").strip() + " ") if match.group("hedge") else "exact"
+    value, decimals, factor, worded = _amount(match)
     return Claim(
         start=match.start(), end=match.end() if link is None else match.end() + link.end(),
         text_end=match.end() if link is None else match.end() + link.end(),
-        value=float(match.group("num")), decimals=_decimals(match.group("num")), factor=False,
-        polarity=polarity, sign=1.0, bound=bound, object_at=object_at,
+        value=value, decimals=decimals, factor=factor, worded=worded and factor,
+        bound="approx" if worded else bound,
+        polarity=polarity, sign=1.0, object_at=object_at,
         object_search_start=match.start("mid") if polarity in (GOOD, BAD) else None,
         noun=match.group("mid").strip(), word=verb,
+    )
+
+
+def _amount(match: re.Match[str]) -> tuple[float, int, bool, bool]:
+    """The size of a change as (value, decimals, factor, worded): "20%", "3x" (a factor), "a third" (33.3%, in words)."""
+    if match.group("fnum"):
+        return float(match.group("fnum")), _decimals(match.group("fnum")), True, False
+    if match.group("frac"):
+        return _FRACTIONS[match.group("frac").lower()], 1, False, True
+    return float(match.group("num")), _decimals(match.group("num")), False, False
+
+
+def _factor_verb_claim(text: str, match: re.Match[str]) -> Claim:
+    """"EAGLE-3 halves ITL p50 relative to no-spec", "TTFT halved with X": a factor as a verb, approximate by nature."""
+    verb = match.group("verb").lower()
+    value, polarity = next((v, p) for stem, v, p in _FACTOR_VERBS if verb.startswith(stem))
+    link = _LINK.match(text[match.end() :])
+    object_at = _skip_article(text, match.end() + link.end()) if link else None
+    if link is not None and _WITHOUT.match(text[object_at or 0 :]):
+        object_at = None  # "halves with X than without": against what the subject is compared with
+    end = object_at or match.end()
+    return Claim(
+        start=match.start(), end=end, text_end=end, value=value, decimals=1, factor=True, polarity=polarity,
+        sign=1.0, bound="approx", object_at=object_at, object_search_start=None,
+        noun=link.group("gap").strip() if link else _noun_after(text, match.end()), word=verb, worded=True,
     )
 
 
@@ -442,7 +487,9 @@ def _claim(
 def _noun_after(text: str, end: int) -> str:
     """The words right after a claim word with no link: "20% lower |TTFT p50|"."""
     rest = re.match(r"^\s+((?:[\w/-]+\s*){0,3})", text[end:])
-    return rest.group(1).strip() if rest else ""
+    words = rest.group(1).strip() if rest else ""
+    # "61% lower and E2E p99 is halved": a conjunction opens the next clause, whose words are not this claim's.
+    return "" if re.match(r"(?:and|but|or|while|whereas|so)\b", words, re.IGNORECASE) else words
 
 
 def _skip_article(text: str, pos: int) -> int:

@@ -48,6 +48,8 @@ _SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
 SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
 _SPEED_UNIT = re.compile(r"^(?:[a-zµμ]*/s(?:ec)?|ms|s|us|µs|μs|ns|sec|seconds?|minutes?|min|h)$", re.IGNORECASE)
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
+# A day named in the sentence: "went to canary on 2026-11-04 and cut throughput by a quarter".
+_DATED = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
 
 
@@ -99,8 +101,8 @@ class ClaimRule:
             if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, held_bound(claim)):
                 return None
             old = self.historical_comparison(subject, target, metric, claimed, held_bound(claim), context)
-            if old is not None and context.historical:
-                return None
+            if old is not None and (context.historical or _DATED.search(context.unit.text)):
+                return None  # true of an older comparison, in a sentence of the past or of a named day
             verdicts.append((metric, actual, old))
         metric, actual, old = verdicts[0]
         current_subject = self.know.standing(subject, context)

@@ -137,6 +137,9 @@ NOT_OURS = re.compile(
     r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this)|"
     # others' figures: "reports elsewhere put X ahead", "reportedly", "we cannot confirm it"
     r"(?:reports?|benchmarks?|numbers|results|figures)\s+elsewhere|reportedly|"
+    # a project's own documentation: "LMCache's own docs quote 3-10x lower TTFT", "the README claims 2x"
+    r"(?:\bown|\bthe|\btheir|\bits)\s+(?:docs|documentation|README|blog|marketing)\s+(?:quotes?|says|claims?|reports?|states?|"
+    r"lists?|promises?|advertises?)|"
     r"(?:we|I)\s+(?:cannot|can't|could\s*n[o']t|have\s*n[o']t\s+been\s+able\s+to)\s+(?:confirm|reproduce|verify))(?![\w-])",
     re.IGNORECASE,
 )
