@@ -87,3 +87,33 @@ def _bandwidth_facts(root: Path) -> LintFacts:
 
 def _kinds(facts: LintFacts, text: str) -> list[tuple[str, str]]:
     return [(f.kind, f.text) for f in lint_text(facts, text + "\n", "log.md")]
+
+
+def test_a_name_after_n_percent_above_is_a_target_and_owns_only_its_own_figure(facts: LintFacts) -> None:
+    # The subject is no experiment the ledger names; eager is only what it is compared with.
+    said = "The nightly build decodes 1,300 tok/s, 30% above eager's {v} tok/s, with TTFT p50 at 150 ms."
+    assert [f for f in lint(facts, said.format(v="1,000")) if f.kind == STALE_VALUE] == []
+    # Must stay flagged: the target's own figure, right after its name, is still the target's.
+    (value,) = [f for f in lint(facts, said.format(v="900")) if f.kind == STALE_VALUE]
+    assert value.text == "900 tok/s" and "eager.decode_tok_s -->1000<" in value.fix
+
+
+def test_a_fleet_s_figure_is_not_one_copy_s_result(facts: LintFacts) -> None:
+    # CUDA graphs' goodput is 5.50 req/s.
+    assert kinds(facts, "With CUDA graphs, 9 replicas absorb 48 req/s at peak.") == []
+    # Must stay flagged: the setup's own figure, and one copy's figure, which is the setup's.
+    (value,) = lint(facts, "With CUDA graphs, goodput is 4.80 req/s.")
+    assert value.kind == STALE_VALUE and "graphs.goodput_req_s -->5.50<" in value.fix
+    assert [f.kind for f in lint(facts, "CUDA graphs manages 4.80 req/s per replica.")] == [STALE_VALUE]
+
+
+def test_a_proposal_s_figure_is_a_plan(facts: LintFacts) -> None:
+    assert kinds(facts, "We propose to run CUDA graphs at 4.00 req/s of goodput in production.") == []
+    (value,) = lint(facts, "We ran CUDA graphs: 4.00 req/s of goodput.")
+    assert value.kind == STALE_VALUE
+
+
+def test_a_figure_the_sentence_calls_not_comparable_is_left_alone(facts: LintFacts) -> None:
+    said = "The first CUDA graphs run used an older prompt set; its 4.00 req/s of goodput is {rest}."
+    assert kinds(facts, said.format(rest="not comparable")) == []
+    assert [f.kind for f in lint(facts, said.format(rest="our reference"))] == [STALE_VALUE]

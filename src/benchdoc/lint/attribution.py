@@ -42,12 +42,13 @@ _LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\
 
 
 # Before the target of a comparison, after a figure: "4,050 ms, slightly worse than DP8".
-_TARGET_WORD = re.compile(r"\b(?:than|over|vs\.?|versus|against|relative to|compared (?:to|with))\s+(?:the\s+)?"
+_TARGET_WORD = re.compile(r"(?:\b(?:than|over|vs\.?|versus|against|relative to|compared (?:to|with))|"
+                          r"(?:\d\s*[%x×]|\btimes)\s+(?:above|below|ahead of|behind|under))\s+(?:the\s+)?"
                           r"(?:(?:plain|stock|vanilla|bare|regular)\s+)?$", re.IGNORECASE)
 
 
 # A figure right after a name: "relative to the baseline at 89.5 tok/s", "than TP8 (7,850 tok/s)".
-_AT_NAME = re.compile(r"^\s*(?:'s\s+\w+\s+(?:of\s+)?|at|of|with|:|=|\()?\s*[~≈]?\s*$", re.IGNORECASE)
+_AT_NAME = re.compile(r"^\s*(?:'s(?:\s+\w+\s+(?:of\s+)?)?|at|of|with|:|=|\()?\s*[~≈]?\s*$", re.IGNORECASE)
 
 
 # A clause whose subject is a pronoun: "..., and it serves 10.4k tok/s" after "A is 1.75x B".

@@ -45,6 +45,23 @@ _PER = re.compile(r"\bper\s+", re.IGNORECASE)  # "$/h per req/s of capacity": th
 _OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
 
 
+# A figure of a fleet of copies of a setup ("13 replicas cover 312 req/s"; one copy's, "48 req/s per replica",
+# is the setup's own), a proposal ("Proposal: ship it at 8 req/s"), or one the sentence says is not comparable.
+_FLEET = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|dozens? of)\s+(?:replicas|instances|pods|copies)\b",
+                    re.IGNORECASE)
+_PROPOSAL = re.compile(r"\b(?:propos(?:e|es|ed|al|ing)|suggest(?:s|ed|ion)?)\b", re.IGNORECASE)
+_NOT_COMPARABLE = re.compile(r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparable\b|\bnot in the ledger\b", re.IGNORECASE)
+
+
+def _not_a_result(context: Context, quantity: Quantity) -> bool:
+    """Whether the words around a number say it is no result of one setup as the ledger records it."""
+    text = context.unit.text
+    clause_start, _ = context.clause(quantity.start)
+    fleet = [m for m in _FLEET.finditer(text, clause_start, quantity.start)
+             if not any(x.start <= m.start() < x.end for x in context.mentions)]  # "two TP8 replicas" may be a name
+    return bool(fleet) or _PROPOSAL.search(text, 0, quantity.start) is not None or _NOT_COMPARABLE.search(text) is not None
+
+
 @dataclass(frozen=True)
 class _OldMatch:
     """An older result a number quotes."""
@@ -83,6 +100,8 @@ class ValueRule:
         where = where or Place(context.nearest(quantity.start), False)
         if self._under_unnamed_condition(context, quantity):
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
+        if _not_a_result(context, quantity):
+            return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable"
         if is_load_setting(self.facts, context, quantity, scope):
             return None  # "at 6 req/s offered": the workload, not a result
         missing = self._without_result(context, quantity, candidates, where, experiments)
