@@ -104,3 +104,12 @@ def test_no_fix_of_these_phrasings_binds_another_metric_experiment_or_load(facts
     findings = [f for sentence in sentences for f in lint(facts, sentence)]
     problems, checked = fix_problems(facts, findings)
     assert problems == [] and checked >= 5
+
+
+def test_an_approximate_ratio_is_held_to_the_ledger_s_figure_not_widened_twice(facts: LintFacts) -> None:  # noqa: F811
+    # torch.compile against CUDA graphs: +8.3% [+8.1%, +8.6%]. "≈ 1.119x" allows 1.085x to 1.153x: its own range
+    # misses 1.083x, and only the comparison's interval would reach it.
+    assert "vs=graphs" in stale(facts, "torch.compile ≈ 1.119x CUDA graphs.")
+    for true in ("torch.compile ≈ 1.08x CUDA graphs.", "torch.compile ≈ 1.11x CUDA graphs.",
+                 "torch.compile is 1.085x CUDA graphs."):
+        assert kinds(facts, true) == [], true

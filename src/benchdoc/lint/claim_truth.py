@@ -123,6 +123,12 @@ def held_bound(claim: Claim) -> str:
     return "exact" if claim.factor and claim.bound == "approx" and not claim.worded else claim.bound
 
 
+def widened(claim: Claim) -> bool:
+    """Whether a claim's own range already allows for its approximation ("≈ 1.3x": 1.2x to 1.4x): it is
+    held to the ledger's figure, not widened again by the comparison's interval."""
+    return claim.factor and claim.bound == "approx" and not claim.worded
+
+
 def claim_holds(
     claimed: list[tuple[float, float]], delta: float, low: float | None, high: float | None, bound: str
 ) -> bool:

@@ -34,6 +34,7 @@ from benchdoc.lint.claim_truth import (
     ledger_says,
     unsupported,
     verdict_text,
+    widened,
 )
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims, is_move_verb
 from benchdoc.lint.context import Context
@@ -98,7 +99,7 @@ class ClaimRule:
             if actual is None or claimed is None:
                 return None  # a reading the ledger cannot check: the claim may be of it
             cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
-            if not cannot_tell and claim_holds(claimed, actual.value, actual.low, actual.high, held_bound(claim)):
+            if not cannot_tell and self._claim_holds(claim, claimed, actual, metric):
                 return None
             old = self.historical_comparison(subject, target, metric, claimed, held_bound(claim), context)
             if old is not None and (context.historical or _DATED.search(context.unit.text)):
@@ -129,6 +130,17 @@ class ClaimRule:
             fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
+
+    @staticmethod
+    def _claim_holds(claim: Claim, claimed: list[tuple[float, float]], actual: Delta, metric: MetricInfo) -> bool:
+        """Whether the ledger's delta allows the claim. An approximate ratio ("≈ 1.3x": 1.2x to 1.4x) is
+        already widened for its approximation: it holds when that range holds the ledger's figure, or when
+        the ratio written as exact would hold with the comparison's interval; never stricter than exact."""
+        if not widened(claim):
+            return claim_holds(claimed, actual.value, actual.low, actual.high, held_bound(claim))
+        exact = claimed_intervals(dataclasses.replace(claim, bound="exact"), metric) or []
+        return claim_holds(claimed, actual.value, None, None, "exact") or claim_holds(
+            exact, actual.value, actual.low, actual.high, "exact")
 
     def _holds(self, context: Context, claim: Claim, subject: str, target: str, metrics: Sequence[MetricInfo]) -> bool:
         """Whether the claim holds (or cannot be checked) for this subject and target on any of the metrics."""
