@@ -117,3 +117,19 @@ def test_a_figure_the_sentence_calls_not_comparable_is_left_alone(facts: LintFac
     said = "The first CUDA graphs run used an older prompt set; its 4.00 req/s of goodput is {rest}."
     assert kinds(facts, said.format(rest="not comparable")) == []
     assert [f.kind for f in lint(facts, said.format(rest="our reference"))] == [STALE_VALUE]
+
+
+def test_a_change_on_a_name_makes_it_the_target(facts: LintFacts) -> None:
+    # The subject is unnamed; eager (goodput 5.00 req/s) is what it is compared with.
+    said = "Batching more aggressively lifts decode by a fifth (up 20% on eager's {v}), and goodput is 5.90 req/s."
+    assert [f for f in lint(facts, said.format(v="1,000 tok/s")) if f.kind == STALE_VALUE] == []
+    # Must stay: a plain "62% on X" is X's figure, and a name before its own figure still owns it.
+    (value,) = [f for f in lint(facts, "Goodput is 5.90 req/s on eager.") if f.kind == STALE_VALUE]
+    assert "eager.goodput_req_s -->5.00<" in value.fix
+
+
+def test_a_name_after_up_from_owns_the_earlier_figure_only(facts: LintFacts) -> None:
+    assert kinds(facts, "TTFT p50 150 ms, down from 200 ms on eager.") == []
+    # Must stay flagged: the same figure said of eager itself.
+    (value,) = lint(facts, "TTFT p50 150 ms on eager.")
+    assert value.kind == STALE_VALUE and "eager.ttft_ms_p50 -->200<" in value.fix

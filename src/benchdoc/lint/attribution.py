@@ -43,8 +43,14 @@ _LIST_START = re.compile(r"(?:^|[,;:|(]|\b(?:and|vs\.?|versus|against))\s*[*_]*\
 
 # Before the target of a comparison, after a figure: "4,050 ms, slightly worse than DP8".
 _TARGET_WORD = re.compile(r"(?:\b(?:than|over|vs\.?|versus|against|relative to|compared (?:to|with))|"
-                          r"(?:\d\s*[%x×]|\btimes)\s+(?:above|below|ahead of|behind|under))\s+(?:the\s+)?"
+                          r"(?:\d\s*[%x×]|\btimes)\s+(?:above|below|ahead of|behind|under)|"
+                          # a change "on" a name ("up 18% on the full stack's"); "62.0% on prod" is prod's figure
+                          r"(?:\b(?:up|down)\s+|[+−-])\d[\d.,]*\s*%\s+on)\s+(?:the\s+)?"
                           r"(?:(?:plain|stock|vanilla|bare|regular)\s+)?$", re.IGNORECASE)
+
+
+# Before a name that owns the earlier figure of a change: "78.0%, up from 62.0% on prod".
+_FROM_FIGURE_ON = re.compile(r"\bfrom\s+[~≈]?\d[\d.,]*\s*[^\s\d,;]*\s+(?:on|for|with|at)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 # A figure right after a name: "relative to the baseline at 89.5 tok/s", "than TP8 (7,850 tok/s)".
@@ -94,9 +100,10 @@ def place(
                 return Place(None, False, foreign=True)  # the unnamed subject's figure
     before_it = [m for m in context.mentions if m.end <= quantity.start]
     after_it = [m for m in context.mentions if m.start >= quantity.end]
-    if not before_it and context.row_experiment is None and after_it and _TARGET_WORD.search(
-        context.unit.text[quantity.end : after_it[0].start]
-    ):
+    if not before_it and context.row_experiment is None and after_it and (
+        _TARGET_WORD.search(context.unit.text[quantity.end : after_it[0].start])
+        or _FROM_FIGURE_ON.search(context.unit.text[quantity.unit_end : after_it[0].start])
+    ):  # "hit rate 78.0%, up from 62.0% on prod": prod's is the earlier figure
         # "TTFT p99 4,050 ms, slightly worse than DP8": the figure of the comparison's unnamed subject.
         return Place(None, False, foreign=True)
     if context.row_experiment is None and context.mentions and all(
