@@ -47,6 +47,10 @@ def test_a_share_in_words_or_a_factor_after_by_up_or_down_is_read(facts: LintFac
     assert "compile.ttft_ms_p50" in stale(facts, "torch.compile cuts TTFT p50 by half vs eager.")
     # A share of something the ledger does not hold stays unread.
     assert kinds(facts, "torch.compile cuts compile-time memory by half vs eager.") == []
+    # "up" after a verb that moves a setting is no change of a result.
+    for setting in ("torch.compile sped up by half vs eager.", "torch.compile scales up by 2x vs eager.",
+                    "torch.compile's batch was bumped up by a third vs eager."):
+        assert kinds(facts, setting) == [], setting
 
 
 def test_a_cost_with_only_before_it_and_throughput_for_the_primary_rate(facts: LintFacts) -> None:  # noqa: F811

@@ -60,6 +60,10 @@ _AMOUNT = (r"(?:" + _NUM + r"\s*(?:%|percent\b)|(?P<fnum>\d+(?:\.\d+)?)(?:\s*[x√
            r"one fifth|a tenth|one tenth)\b)")
 _UP_DOWN = re.compile(r"(?<!\bgive )(?<!\bgives )(?<!\bgave )(?<!\bgiving )(?<!\bspeeds )(?<!\bspeed )(?<!\bslows )"
                       r"(?<!\bslow )(?<!\bsets )(?<!\bshows )(?<!\bends )(?<!\badds )(?<!\bbreaks )(?<!\bwinds )"
+                      # a setting moved, not a result: "sped up", "scaled up 2x", "ramped up by half", "bumped up"
+                      r"(?<!\bsped )(?<!\bscale )(?<!\bscales )(?<!\bscaled )(?<!\bramp )(?<!\bramps )(?<!\bramped )"
+                      r"(?<!\bturn )(?<!\bturns )(?<!\bturned )(?<!\bbump )(?<!\bbumps )(?<!\bbumped )(?<!\bdial )"
+                      r"(?<!\bdials )(?<!\bdialed )(?<!\bdialled )(?<!\bstep )(?<!\bsteps )(?<!\bstepped )"
                       r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<hedge>about\s+|~\s*|roughly\s+|nearly\s+|almost\s+)?" + _AMOUNT, re.IGNORECASE)
 # "5% over eager": an unsigned change with "over" and its target.
 _OVER = re.compile(r"(?<![\w.+\-‚àí])" + _NUM + r"\s*%\s+(?P<link>over|on top of)\s", re.IGNORECASE)
