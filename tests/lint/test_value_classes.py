@@ -62,6 +62,16 @@ def test_a_second_figure_after_a_word_of_contrast_is_not_the_first_one_s_owner_s
                                       "log.md")] == ["170 GB/s"]
 
 
+def test_a_verb_of_memory_names_the_memory_metric_and_a_device_s_share_is_its_sense(tmp_path: Path) -> None:
+    facts = _bandwidth_facts(tmp_path)  # Ring-8 holds 30.0 GiB per GPU
+    assert _kinds(facts, "Ring-8 uses 30.0 GiB, and it needs 30.0 GiB per GPU at peak.") == []
+    assert [f.text for f in lint_text(facts, "Ring-8 uses 34.5 GiB.\n", "log.md")] == ["34.5 GiB"]
+    assert [f.text for f in lint_text(facts, "Ring-8 peaks at 34.5 GiB per GPU.\n", "log.md")] == ["34.5 GiB"]
+    assert [f.text for f in lint_text(facts, "On this card Ring-8 needs 34.5 GiB.\n", "log.md")] == ["34.5 GiB"]
+    # Must stay quiet: a hedge.
+    assert _kinds(facts, "If we add the draft, Ring-8 would need 34.5 GiB.") == []
+
+
 BANDWIDTH = """\
 [metrics.busbw]
 label = "bus bandwidth"
@@ -69,6 +79,12 @@ unit = "GB/s"
 direction = "higher"
 digits = 0
 primary = true
+
+[metrics.mem]
+label = "GPU memory"
+unit = "GiB"
+direction = "lower"
+digits = 1
 
 [experiments.ring8]
 label = "Ring-8"
@@ -80,6 +96,7 @@ def _bandwidth_facts(root: Path) -> LintFacts:
     at = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
     with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
         samples = [Sample("busbw", v, i, i) for i, v in enumerate((150.0, 149.0, 151.0, 150.5, 149.5))]
+        samples += [Sample("mem", 30.0, i, i) for i in range(5)]
         ledger.record_run(NewRun(experiment="ring8", samples=samples, started_at=at,
                                  finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
         return facts_from_results(build_results(config, ledger))

@@ -49,6 +49,13 @@ _OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
 # is the setup's own), a proposal ("Proposal: ship it at 8 req/s"), or one the sentence says is not comparable.
 _FLEET = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|dozens? of)\s+(?:replicas|instances|pods|copies)\b",
                     re.IGNORECASE)
+# Memory: a verb of use names it ("uses 14.0 GB", "it needs 17.5 GiB", "peaks at 36.2 GiB"; not "uses 4.9 GB
+# of disk"), and a device's
+# share is its own sense ("36.2 GiB per card").
+_MEMORY_UNITS = frozenset({"gb", "gib", "mb", "mib"})
+_MEMORY_VERB = re.compile(r"\b(?:uses?|using|needs?|needed|takes?|occupies|occupy|consumes?|peaks?\s+at|fits?\s+in(?:to)?|"
+                          r"requires?|allocates?)\s+(?:about\s+|around\s+|only\s+|just\s+|~\s*)?(?=\S*$)", re.IGNORECASE)
+_PER_DEVICE = re.compile(r"\s*per[\s-](?:gpu|card|device|rank)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\b(?:propos(?:e|es|ed|al|ing)|suggest(?:s|ed|ion)?)\b", re.IGNORECASE)
 _NOT_COMPARABLE = re.compile(r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparable\b|\bnot in the ledger\b", re.IGNORECASE)
 
@@ -173,10 +180,13 @@ class ValueRule:
         clause_start, clause_end = context.clause(quantity.start)
         before = text[clause_start : quantity.start]
         # A hedge word inside an experiment's name ("Budget 2048") hedges nothing.
-        if HYPOTHETICAL.search(context.plain[clause_start : quantity.start]) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
+        memory = bool(quantity.units & _MEMORY_UNITS)
+        uses = _MEMORY_VERB.search(text, clause_start, quantity.start) if memory else None
+        hedge_words = context.plain[clause_start : uses.start() if uses else quantity.start]  # "it needs 17.5 GiB": no hedge
+        if HYPOTHETICAL.search(hedge_words) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
             return None
-        if QUALIFIER_AFTER.match(text[quantity.unit_end :]):
-            return None
+        if QUALIFIER_AFTER.match(text[quantity.unit_end :]) and not (memory and _PER_DEVICE.match(text, quantity.unit_end)):
+            return None  # "per GPU" qualifies a throughput; memory is always a device's
         # A figure after it in the same unit owns the words that follow it ("34.6 tok/s and 2,450 tok/s
         # of prompt processing": "prompt processing" is the second figure's metric), and one before it the
         # words before it.
@@ -200,6 +210,8 @@ class ValueRule:
             label_start, _ = context.clause(clause_start - 1)
             label = context.plain[label_start : clause_start - 1]
             named = [m for m in candidates if self.know.names_metric(m.name, label)]
+        if not named and uses is not None and not _OF_AFTER.match(text, quantity.unit_end):
+            named = candidates  # "Q4_K_M uses 14.0 GB", "peaks at 36.2 GiB": a verb of memory names its metric
         if named:
             return named, len(named) == 1
         if any(m.unit.strip().lower() in GENERIC_UNITS for m in candidates):
