@@ -117,3 +117,8 @@ def test_an_approximate_ratio_is_held_to_the_ledger_s_figure_not_widened_twice(f
     for true in ("torch.compile ≈ 1.08x CUDA graphs.", "torch.compile ≈ 1.11x CUDA graphs.",
                  "torch.compile is 1.085x CUDA graphs."):
         assert kinds(facts, true) == [], true
+
+
+def test_a_day_named_after_the_current_result_is_no_history(facts: LintFacts) -> None:  # noqa: F811
+    # torch.compile's current result is of 2026-11-05: a sentence of a later day speaks of it.
+    assert "show=verdict" in stale(facts, "As of 2026-11-20 torch.compile beats eager by 10%.")

@@ -102,7 +102,7 @@ class ClaimRule:
             if not cannot_tell and self._claim_holds(claim, claimed, actual, metric):
                 return None
             old = self.historical_comparison(subject, target, metric, claimed, held_bound(claim), context)
-            if old is not None and (context.historical or _DATED.search(context.unit.text)):
+            if old is not None and (context.historical or self._dated_before(context, subject)):
                 return None  # true of an older comparison, in a sentence of the past or of a named day
             verdicts.append((metric, actual, old))
         metric, actual, old = verdicts[0]
@@ -130,6 +130,11 @@ class ClaimRule:
             fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
+
+    def _dated_before(self, context: Context, subject: str) -> bool:
+        """Whether the sentence names a day before the subject's current result was measured: it speaks of then."""
+        measured = self.know.standing(subject, context).measured_on
+        return measured is not None and any(day < str(measured)[:10] for day in _DATED.findall(context.unit.text))
 
     @staticmethod
     def _claim_holds(claim: Claim, claimed: list[tuple[float, float]], actual: Delta, metric: MetricInfo) -> bool:
