@@ -150,3 +150,21 @@ def test_a_name_after_up_from_owns_the_earlier_figure_only(facts: LintFacts) -> 
     # Must stay flagged: the same figure said of eager itself.
     (value,) = lint(facts, "TTFT p50 150 ms on eager.")
     assert value.kind == STALE_VALUE and "eager.ttft_ms_p50 -->200<" in value.fix
+
+
+def test_a_label_before_a_colon_names_the_metric_of_a_name_s_figure(facts: LintFacts) -> None:
+    assert kinds(facts, "TTFT p99: CUDA graphs 400 ms.") == []
+    (value,) = lint(facts, "TTFT p99: CUDA graphs 470 ms.")
+    assert value.kind == STALE_VALUE and "graphs.ttft_ms_p99 -->400<" in value.fix
+    # Must stay quiet: no label, and two metrics in ms: which one is unclear.
+    assert kinds(facts, "CUDA graphs 470 ms.") == []
+
+
+def test_a_clause_that_opens_with_a_name_and_a_verb_owns_its_figure(facts: LintFacts) -> None:
+    said = "CUDA graphs sustains {v} req/s of goodput, and torch.compile is 30% faster than eager."
+    assert kinds(facts, said.format(v="5.50")) == []
+    (value,) = [f for f in lint(facts, said.format(v="6.10")) if f.kind == STALE_VALUE]
+    assert "graphs.goodput_req_s -->5.50<" in value.fix
+    # Must stay quiet: a figure after a second name in its clause is not placed by this rule.
+    assert [f for f in lint(facts, "Against eager, torch.compile and CUDA graphs sustain 6.10 req/s.")
+            if f.kind == STALE_VALUE and "compile" in f.fix] == []

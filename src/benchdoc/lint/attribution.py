@@ -61,6 +61,12 @@ _AT_NAME = re.compile(r"^\s*(?:'s(?:\s+\w+\s+(?:of\s+)?)?|at|of|with|:|=|\()?\s*
 _PRONOUN_SUBJECT = re.compile(r"^[\s*_]*(?:(?:and|but|so|while)\s+)?(?:it|its)\b", re.IGNORECASE)
 
 
+# A clause that opens with a name, then a verb and its figure: "1P1D sustains 14.3 req/s", "and B200 hits ~48".
+_SUBJECT_LEAD = re.compile(r"^[\s*_>-]*(?:(?:and|but|while|whereas)\s+)?(?:the\s+)?$", re.IGNORECASE)
+_VERB_GAP = re.compile(r"^\s+(?:now\s+|still\s+|only\s+)?(?!vs\b|versus\b)[a-z]+(?:s|ed)\s+(?:at\s+)?(?:about\s+|around\s+|"
+                       r"roughly\s+|~\s*|≈\s*)?$")
+
+
 @dataclass(frozen=True)
 class Comparison:
     """A relative claim's two sides in a sentence: "A is 87% faster than B"."""
@@ -129,7 +135,7 @@ def place(
     ):
         # "TTFT p99 is 450 ms on torch.compile and 500 ms on eager": the name right after the figure owns it.
         return Place(after_it[0].experiment, True)
-    pronoun = _pronoun_subject(context, quantity, comparisons)
+    pronoun = _pronoun_subject(context, quantity, comparisons) or _clause_subject(context, quantity, quantities)
     if pronoun is not None:
         return Place(pronoun, True)
     named_before = list(dict.fromkeys(m.experiment for m in before_it))
@@ -151,6 +157,19 @@ def _pronoun_subject(context: Context, quantity: Quantity, comparisons: Sequence
         return None
     earlier = [c for c in comparisons if c.start < clause_start]
     return earlier[-1].subject if earlier else None
+
+
+def _clause_subject(context: Context, quantity: Quantity, quantities: Sequence[Quantity]) -> str | None:
+    """The experiment a clause opens with when a verb alone stands between it and the clause's first figure
+    ("1P1D sustains 14.3 req/s of goodput, and 2P1D attains ...": 1P1D's), else None."""
+    clause_start, _ = context.clause(quantity.start)
+    named = [m for m in context.mentions if clause_start <= m.start and m.end <= quantity.start]
+    if len(named) != 1 or any(clause_start <= q.start < quantity.start for q in quantities):
+        return None
+    text = context.unit.text
+    if _SUBJECT_LEAD.match(text[clause_start : named[0].start]) and _VERB_GAP.match(text[named[0].end : quantity.start]):
+        return named[0].experiment
+    return None
 
 
 def _owned_end(context: Context, quantity: Quantity) -> int:

@@ -204,9 +204,11 @@ class ValueRule:
             clause = context.plain[clause_start:clause_end]
             named = [m for m in candidates if self.know.names_metric(m.name, clause)
                      and not self.know.names_metric(m.name, context.plain[hi:clause_end])]
-        if not named and not _WORD.search(before) and text[clause_start - 1 : clause_start] in (":", "="):
-            # "32 adapters E2E latency p50: 5.94 s", "generation: 1300 → 1250 tok/s": the label before the
-            # colon names the metric of the figures after it.
+        unnamed = "".join(c for i, c in enumerate(before, clause_start)
+                          if not any(m.start <= i < m.end for m in context.mentions))  # "SLO attainment: 2P1D 97.1%"
+        if not named and not _WORD.search(unnamed) and text[clause_start - 1 : clause_start] in (":", "="):
+            # "32 adapters E2E latency p50: 5.94 s", "generation: 1300 → 1250 tok/s", "SLO attainment: 2P1D
+            # 97.1%": the label before the colon names the metric of the figures after it (and of a name's).
             label_start, _ = context.clause(clause_start - 1)
             label = context.plain[label_start : clause_start - 1]
             named = [m for m in candidates if self.know.names_metric(m.name, label)]
