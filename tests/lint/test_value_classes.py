@@ -168,3 +168,12 @@ def test_a_clause_that_opens_with_a_name_and_a_verb_owns_its_figure(facts: LintF
     # Must stay quiet: a figure after a second name in its clause is not placed by this rule.
     assert [f for f in lint(facts, "Against eager, torch.compile and CUDA graphs sustain 6.10 req/s.")
             if f.kind == STALE_VALUE and "compile" in f.fix] == []
+
+
+def test_a_trailing_with_after_a_comparison_speaks_of_its_subject(facts: LintFacts) -> None:
+    said = "torch.compile cuts TTFT p50 by 15% vs eager, with a goodput of {v} req/s."
+    assert kinds(facts, said.format(v="5.60")) == []
+    (value,) = [f for f in lint(facts, said.format(v="6.20")) if f.kind == STALE_VALUE]
+    assert "compile.goodput_req_s -->5.60<" in value.fix
+    # Must stay: a "with" that names its own owner is that owner's.
+    assert kinds(facts, "torch.compile cuts TTFT p50 by 15% vs eager, with eager at 5.00 req/s of goodput.") == []
