@@ -177,3 +177,12 @@ def test_a_trailing_with_after_a_comparison_speaks_of_its_subject(facts: LintFac
     assert "compile.goodput_req_s -->5.60<" in value.fix
     # Must stay: a "with" that names its own owner is that owner's.
     assert kinds(facts, "torch.compile cuts TTFT p50 by 15% vs eager, with eager at 5.00 req/s of goodput.") == []
+
+
+def test_a_pair_whose_only_name_is_the_target_is_the_unnamed_subject_s_then_the_target_s(facts: LintFacts) -> None:
+    # Goodput: eager 5.00 req/s. The subject (a change the ledger does not name) comes first.
+    assert kinds(facts, "Goodput is on par with eager within noise: 5.70 vs 5.00 req/s.") == []
+    assert kinds(facts, "Goodput barely moves: ~5.70 vs ~5.00 req/s on eager.") == []
+    # Must stay flagged: the target's own figure, second in the pair, when wrong.
+    (value,) = lint(facts, "Goodput is on par with eager within noise: 5.70 vs 4.20 req/s.")
+    assert value.text == "4.20 req/s" and "eager.goodput_req_s -->5.00<" in value.fix

@@ -22,7 +22,7 @@ from benchdoc.lint.quantities import Quantity
 
 # Between the two numbers of a pair of different experiments' figures ("1583.6 tok/s vs 845.7 tok/s").
 # "to", "->" and ranges join an experiment's before and after, or its bounds: not a pair.
-_PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|with))\s*$", re.IGNORECASE)
+_PAIR_LINK = re.compile(r"^\s*(?:vs\.?|versus|against|and|or|/|compared (?:to|with))\s*[~≈]?\s*$", re.IGNORECASE)
 # The same with the first figure's owner between, and a hedge on the second: "180 GB/s for TP16, against
 # roughly 360 GB/s": only a word of contrast links them then ("... for A and 6 req/s" is a list).
 _PAIR_LINK_OWNED = re.compile(r"^\s*(?:for|on|with)\s+[^,;()]{1,40}?\s*,?\s*(?:vs\.?|versus|against|compared (?:to|with))"
@@ -51,6 +51,12 @@ _TARGET_WORD = re.compile(r"(?:\b(?:than|over|vs\.?|versus|against|relative to|c
 
 # Before a name that owns the earlier figure of a change: "78.0%, up from 62.0% on prod".
 _FROM_FIGURE_ON = re.compile(r"\bfrom\s+[~≈]?\d[\d.,]*\s*[^\s\d,;]*\s+(?:on|for|with|at)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+# A name as what something is compared with, and a name right after a pair's second figure.
+_AS_TARGET = re.compile(_TARGET_WORD.pattern.removesuffix("$") + r"$|\b(?:same as|as \w+ as|on par with|in line with|"
+                        r"like)\s+(?:the\s+)?$", re.IGNORECASE)
+_AFTER_PAIR = re.compile(r"^\s*(?:(?:on|for|with|at|in)\s+)?(?:the\s+)?$", re.IGNORECASE)
 
 
 # A figure right after a name: "relative to the baseline at 89.5 tok/s", "than TP8 (7,850 tok/s)".
@@ -93,7 +99,7 @@ def place(
     paired = _pair(context.unit.text, quantity, quantities)
     if paired is not None:
         index, first = paired
-        sides = _sides_before(context, first.start, comparisons)
+        sides = _sides_before(context, first.start, comparisons) or _target_only_pair(context, first, quantities)
         if sides is not None:
             owner = sides[index]
             return Place(owner, owner is not None, foreign=owner is None)
@@ -206,6 +212,22 @@ def _linked(text: str, first: Quantity, second: Quantity) -> bool:
         return True
     # "89.5 vs 92.6 tok/s": the first number shares the second's unit.
     return first.unit_end == first.end and _PAIR_LINK.match(text[first.end : second.start]) is not None
+
+
+def _target_only_pair(context: Context, first: Quantity, quantities: Sequence[Quantity]) -> tuple[None, str] | None:
+    """The sides of an "a vs b" pair when the sentence names one experiment only, as the comparison's target
+    ("the same as prod: 9,810 vs 9,800 tok/s") or right after the pair ("~300 ms vs ~400 ms today"): the
+    first figure is the unnamed subject's, the second the target's. None otherwise."""
+    if context.row_experiment is not None or len({m.experiment for m in context.mentions}) != 1:
+        return None
+    text = context.unit.text
+    second = min((q for q in quantities if q.start > first.start), key=lambda q: q.start, default=None)
+    for mention in context.mentions:
+        if mention.end <= first.start and _AS_TARGET.search(text[max(0, mention.start - 30) : mention.start]):
+            return None, mention.experiment
+        if second is not None and mention.start >= second.unit_end and _AFTER_PAIR.match(text[second.unit_end : mention.start]):
+            return None, mention.experiment
+    return None
 
 
 def _sides_before(
