@@ -186,3 +186,12 @@ def test_a_pair_whose_only_name_is_the_target_is_the_unnamed_subject_s_then_the_
     # Must stay flagged: the target's own figure, second in the pair, when wrong.
     (value,) = lint(facts, "Goodput is on par with eager within noise: 5.70 vs 4.20 req/s.")
     assert value.text == "4.20 req/s" and "eager.goodput_req_s -->5.00<" in value.fix
+
+
+def test_a_sentence_that_opens_with_it_and_a_verb_speaks_of_the_last_subject(facts: LintFacts) -> None:
+    said = "Re-ran CUDA graphs on the new driver. It now sustains {v} req/s of goodput, against 5.00 req/s for eager."
+    assert kinds(facts, said.format(v="5.50")) == []
+    (value,) = lint(facts, said.format(v="6.10"))
+    assert value.kind == STALE_VALUE and "graphs.goodput_req_s -->5.50<" in value.fix
+    # Must stay: a sentence that names its own subject after "it" is not the previous subject's.
+    assert kinds(facts, "Re-ran CUDA graphs on the new driver. It matters that eager sustains 5.00 req/s.") == []

@@ -70,6 +70,7 @@ _PRONOUN_SUBJECT = re.compile(r"^[\s*_]*(?:(?:(?:and|but|so|while)\s+)?(?:it|its
 
 # A clause that opens with a name, then a verb and its figure: "1P1D sustains 14.3 req/s", "and B200 hits ~48".
 _SUBJECT_LEAD = re.compile(r"^[\s*_>-]*(?:(?:and|but|while|whereas)\s+)?(?:the\s+)?$", re.IGNORECASE)
+_IT_LEAD = re.compile(r"^[\s*_>-]*(?:it|they)\b", re.IGNORECASE)
 _VERB_GAP = re.compile(r"^\s+(?:now\s+|still\s+|only\s+)?(?!vs\b|versus\b)[a-z]+(?:s|ed)\s+(?:at\s+)?(?:about\s+|around\s+|"
                        r"roughly\s+|~\s*|≈\s*)?$")
 
@@ -173,9 +174,14 @@ def _clause_subject(context: Context, quantity: Quantity, quantities: Sequence[Q
     ("1P1D sustains 14.3 req/s of goodput, and 2P1D attains ...": 1P1D's), else None."""
     clause_start, _ = context.clause(quantity.start)
     named = [m for m in context.mentions if clause_start <= m.start and m.end <= quantity.start]
-    if len(named) != 1 or any(clause_start <= q.start < quantity.start for q in quantities):
+    if any(clause_start <= q.start < quantity.start for q in quantities):
         return None
     text = context.unit.text
+    it = _IT_LEAD.match(text) if clause_start == 0 and not named else None
+    if it is not None and context.row_experiment is not None and _VERB_GAP.match(text[it.end() : quantity.start]):
+        return context.row_experiment  # "It now sustains 11.2 req/s": the previous sentence's subject
+    if len(named) != 1:
+        return None
     if _SUBJECT_LEAD.match(text[clause_start : named[0].start]) and _VERB_GAP.match(text[named[0].end : quantity.start]):
         return named[0].experiment
     return None
