@@ -195,3 +195,13 @@ def test_a_sentence_that_opens_with_it_and_a_verb_speaks_of_the_last_subject(fac
     assert value.kind == STALE_VALUE and "graphs.goodput_req_s -->5.50<" in value.fix
     # Must stay: a sentence that names its own subject after "it" is not the previous subject's.
     assert kinds(facts, "Re-ran CUDA graphs on the new driver. It matters that eager sustains 5.00 req/s.") == []
+
+
+def test_an_approximate_figure_whose_place_is_certain_is_weighed_against_its_owner_only(facts: LintFacts) -> None:
+    # Eager decodes 1000 tok/s; "~1.2k" is CUDA graphs' figure, not eager's.
+    assert kinds(facts, "Eager decodes ~1.0k tok/s, well behind CUDA graphs.") == []
+    (value,) = [f for f in lint(facts, "Eager decodes ~1.2k tok/s, well behind CUDA graphs.") if f.kind == STALE_VALUE]
+    assert "eager.decode_tok_s -->1000<" in value.fix
+    # Must stay quiet: an exact figure that is the other named experiment's, where its place is unsure.
+    assert [f for f in lint(facts, "Against eager, CUDA graphs and torch.compile decode 1,200 tok/s.")
+            if f.kind == STALE_VALUE] == []

@@ -114,6 +114,10 @@ class ValueRule:
         missing = self._without_result(context, quantity, candidates, where, experiments)
         if missing is not None:
             return missing
+        if where.certain and where.experiment is not None and quantity.bound == "approx":
+            # "n-gram lands at ~2.5k tok/s, well short of EAGLE-3": an approximate figure whose place is certain
+            # is weighed against its owner only; its wide tolerance would find some other named one's.
+            scope = [where.experiment]
         # Most numbers are right: settle those before reading the words around them.
         if any(self.accepts(e, m, quantity, False, context) for e in scope for m in candidates):
             return None
