@@ -130,7 +130,7 @@ _BITS = re.compile(r"^[KMGT]b|bps$")
 
 
 _HEDGE = re.compile(
-    r"(?:(?P<approx>" + APPROXIMATE.pattern.removesuffix(r"\s*$") + r")|(?P<lower>" + LOWER_BOUND.pattern.removesuffix(r"\s*$")
+    r"(?:(?P<approx>" + APPROXIMATE.pattern.removesuffix(r"\s*$") + r"|\bnear)|(?P<lower>" + LOWER_BOUND.pattern.removesuffix(r"\s*$")
     + r")|(?P<upper>" + UPPER_BOUND.pattern.removesuffix(r"\s*$") + r"))\s*$",
     re.IGNORECASE,
 )

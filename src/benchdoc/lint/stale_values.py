@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from benchdoc.lint.attribution import Place
 from benchdoc.lint.claim_reading import ClaimReader, is_load_setting, never_succeeded, no_result_state, without_result
 from benchdoc.lint.context import Context
-from benchdoc.lint.facts import MetricInfo, RunValue
+from benchdoc.lint.facts import ExperimentFacts, MetricInfo, RunValue
 from benchdoc.lint.findings import STALE_VALUE, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
@@ -27,6 +27,7 @@ from benchdoc.lint.words import (
     FAILS,
     GENERIC_UNITS,
     HYPOTHETICAL,
+    NOT_OURS,
     OTHER_SETUP,
     QUALIFIER_AFTER,
     QUALIFIER_BEFORE,
@@ -57,7 +58,46 @@ _MEMORY_VERB = re.compile(r"\b(?:uses?|using|needs?|needed|takes?|occupies|occup
                           r"requires?|allocates?)\s+(?:about\s+|around\s+|only\s+|just\s+|~\s*)?(?=\S*$)", re.IGNORECASE)
 _PER_DEVICE = re.compile(r"\s*per[\s-](?:gpu|card|device|rank)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\b(?:propos(?:e|es|ed|al|ing)|suggest(?:s|ed|ion)?)\b", re.IGNORECASE)
+# "over RDMA", "over NVLink": the link a transfer's figure crosses, not "12 tok/s over the baseline".
+_OVER_LINK = re.compile(r"\s*over\s+(?:the\s+|an?\s+)?(?:RDMA|RoCE(?:v2)?|InfiniBand|IB|NVLink|NVSwitch|PCIe|TCP|UDP|Ethernet|"
+                        r"network|fabric|wire|link|loopback|UCX|NIXL|GPUDirect)\b", re.IGNORECASE)
+# A metric's name and "=" just before a number ("goodput = 6.9 req/s"), and the words that name a load instead.
+_EQUALS_AFTER = re.compile(r"(?P<label>[A-Za-z][\w .%/-]{0,40}?)\s*=\s*(?:~\s*)?$")
+_LOAD_WORD = re.compile(r"\b(?:rate|qps|concurrency|load|offered|arrivals?|SLO|target|batch|max[_ ]?\w*)\b", re.IGNORECASE)
+# A day the sentence dates its figure to ("on 11/20", "on 2026-11-20", "(Nov 20)").
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_ON_DATE = re.compile(
+    r"(?:\bon|\bas of|\()\s+?(?:(?P<iso>20\d\d-[01]\d-[0-3]\d)|(?P<md>[01]?\d/[0-3]?\d)(?![\d/])|"
+    r"(?P<month>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)\s+(?P<day>[0-3]?\d)\b)",
+    re.IGNORECASE,
+)
+# How far one server start of a run, or a writer's rounding, lies from the run's recorded median.
+_NEAR_PAST = 0.03
 _NOT_COMPARABLE = re.compile(r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparable\b|\bnot in the ledger\b", re.IGNORECASE)
+# A clause that disowns the figures of the clause before it: "...; that is another machine", "...; different
+# hardware, so not our number", "...; that's theirs, on a different workload".
+_DISOWNS = re.compile(
+    r"(?<![\w-])(?:(?:an)?other|a different|different|their|someone else's)\s+(?:machines?|clusters?|hardware|GPUs?|"
+    r"boxes|box|nodes?|setups?|workloads?|benchmarks?|traffic)(?![\w-])|"
+    r"\bnot\s+(?:our|ours|one of ours)\b(?:\s+(?:number|figure|result|measurement)s?)?|"
+    r"\b(?:that|this|it)(?:'s|\s+is|\s+was)\s+theirs\b",
+    re.IGNORECASE,
+)
+
+
+# A figure someone quotes for hardware or a product: "well above what Apple quotes for the M3 Max (400 GB/s)",
+# "the vendor's datasheet lists 3.35 TB/s". Between the words and the figure no experiment is named.
+_QUOTED_SPEC = re.compile(
+    r"\b(?:quotes?|quoted|advertises?|advertised|lists?|listed|rated|promises?|promised|specs?|spec\s+sheet|datasheet|"
+    r"nominal|theoretical|on paper)\b(?P<between>[^.;!?]{0,40}?)[(\s]*(?:~\s*|up to\s+|about\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def disowns(clause: str) -> bool:
+    """Whether a clause after a semicolon says the figures before it are not of the setup the ledger records."""
+    return NOT_OURS.search(clause) is not None or _NOT_COMPARABLE.search(clause) is not None \
+        or _DISOWNS.search(clause) is not None
 
 
 def _not_a_result(context: Context, quantity: Quantity) -> bool:
@@ -66,6 +106,9 @@ def _not_a_result(context: Context, quantity: Quantity) -> bool:
     clause_start, _ = context.clause(quantity.start)
     fleet = [m for m in _FLEET.finditer(text, clause_start, quantity.start)
              if not any(x.start <= m.start() < x.end for x in context.mentions)]  # "two TP8 replicas" may be a name
+    spec = _QUOTED_SPEC.search(text, max(0, quantity.start - 80), quantity.start)
+    if spec is not None and not any(spec.start() <= m.start < quantity.start for m in context.mentions):
+        return True  # "well above what Apple quotes for the M3 Max (400 GB/s)": a quoted specification
     return bool(fleet) or _PROPOSAL.search(text, 0, quantity.start) is not None or _NOT_COMPARABLE.search(text) is not None
 
 
@@ -109,7 +152,7 @@ class ValueRule:
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
         if _not_a_result(context, quantity):
             return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable"
-        if is_load_setting(self.facts, context, quantity, scope):
+        if is_load_setting(self.facts, context, quantity, scope) and not self._metric_equals(context, quantity, candidates):
             return None  # "at 6 req/s offered": the workload, not a result
         missing = self._without_result(context, quantity, candidates, where, experiments)
         if missing is not None:
@@ -127,7 +170,9 @@ class ValueRule:
         metrics, metric_certain = read
         if where.foreign:
             return None  # the figure of something the ledger does not name
-        historical = context.historical or quantity.before
+        owner = self.facts.experiments.get(where.experiment or context.nearest(quantity.start))
+        historical = context.historical or quantity.before or (
+            owner is not None and _dated_before(context.unit.text[: quantity.start], owner))
         if historical and any(self.accepts(e, m, quantity, True, context) for e in scope for m in metrics):
             return None
         attributed = where.experiment or context.nearest(quantity.start)
@@ -135,9 +180,27 @@ class ValueRule:
         old = self.old_matches(experiments, attributed, metrics, quantity, context)
         if old:
             return self._older_result(context, quantity, old, where, attributed)
+        if historical and self._near_past(scope, metrics, quantity):
+            return None  # "For history: TP8 managed 4.02 req/s" (4.04 recorded): one start of that run, not the current result
         if not metric_certain or not (single or where.certain):
             return None
         return self.finding(context, quantity, attributed, metrics[0], None)
+
+    def _metric_equals(self, context: Context, quantity: Quantity, candidates: list[MetricInfo]) -> bool:
+        """Whether an "=" before a number follows a result metric's name ("DRAM goodput = 6.9 req/s"), which makes
+        it that metric's value; "rate=4", "@ 6 req/s" set the load."""
+        found = _EQUALS_AFTER.search(context.plain, 0, quantity.start)
+        if found is None or _LOAD_WORD.search(found.group("label")):
+            return False
+        return any(self.know.names_metric(m.name, found.group("label")) for m in candidates)
+
+    def _near_past(self, scope: Sequence[str], metrics: Sequence[MetricInfo], quantity: Quantity) -> bool:
+        """Whether a figure lies within a few percent of an earlier result of a named experiment (what one
+        server start of that run, or a rounding of its own, would give), and so quotes that past run."""
+        return any(
+            abs(quantity.value - value) <= _NEAR_PAST * abs(value)
+            for e in scope for m in metrics for value in self.know.values_past(e, m.name)
+        )
 
     def _under_unnamed_condition(self, context: Context, quantity: Quantity) -> bool:
         """Whether the words before a number change the setup without naming an experiment for it
@@ -159,8 +222,9 @@ class ValueRule:
         owner = self.know.standing(where.experiment or context.nearest(quantity.start), context)
         if not without_result(owner):
             return None
-        if (context.historical or quantity.before) and not never_succeeded(self.facts, owner.name):
-            return None  # history: an older result of it may be quoted
+        if (context.historical or quantity.before or _dated_before(context.unit.text[: quantity.start], owner)) \
+                and not never_succeeded(self.facts, owner.name):
+            return None  # history: an older result of it may be quoted ("on 11/20 → 3,430 tok/s", failed since)
         if owner.status is Status.FAILED and any(v.meaning == FAILS and not v.negated for v in find_verdicts(context.unit.text)):
             return None  # "crashed after 12 s at 1.5k tok/s": the sentence says what the ledger says
         single = len({self.know.standing(e, context).name for e in experiments}) == 1
@@ -189,7 +253,8 @@ class ValueRule:
         hedge_words = context.plain[clause_start : uses.start() if uses else quantity.start]  # "it needs 17.5 GiB": no hedge
         if HYPOTHETICAL.search(hedge_words) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
             return None
-        if QUALIFIER_AFTER.match(text[quantity.unit_end :]) and not (memory and _PER_DEVICE.match(text, quantity.unit_end)):
+        if (QUALIFIER_AFTER.match(text[quantity.unit_end :]) and not (memory and _PER_DEVICE.match(text, quantity.unit_end))
+                and not _OVER_LINK.match(text, quantity.unit_end)):
             return None  # "per GPU" qualifies a throughput; memory is always a device's
         # A figure after it in the same unit owns the words that follow it ("34.6 tok/s and 2,450 tok/s
         # of prompt processing": "prompt processing" is the second figure's metric), and one before it the
@@ -381,3 +446,26 @@ class ValueRule:
                 paren = header.find("(", per.end())
                 header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
         return header
+
+
+def _dated_before(text: str, owner: ExperimentFacts) -> bool:
+    """Whether the words before a figure date it ("on 11/20", "on 2026-11-20") to a day before the
+    experiment's latest run: a failure recorded since says nothing of that day's figure."""
+    days = [r.started_at[:10] for r in owner.runs]
+    if not days:
+        return False
+    latest = max(days)
+    for found in _ON_DATE.finditer(text):
+        if found.group("iso"):
+            day = found.group("iso")
+        else:
+            if found.group("md"):
+                month, date = (int(x) for x in found.group("md").split("/"))
+            else:
+                month, date = _MONTHS.index(found.group("month").lower()[:3]) + 1, int(found.group("day"))
+            if not (1 <= month <= 12 and 1 <= date <= 31):
+                continue
+            day = f"{latest[:4]}-{month:02d}-{date:02d}"
+        if day < latest:
+            return True
+    return False
