@@ -67,7 +67,7 @@ _LOAD_WORD = re.compile(r"\b(?:rate|qps|concurrency|load|offered|arrivals?|SLO|t
 # A day the sentence dates its figure to ("on 11/20", "on 2026-11-20", "(Nov 20)").
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ON_DATE = re.compile(
-    r"(?:\bon|\bas of|\()\s+?(?:(?P<iso>20\d\d-[01]\d-[0-3]\d)|(?P<md>[01]?\d/[0-3]?\d)(?![\d/])|"
+    r"(?:\b(?:on|as\s+of)\s+|\(\s*)(?:(?P<iso>20\d\d-[01]\d-[0-3]\d)|(?P<md>[01]?\d/[0-3]?\d)(?![\d/])|"
     r"(?P<month>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)\s+(?P<day>[0-3]?\d)\b)",
     re.IGNORECASE,
 )
@@ -77,10 +77,12 @@ _NOT_COMPARABLE = re.compile(r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparab
 # A clause that disowns the figures of the clause before it: "...; that is another machine", "...; different
 # hardware, so not our number", "...; that's theirs, on a different workload".
 _DISOWNS = re.compile(
-    r"(?<![\w-])(?:(?:an)?other|a different|different|their|someone else's)\s+(?:machines?|clusters?|hardware|GPUs?|"
-    r"boxes|box|nodes?|setups?|workloads?|benchmarks?|traffic)(?![\w-])|"
-    r"\bnot\s+(?:our|ours|one of ours)\b(?:\s+(?:number|figure|result|measurement)s?)?|"
-    r"\b(?:that|this|it)(?:'s|\s+is|\s+was)\s+theirs\b",
+    r"^\W*(?:(?:that|this|it|those|these)(?:'s|\s+(?:is|was|are|were))\s+(?:on\s+|from\s+)?)?"
+    r"(?:(?:an)?other|a\s+different|different|their|someone\s+else's|(?:an?\s+|the\s+)?(?:colleague|other\s+team|partner|customer|"
+    r"vendor)'s)\s+(?:machines?|clusters?|hardware|GPUs?|boxes|box|"
+    r"nodes?|setups?|workloads?|benchmarks?|traffic)(?![\w-])|"
+    r"\bnot\s+(?:ours|our\s+(?:numbers?|figures?|results?|measurements?|data|hardware|machines?|setup|cluster))(?![\w-])|"
+    r"^\W*(?:that|this|it)(?:'s|\s+is|\s+was)\s+theirs\b",
     re.IGNORECASE,
 )
 
@@ -88,7 +90,7 @@ _DISOWNS = re.compile(
 # A figure someone quotes for hardware or a product: "well above what Apple quotes for the M3 Max (400 GB/s)",
 # "the vendor's datasheet lists 3.35 TB/s". Between the words and the figure no experiment is named.
 _QUOTED_SPEC = re.compile(
-    r"\b(?:quotes?|quoted|advertises?|advertised|lists?|listed|rated|promises?|promised|specs?|spec\s+sheet|datasheet|"
+    r"\b(?:quotes?|quoted|advertises?|advertised|rated|promises?|promised|specs?|spec\s+sheet|datasheet|"
     r"nominal|theoretical|on paper)\b(?P<between>[^.;!?]{0,40}?)[(\s]*(?:~\s*|up to\s+|about\s+)?$",
     re.IGNORECASE,
 )
