@@ -49,9 +49,15 @@ VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
-_AT_BEFORE = re.compile(r"\b(?:at|@)\s*~?$", re.IGNORECASE)
+# "runs at 410 GB/s", "sits at 5.1 req/s", "peaks at 3,900 tok/s": a verb of a result before "at" makes the
+# figure after it the subject's result, not the load it is measured under.
+_RESULT_VERBS = ("run", "runs", "ran", "sit", "sits", "sat", "land", "lands", "landed", "peak", "peaks", "peaked",
+                 "stay", "stays", "stayed", "settle", "settles", "settled", "plateau", "plateaus", "plateaued",
+                 "come in", "comes in", "came in", "top out", "tops out", "topped out", "is", "was", "are", "were")
+_NOT_A_RESULT = "".join(rf"(?<!\b{verb} )" for verb in _RESULT_VERBS)
+_AT_BEFORE = re.compile(_NOT_A_RESULT + r"\b(?:at|@)\s*~?$", re.IGNORECASE)
 # "at 6 req/s": the load a claim is made under, whose unit names no metric of the claim.
-_AT_FIGURE = re.compile(r"(?:\bat|@)\s*~?\d[\d.,]*k?\s*[A-Za-z][\w/]*", re.IGNORECASE)
+_AT_FIGURE = re.compile(r"(?:" + _NOT_A_RESULT + r"\bat|@)\s*~?\d[\d.,]*k?\s*[A-Za-z][\w/]*", re.IGNORECASE)
 
 # A coordinated clause with a verb of its own: "... and goodput is 11.70 req/s".
 NEW_CLAUSE = re.compile(r"\s(?:and|but|while|whereas)\s+(?:the\s+|its\s+|their\s+)?[\w /-]{1,30}?\s"
@@ -231,13 +237,9 @@ class ClaimReader:
         inside = {m.name: m for at, m in self.metrics_in(plain[claim.start : claim.text_end])}
         if len(inside) == 1:
             return MetricReading(tuple(inside.values()), True)  # "DP8/TP8 TTFT ratio: 1.2"
-        before = self.metrics_in(plain[lo : claim.start])
-        if before:
-            last = before[-1][1]
-            joined = [m for at, m in before if m.name != last.name and _JOINED.match(plain[lo + at : claim.start])]
-            if joined:
-                return MetricReading((joined[-1], last), False)  # "improves goodput and TTFT by 20%"
-            return MetricReading((last,), True)
+        before = self._named_before(plain[lo : claim.start])
+        if before is not None:
+            return before
         hi, limit = _own_ends(plain, claim, later, hi, clause_end)
         after = [m for at, m in self.metrics_in(plain[claim.text_end : hi])]
         if after:
@@ -259,8 +261,8 @@ class ClaimReader:
             label_end = _label_end(opened)
             label_start, _ = context.clause(label_end)
             labelled = {m.name: m for at, m in self.metrics_in(plain[label_start:label_end])}
-            if len(labelled) == 1:
-                return MetricReading(tuple(labelled.values()), True)
+            if labelled:  # several when a word of the label is another's too ("prompt processing", "TTFT (4k prompt)")
+                return MetricReading(tuple(labelled.values()), len(labelled) == 1)
         if opened.endswith(("(", "[")) and clause_start > 1:
             # "TTFT p95 270 ms (-10%)": a parenthesis annotates the figure before it.
             outer_start, _ = context.clause(len(opened) - 1)
@@ -270,11 +272,57 @@ class ClaimReader:
             further = self.metrics_in(plain[: len(opened) - 1])
             if further:  # "ttft worse: 360ms (1.2x eager)": the last metric named before, not certain
                 return MetricReading((further[-1][1],), False)
-        return self._default_metric(context, plain[clause_start:limit])
+        carried = self._carried(context, claim, neighbours)
+        if carried is not None:
+            return carried
+        return self._default_metric(context, plain[clause_start:limit], plain[:clause_start])
 
-    def _default_metric(self, context: Context, clause: str) -> MetricReading | None:
+    def _carried(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
+        """A later claim of a list that names no metric ("TTFT p95 is 645 ms, 1.5x A's, and 1.4x B's") may be
+        of the metric the claim before it is of: that one and the primary are candidates, with no fix."""
+        earlier = [c for c in neighbours if c.text_end <= claim.start]
+        if not earlier:
+            return None
+        reading = self.metric(context, earlier[-1], neighbours)
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        if reading is None or reading.default or primary is None:
+            return None
+        names = {m.name: m for m in (*reading.candidates, primary)}
+        return MetricReading(tuple(names.values()), len(names) == 1)
+
+    def _named_before(self, stretch: str) -> MetricReading | None:
+        """The metric named in a claim's own stretch of words before it, if any."""
+        before = self.metrics_in(stretch)
+        if not before:
+            return None
+        last = before[-1][1]
+        joined = [m for at, m in before if m.name != last.name and _JOINED.match(stretch[at:])]
+        if joined:
+            return MetricReading((joined[-1], last), False)  # "improves goodput and TTFT by 20%"
+        named_at = min(at for at, m in before if m.name == last.name)  # its word, not its unit after a figure
+        if self._item_of_its_own(stretch[named_at:]):
+            return self._with_primary(last)  # "TTFT p50 1,490 ms, 12% slower than X": a list of facts
+        return MetricReading((last,), True)
+
+    def _item_of_its_own(self, stretch: str) -> bool:
+        """Whether a metric named before a claim owns a figure of its own, a comma before the claim: "TTFT p50
+        ~1,490 ms, 12% slower than X" may be a list of facts, each item of its own metric."""
+        figures = [q for q in self.know.quantities.find(stretch) if q.units - {"%"}]
+        return bool(figures) and "," in stretch[figures[-1].unit_end :]
+
+    def _with_primary(self, metric: MetricInfo) -> MetricReading:
+        """A metric that may be the claim's, beside the primary one: reported only when false of both."""
+        primary = self.facts.metrics.get(self.facts.primary_metric or "")
+        if primary is None or primary.name == metric.name:
+            return MetricReading((metric,), True)
+        return MetricReading((metric, primary), False)
+
+    def _default_metric(self, context: Context, clause: str, earlier: str = "") -> MetricReading | None:
         """A claim whose words name no metric: its table column's, else the primary one, unless the clause
-        quotes a figure in another metric's unit ("torch.compile's 170 ms is 15% better")."""
+        quotes a figure in another metric's unit ("torch.compile's 170 ms is 15% better"); when the clause
+        draws a conclusion from an earlier one that names other metrics ("E2E p90 is 4.95 s against 6.85 s,
+        so it is 1.38x faster"), they are candidates beside it, and the claim is reported only when false of
+        all. A clause with a subject of its own ("..., and X is +50% vs Y") is not such a conclusion."""
         header = [m for at, m in self.metrics_in(context.unit.header or "")]
         if len({m.name for m in header}) == 1:
             return MetricReading((header[0],), True)
@@ -284,6 +332,10 @@ class ClaimReader:
         quoted = self._figure_metrics(clause)
         if quoted and primary.name not in {m.name for m in quoted}:
             return MetricReading(tuple(quoted), len(quoted) == 1)
+        opening = earlier[earlier.rfind(",") + 1 :] if "," in earlier[-16:] else ""
+        named = {m.name: m for at, m in self.metrics_in(earlier)} if _CONCLUSION.match(opening + clause) else {}
+        if named and primary.name not in named:
+            return MetricReading((primary, *named.values()), False)
         return MetricReading((primary,), True, default=True)
 
     def _figure_metrics(self, text: str) -> list[MetricInfo]:
@@ -360,6 +412,10 @@ class ClaimReader:
         return None
 
 
+# A clause that concludes from the figures before it: "..., so it is 1.38x faster", "i.e. 40% lower".
+_CONCLUSION = re.compile(r"^\W*(?:so|i\.e\.|hence|thus|therefore|which means|that is)\b\s*,?\s*"
+                         r"(?:(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|comes out|works out))?\b|(?=\d|~|≈))",
+                         re.IGNORECASE)
 _THROUGHPUT = re.compile(r"\bthroughput\b", re.IGNORECASE)
 _RATE_UNIT = re.compile(r"^[a-z]+/s(?:ec)?$", re.IGNORECASE)
 _PERCENTILE_ALONE = re.compile(r"(?:^|[,;(]\s*|\band\s+)(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)

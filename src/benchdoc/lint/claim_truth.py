@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.verdicts import find_verdicts
-from benchdoc.lint.words import NOISE_HEDGE, SAME
+from benchdoc.lint.words import NOISE_HEDGE, SAME, UNDECIDED
 from benchdoc.results.words import change_words, verdict_sentence
 
 
@@ -46,6 +46,12 @@ def calls_it_noise(text: str) -> bool:
     if NOISE_HEDGE.search(text):
         return True
     return any(v.meaning == SAME and not v.negated for v in find_verdicts(text))
+
+
+def quotes_estimate(text: str, actual: Delta) -> bool:
+    """Whether a text quotes an undecided comparison as undecided ("+1.0%, inconclusive", "cannot be told apart
+    from X: +0.6%") while the ledger cannot tell the two apart either: its figure is the estimate, held to it."""
+    return actual.verdict in _CANNOT_TELL and UNDECIDED.search(text) is not None
 
 
 def unsupported(claimed: list[tuple[float, float]], actual: Delta) -> bool:

@@ -172,6 +172,22 @@ class Claim:
     worded: bool = False  # a factor in words ("twice as fast"): looser than any written number
 
 
+# "interval -4.7% to +7.1%", "CI [+2.1%, +3.0%]", "[-2.4%, +3.8%]": the ends of a difference's interval,
+# quoted as the ledger writes them, are no claims of their own.
+_END = r"[+\-−]?\d+(?:\.\d+)?\s*%?"
+_INTERVAL = re.compile(
+    r"\b(?:(?:confidence\s+)?intervals?|CI)\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?[\[(]?\s*" + _END
+    + r"\s*(?:,|to|–|—|\.\.)\s*" + _END + r"\s*[\])]?"
+    r"|\[\s*[+\-−]\d+(?:\.\d+)?\s*%\s*,\s*[+\-−]?\d+(?:\.\d+)?\s*%\s*\]",
+    re.IGNORECASE,
+)
+
+
+def interval_spans(text: str) -> list[tuple[int, int]]:
+    """Where a text quotes a difference's interval ("interval -4.7% to +7.1%", "[-2.4%, +3.8%]")."""
+    return [match.span() for match in _INTERVAL.finditer(text)]
+
+
 _RANGE_BEFORE = re.compile(r"(?<![\w.])(?P<low>\d+(?:\.\d+)?)\s*(?:%|[x×])?\s*(?:-|–|—|to)\s*$")
 
 
@@ -189,7 +205,7 @@ def with_range(text: str, claim: Claim) -> Claim:
 def find_claims(text: str) -> list[Claim]:
     """Every relative claim in a sentence, in order."""
     claims: list[Claim] = []
-    taken: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = interval_spans(text)
     has_percent = "%" in text or "percent" in text or "per cent" in text
     if not has_percent and not _FACTOR_HINT.search(text):
         return claims

@@ -18,11 +18,11 @@ from benchdoc.lint.claim_reading import (
     ClaimReader,
     MetricReading,
     before_after,
-    is_change_of_one,
     never_succeeded,
     no_result_state,
     without_result,
 )
+from benchdoc.lint.claim_scope import closed_aside, left_alone, only_filler
 from benchdoc.lint.claim_truth import (
     Delta,
     calls_it_noise,
@@ -32,6 +32,7 @@ from benchdoc.lint.claim_truth import (
     held_bound,
     ledger_line,
     ledger_says,
+    quotes_estimate,
     unsupported,
     verdict_text,
     widened,
@@ -42,13 +43,11 @@ from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, matches, mention_at, tolerance
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HYPOTHETICAL, OTHER_SETUP, UNNAMED_CONDITION
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 _SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
 SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
 _SPEED_UNIT = re.compile(r"^(?:[a-zµμ]*/s(?:ec)?|ms|s|us|µs|μs|ns|sec|seconds?|minutes?|min|h)$", re.IGNORECASE)
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # A day named in the sentence: "went to canary on 2026-11-04 and cut throughput by a quarter".
 _DATED = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _PREPOSITION = re.compile(r"^(?:on|in|at|for|with|under|across|when|during|per|of|to)\b", re.IGNORECASE)
@@ -98,8 +97,7 @@ class ClaimRule:
             claimed = claimed_intervals(claim, metric)
             if actual is None or claimed is None:
                 return None  # a reading the ledger cannot check: the claim may be of it
-            cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
-            if not cannot_tell and self._claim_holds(claim, claimed, actual, metric):
+            if self._holds_now(context, claim, claimed, actual, metric):
                 return None
             old = self.historical_comparison(subject, target, metric, claimed, held_bound(claim), context)
             if old is not None and (context.historical or self._dated_before(context, subject)):
@@ -135,6 +133,17 @@ class ClaimRule:
         """Whether the sentence names a day before the subject's current result was measured: it speaks of then."""
         measured = self.know.standing(subject, context).measured_on
         return measured is not None and any(day < str(measured)[:10] for day in _DATED.findall(context.unit.text))
+
+    def _holds_now(
+        self, context: Context, claim: Claim, claimed: list[tuple[float, float]], actual: Delta, metric: MetricInfo
+    ) -> bool:
+        """Whether the claim holds of the ledger's current delta. A sentence quoting an undecided comparison
+        as undecided ("+1.0%, interval -4.7% to +7.1%, inconclusive") quotes its estimate, which must be the
+        ledger's; a direction the ledger cannot support is otherwise false unless the sentence calls it noise."""
+        if quotes_estimate(context.unit.text, actual):
+            return claim_holds(claimed, actual.value, None, None, held_bound(claim))
+        cannot_tell = unsupported(claimed, actual) and not calls_it_noise(context.unit.text)
+        return not cannot_tell and self._claim_holds(claim, claimed, actual, metric)
 
     @staticmethod
     def _claim_holds(claim: Claim, claimed: list[tuple[float, float]], actual: Delta, metric: MetricInfo) -> bool:
@@ -190,7 +199,7 @@ class ClaimRule:
         change = self._change_of_one(context, claim, neighbours)
         if change is not None:
             return change
-        if _left_alone(context, claim, clause_start, clause_end):
+        if left_alone(context, claim, clause_start, clause_end):
             return None
         reading = self._claim_metric(context, claim, neighbours)
         if reading is None:
@@ -288,9 +297,10 @@ class ClaimRule:
             named = self.reader.noun_metrics(subject_words)
             return MetricReading((named[-1],), True) if len(named) == 1 else None
         noun = claim.noun
-        if noun and claim.object_search_start is not None:
-            # "beats |the baseline| by 5%": the target's name between verb and number is no noun.
-            at = context.unit.text.find(noun, claim.object_search_start)
+        if noun:
+            # "beats |the baseline| by 5%", "22% higher |with FP8 KV| than ...": a name is no noun of a metric.
+            from_ = claim.start if claim.object_search_start is None else claim.object_search_start
+            at = context.unit.text.find(noun, from_)
             noun = " ".join(context.plain[at : at + len(noun)].split()) if at >= 0 else noun
         if noun:
             named = self.reader.noun_metrics(noun)
@@ -299,11 +309,11 @@ class ClaimRule:
             if len(named) > 1:
                 return MetricReading(tuple(named), False)  # "improves goodput and TTFT p95 by 20%"
         if noun and not _PREPOSITION.match(noun):
-            if not named and claim.polarity == SIGNED and not _only_filler(noun):
+            if not named and claim.polarity == SIGNED and not only_filler(noun):
                 return None  # "+5% acceptance rate"
             if not named and claim.polarity in (UP, DOWN) or (not named and claim.factor):
                 return None  # "30% higher acceptance": not a metric the ledger holds
-            if not named and claim.polarity in (GOOD, BAD) and not _only_filler(noun):
+            if not named and claim.polarity in (GOOD, BAD) and not only_filler(noun):
                 return None
         return self._speed_only(claim, self.reader.metric(context, claim, neighbours))
 
@@ -336,7 +346,7 @@ class ClaimRule:
         ]
         # A name inside a parenthesis closed before the claim is an aside, not its subject:
         # "compile is faster (1.25x CUDA graphs) but its TTFT is 20% above eager's".
-        outside = [m for m in before if not _closed_aside(context.unit.text, m.start, claim.start)]
+        outside = [m for m in before if not closed_aside(context.unit.text, m.start, claim.start)]
         before = outside or before
         if not before:
             # "47% lower with 2P1D than with TP8": the subject between the claim word and its link.
@@ -545,44 +555,3 @@ def vs_cell_claim(text: str) -> Claim | None:
     # The header names the target: what follows the claim word is no object of its own.
     end = worded.start + len(text[worded.start : worded.end].split("(")[0].rstrip())
     return dataclasses.replace(worded, end=end, text_end=end, object_at=None, object_search_start=None)
-
-
-_FILLER = frozenset(("on", "in", "at", "for", "this", "that", "the", "our", "workload", "setup", "overall", "now",
-                     "still", "here", "today", "e2e", "end-to-end", "net", "total", "in total", "again", "too", "also",
-                     "though", "however", "anyway", "then", "all", "both", "each", "of", "them"))
-
-
-def _left_alone(context: Context, claim: Claim, clause_start: int, clause_end: int) -> bool:
-    """A plan or hedge, one experiment's before/after, a "respectively" list, or a claim about another setup."""
-    text = context.unit.text
-    if HYPOTHETICAL.search(context.plain[clause_start : claim.start]) or is_change_of_one(claim, text):
-        return True
-    if _RESPECTIVELY.search(text) and len({m.experiment for m in context.mentions if m.end <= claim.start}) > 1:
-        return True  # "A and B improve goodput by 25% and 20% respectively": whose figure is whose is a list's
-    # "On long prompts X is 80% faster", "Without P2P X is 20% slower": not the recorded setup
-    return _under_other_setup(context, claim, clause_end)
-
-
-def _under_other_setup(context: Context, claim: Claim, clause_end: int) -> bool:
-    """Whether a claim is made under a load or setup other than the recorded one: "on long prompts",
-    "on the smaller model", "with 2x the batch size", or a change the ledger does not name ("without P2P")."""
-    if OTHER_SETUP.search(context.unit.text[:clause_end]):
-        return True
-    for match in UNNAMED_CONDITION.finditer(context.unit.text[: claim.start]):
-        if not any(match.start() <= m.start < match.end() for m in context.mentions):
-            return True
-    return False
-
-
-def _closed_aside(text: str, position: int, until: int) -> bool:
-    """Whether ``position`` sits inside a parenthesis that closes before ``until``."""
-    opened = text.rfind("(", 0, position)
-    if opened < 0 or text.rfind(")", opened, position) >= 0:
-        return False
-    closed = text.find(")", position)
-    return 0 <= closed < until
-
-
-def _only_filler(noun: str) -> bool:
-    """Words after a claim that qualify it without naming another quantity ("20% regression e2e")."""
-    return all(word.lower().strip(",()") in _FILLER for word in noun.split())

@@ -56,6 +56,15 @@ NOISE_HEDGE = re.compile(
     re.IGNORECASE,
 )
 
+# A sentence that quotes an undecided comparison as the ledger states it: "+1.0%, interval -4.7% to +7.1%, so it
+# is inconclusive", "cannot be told apart from X: +0.6%", "we cannot tell A from B yet: +1.0%". Its figure is the
+# comparison's estimate, which claims no direction: it holds when it is the ledger's estimate.
+UNDECIDED = re.compile(
+    r"(?<![\w-])(?:inconclusive|undecided|can(?:not|'t|\s+not)\s+(?:yet\s+)?be\s+told\s+apart|"
+    r"can(?:not|'t|\s+not)\s+(?:yet\s+)?(?:tell|distinguish)\s+(?:[\w.+-]+\s+){1,4}?from)(?![\w-])",
+    re.IGNORECASE,
+)
+
 # Before a number: "from 54.1 to 96.1", "(was 54.1)", "up from 89.5", "54.1 -> 96.1".
 BEFORE_NUMBER = re.compile(r"(?:\bfrom|\bwas|\bwere|\bprevious(?:ly)?|\bold|\bbefore|\bformerly)\s*[(:]?\s*$", re.IGNORECASE)
 ARROW_AFTER = re.compile(r"^\s*(?:→|->|=>|⟶)")
