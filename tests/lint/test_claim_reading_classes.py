@@ -208,3 +208,45 @@ def test_a_name_between_a_claim_and_its_link_names_no_metric(facts: LintFacts) -
     assert claim.kind == STALE_CLAIM and "bus_gbs" in claim.fix
     # The metric's own word after the claim still names it.
     assert kinds(facts, "Fused batching is 25% higher in decode speed than the baseline.") == []
+
+
+def test_a_whole_factor_is_about_that_factor_not_anything_it_rounds_from(facts: LintFacts) -> None:
+    from benchdoc.lint.claim_truth import claimed_intervals
+
+    decode = facts.metrics["decode_tok_s"]
+
+    def ratios(text: str) -> tuple[float, float]:
+        (claim,) = find_claims(text)
+        ((low, high),) = claimed_intervals(claim, decode) or []
+        return round(1 + low / 100, 2), round(1 + high / 100, 2)
+
+    assert ratios("A is 2x faster than B") == (1.8, 2.2)
+    assert ratios("A is ≈ 2x faster than B") == (1.6, 2.4)
+    assert ratios("A is 10x faster than B") == (9.5, 10.5)  # a tenth of ten: the rounding itself
+    assert ratios("A is 1.3x faster than B") == (1.25, 1.35)
+    # Fused against the baseline: decode 1.25x, bus bandwidth 1.5x.
+    (claim,) = lint(facts, "Fused batching ≈ 2x the baseline on decode speed.")
+    assert claim.kind == STALE_CLAIM
+    assert kinds(facts, "Fused batching ≈ 1.25x the baseline on decode speed.") == []
+    assert kinds(facts, "Fused batching ≈ 1.5x the baseline on all-reduce bus bandwidth.") == []
+
+
+def test_a_speaker_s_tag_in_a_transcript_is_no_subject(facts: LintFacts) -> None:
+    # Under a heading naming fused batching: decode +25% against the baseline.
+    (claim,) = lint(facts, "## Fused batching\n\n**Ana:** vs the baseline: decode speed +60%.")
+    assert claim.kind == STALE_CLAIM and claim.fix.startswith("no fix proposed")
+    (claim,) = lint(facts, "## Fused batching\n\n**Ana Ruiz**: vs the baseline: decode speed +60%.")
+    assert claim.kind == STALE_CLAIM
+    assert kinds(facts, "## Fused batching\n\n**Ana:** vs the baseline: decode speed +25%.") == []
+    # A word that is no speaker's tag may be a subject the ledger does not know: left alone.
+    assert kinds(facts, "## Fused batching\n\nPrefetch: vs the baseline: decode speed +60%.") == []
+
+
+def test_a_ratio_written_as_a_plain_number_keeps_its_rounding(facts: LintFacts) -> None:
+    from benchdoc.lint.claim_truth import claimed_intervals
+    from benchdoc.lint.claims import UP, Claim
+
+    ratio = Claim(start=0, end=9, text_end=9, value=2.0, decimals=0, factor=True, polarity=UP, sign=1.0, bound="exact",
+                  object_at=None, object_search_start=None, noun="", word="/")
+    metric = facts.metrics["decode_tok_s"]
+    assert claimed_intervals(ratio, metric) == [(50.0, 150.0)]  # "A/B = 2": 1.5 to 2.5, as written

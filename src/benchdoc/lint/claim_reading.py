@@ -387,7 +387,7 @@ class ClaimReader:
         """Whether the words before a claim hold no subject of their own (only names, metrics, "vs X:",
         a load setting): then its subject may come from the sentence before or the heading. "CUDA graphs
         regress throughput by 2%" names a subject the ledger does not know: nothing is inferred."""
-        before = context.plain[: claim.start]
+        before = _SPEAKER.sub("", context.plain[: claim.start])  # "**Dana:** vs TP8: +61%": a speaker is no subject
         for metric in self.facts.metrics.values():
             for pattern in (self.know.keywords.get(metric.name), self.know.unit_words.get(metric.name)):
                 if pattern is not None:
@@ -412,6 +412,9 @@ class ClaimReader:
         return None
 
 
+# A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
+# the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).
+_SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w'.-]{0,20}(?: [A-Z][\w'.-]{0,20})?(?::(?:\*\*|  )\s|(?:\*\*|  ):\s)")
 # A clause that concludes from the figures before it: "..., so it is 1.38x faster", "i.e. 40% lower".
 _CONCLUSION = re.compile(r"^\W*(?:so|i\.e\.|hence|thus|therefore|which means|that is)\b\s*,?\s*"
                          r"(?:(?:it|that|this|they)(?:'s|\s+(?:is|are|was|were|comes out|works out))?\b|(?=\d|~|≈))",

@@ -90,6 +90,10 @@ def ledger_line(actual: Delta, metric: MetricInfo) -> str:
 def claimed_intervals(claim: Claim, metric: MetricInfo) -> list[tuple[float, float]] | None:
     """The deltas (candidate/target - 1, in %) the claim allows, one interval per reading of it."""
     half = 0.5 * 10 ** (-claim.decimals)
+    if claim.factor and not claim.worded and claim.word != "/" and claim.value >= 2:
+        # "2x" is about twice, not anything from 1.5x to 2.5x: a whole factor's rounding is at most a tenth of it.
+        # A ratio written as a plain number ("A/B = 1") is rounded as written.
+        half = min(half, 0.1 * claim.value)
     low_n, high_n = (claim.low if claim.low is not None else claim.value) - half, claim.value + half
     higher_is_better = metric.direction == "higher"
 
