@@ -42,7 +42,13 @@ unit = "req/s"
 direction = "higher"
 digits = 2
 
-[metrics.bus_gbs]
+[metrics.kv_gb]
+label = "KV footprint"
+unit = "GB"
+direction = "lower"
+digits = 1
+
+[metrics.bus_gb_s]
 label = "all-reduce bus bandwidth"
 unit = "GB/s"
 direction = "higher"
@@ -81,11 +87,13 @@ T0 = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
 # name: (day, {metric: samples})
 RUNS = (
     ("base", 0, {"decode_tok_s": [1000, 999, 1001, 998, 1002], "ttft_ms_p95": [300, 299, 301, 298, 302],
-                 "goodput_req_s": [4.0, 3.99, 4.01, 3.98, 4.02], "bus_gbs": [200, 199, 201, 198, 202]}),
+                 "goodput_req_s": [4.0, 3.99, 4.01, 3.98, 4.02], "bus_gb_s": [200, 199, 201, 198, 202],
+                 "kv_gb": [40.0, 40.0, 40.0, 40.0, 40.0]}),
     ("fused", 1, {"decode_tok_s": [1250, 1200, 1300, 1230, 1270], "ttft_ms_p95": [240, 239, 241, 238, 242],
-                  "goodput_req_s": [5.0, 4.99, 5.01, 4.98, 5.02], "bus_gbs": [300, 299, 301, 298, 302]}),
+                  "goodput_req_s": [5.0, 4.99, 5.01, 4.98, 5.02], "bus_gb_s": [300, 299, 301, 298, 302],
+                  "kv_gb": [30.0, 30.1, 29.9, 30.0, 30.0]}),
     ("tuned", 2, {"decode_tok_s": [1262, 1190, 1330, 1220, 1310], "ttft_ms_p95": [238, 237, 239, 236, 240],
-                  "goodput_req_s": [5.05, 5.04, 5.06, 5.03, 5.07], "bus_gbs": [306, 305, 307, 304, 308]}),
+                  "goodput_req_s": [5.05, 5.04, 5.06, 5.03, 5.07], "bus_gb_s": [306, 305, 307, 304, 308]}),
 )
 
 
@@ -155,7 +163,7 @@ def test_a_metric_with_a_figure_of_its_own_in_a_list_may_not_be_the_claim_s(fact
     assert claim.kind == STALE_CLAIM and claim.fix.startswith("no fix proposed")
     # With no figure between them, the metric is the claim's own.
     (claim,) = lint(facts, "Fused batching's all-reduce bus bandwidth is 25% higher than the baseline's.")
-    assert claim.kind == STALE_CLAIM and "bus_gbs" in claim.fix
+    assert claim.kind == STALE_CLAIM and "bus_gb_s" in claim.fix
 
 
 def test_a_metric_of_an_earlier_clause_is_a_candidate_of_a_claim_that_names_none(facts: LintFacts) -> None:
@@ -205,7 +213,7 @@ def test_a_name_between_a_claim_and_its_link_names_no_metric(facts: LintFacts) -
     # "fused decode" is an alias of fused batching; "decode" in it is no metric. Bus bandwidth +50%, decode +25%.
     assert kinds(facts, "The all-reduce bus bandwidth is 50% higher with fused decode than with the baseline.") == []
     (claim,) = lint(facts, "The all-reduce bus bandwidth is 25% higher with fused decode than with the baseline.")
-    assert claim.kind == STALE_CLAIM and "bus_gbs" in claim.fix
+    assert claim.kind == STALE_CLAIM and "bus_gb_s" in claim.fix
     # The metric's own word after the claim still names it.
     assert kinds(facts, "Fused batching is 25% higher in decode speed than the baseline.") == []
 
@@ -250,3 +258,21 @@ def test_a_ratio_written_as_a_plain_number_keeps_its_rounding(facts: LintFacts) 
                   object_at=None, object_search_start=None, noun="", word="/")
     metric = facts.metrics["decode_tok_s"]
     assert claimed_intervals(ratio, metric) == [(50.0, 150.0)]  # "A/B = 2": 1.5 to 2.5, as written
+
+
+def test_a_unit_spelled_in_a_metric_s_key_names_no_metric(facts: LintFacts) -> None:
+    # "bus_gb_s" holds "gbs", not "gb"; add a metric keyed "bus_gb_s" in words: "5.3 GB" is no bandwidth.
+    # Fused against the baseline: KV footprint -25% (30.0 GB against 40.0 GB), bus bandwidth +50%.
+    assert kinds(facts, "Fused batching's KV footprint shrinks (30.0 GB, 25% lower than the baseline's).") == []
+    (claim,) = lint(facts, "Fused batching's KV footprint shrinks (30.0 GB, 5% lower than the baseline's).")
+    assert claim.kind == STALE_CLAIM and "kv_gb" in claim.fix
+
+
+def test_a_name_after_told_apart_from_is_what_the_subject_is_compared_with(facts: LintFacts) -> None:
+    estimate = facts.experiments["tuned"].metrics["decode_tok_s"].comparison
+    assert estimate is not None
+    written = f"{estimate.delta_pct:+.1f}%"
+    text = "Tuned batching ran again today. Its decode speed cannot be told apart from fused's: the difference is {}."
+    assert kinds(facts, text.format(written)) == []
+    (claim,) = lint(facts, text.format("+6.0%"))
+    assert claim.kind == STALE_CLAIM and "vs=" not in claim.fix and "tuned" in claim.fix

@@ -46,7 +46,9 @@ from benchdoc.results.words import status_phrase
 
 # A "vs X" heading a sentence of bare changes: "vs TP8: +11% tok/s, TTFT p99 -23%".
 VS_PREFIX = re.compile(
-    r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike)\s+(?:the\s+)?$", re.IGNORECASE
+    r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike|"
+    # "cannot be told apart from X", "indistinguishable from X", "cannot tell A from X": X is what A is compared with
+    r"told apart from|indistinguishable from|(?<=tell )[\w.+-]+(?: [\w.+-]+)? from)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
 # "runs at 410 GB/s", "sits at 5.1 req/s", "peaks at 3,900 tok/s": a verb of a result before "at" makes the
@@ -407,7 +409,7 @@ class ClaimReader:
                 _ANNOTATES.match(text[earlier[-1].end : claim.start]):
             return earlier[-1].experiment  # "slightly worse than DP8 alone (+1.8%)": the change of that comparison
         for mention in reversed(earlier):
-            if VS_PREFIX.search(text[max(0, mention.start - 20) : mention.start]):
+            if VS_PREFIX.search(text[max(0, mention.start - 32) : mention.start]):
                 return mention.experiment
         return None
 

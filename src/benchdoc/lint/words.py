@@ -29,7 +29,9 @@ GENERIC_UNITS = frozenset({"%", "ms", "s", "us", "µs", "ns", "gb", "mb", "w"})
 
 # Words that never identify a metric on their own (parts of labels like "TTFT p50 (ms)").
 METRIC_NOISE_WORDS = frozenset(
-    ["the", "of", "a", "an", "per", "and", "or", "in", "at", "on", "ms", "s", "us", "tok", "tokens", "sec", "second", "seconds", "p50", "p90", "p95", "p99", "median", "mean", "avg", "average", "rate", "value", "time", "total"]
+    ["the", "of", "a", "an", "per", "and", "or", "in", "at", "on", "ms", "s", "us", "tok", "tokens", "sec", "second", "seconds", "p50", "p90", "p95", "p99", "median", "mean", "avg", "average", "rate", "value", "time", "total",
+     # parts of a metric's key that spell a unit ("bw_gb_s", "kv_footprint_gb"): "5.3 GB" names no bandwidth
+     "gb", "gib", "mb", "mib", "kb", "tb", "gbs", "mbs", "req", "reqs", "pct", "us", "ns"]
 )
 
 # The serving acronyms a metric's label uses, and the words a report spells them out in.
