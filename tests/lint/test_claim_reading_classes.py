@@ -276,3 +276,14 @@ def test_a_name_after_told_apart_from_is_what_the_subject_is_compared_with(facts
     assert kinds(facts, text.format(written)) == []
     (claim,) = lint(facts, text.format("+6.0%"))
     assert claim.kind == STALE_CLAIM and "vs=" not in claim.fix and "tuned" in claim.fix
+
+
+def test_a_name_after_equivalent_to_is_a_target_not_the_subject_of_a_later_change(facts: LintFacts) -> None:
+    # Fused against the baseline: goodput +25%; tuned against fused: goodput +1%.
+    assert kinds(facts, "Prefetch build: decode speed equivalent to fused, goodput up 40%.") == []
+    assert kinds(facts, "Prefetch build: decode speed on par with fused, goodput up 40%.") == []
+    (claim,) = lint(facts, "Tuned batching: decode speed equivalent to fused, goodput up 40%.")
+    assert claim.kind == STALE_CLAIM and "tuned" in claim.fix and "vs=" not in claim.fix
+    # Without such words the name before the change is its subject.
+    (claim,) = lint(facts, "Fused batching: goodput up 40%.")
+    assert claim.kind == STALE_CLAIM and "fused" in claim.fix

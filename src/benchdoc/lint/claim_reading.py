@@ -48,6 +48,7 @@ from benchdoc.results.words import status_phrase
 VS_PREFIX = re.compile(
     r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike|"
     # "cannot be told apart from X", "indistinguishable from X", "cannot tell A from X": X is what A is compared with
+    r"equivalent to|on par with|same as|identical to|"  # "generation equivalent to X, prompt processing up 9%"
     r"told apart from|indistinguishable from|(?<=tell )[\w.+-]+(?: [\w.+-]+)? from)\s+(?:the\s+)?$", re.IGNORECASE
 )
 
