@@ -79,10 +79,8 @@ class ClaimRule:
         missing = self._without_result(context, claim, subject, target)
         if missing is not None:
             return missing
-        pair = {context.section_subject, context.section_target}
-        if not subject_certain and None not in pair and {subject, target} == pair and \
-                self._holds(context, claim, target, subject, metrics):
-            return None  # under "## A vs B", an inferred subject may be either side
+        if self._holds_other_way(context, claim, subject, target, metrics, subject_certain):
+            return None
         rivals = self._rivals(context, claim, subject, target)
         if rivals:
             # Which experiment the claim is about is open: reported only when false of each, with no fix.
@@ -128,6 +126,32 @@ class ClaimRule:
             fix = f"no fix proposed: {unsure} the claim is about is unclear; say it, then bind the claim"
         return context.finding(claim.start, claim.text_end, STALE_CLAIM, message, ledger_line(actual, metric), fix,
                                current_subject.name, quoted)
+
+    def _holds_other_way(
+        self, context: Context, claim: Claim, subject: str, target: str, metrics: Sequence[MetricInfo],
+        subject_certain: bool,
+    ) -> bool:
+        """Whether another reading of the parties makes the claim true: the change to a superseded subject's
+        successor, or, under "## A vs B", an inferred subject on either side."""
+        if self._successor_change_holds(claim, subject, metrics):
+            return True
+        pair = {context.section_subject, context.section_target}
+        return not subject_certain and None not in pair and {subject, target} == pair and \
+            self._holds(context, claim, target, subject, metrics)
+
+    def _successor_change_holds(self, claim: Claim, subject: str, metrics: Sequence[MetricInfo]) -> bool:
+        """"old-X's footprint was 27.8 GB, so the new scales shaved a little (-3.2%)": a bare signed change
+        whose subject is a superseded experiment may be the change to its successor; it holds if true of it."""
+        if claim.polarity != SIGNED or claim.word or claim.object_at is not None:
+            return False
+        for successor in (e.name for e in self.facts.experiments.values() if e.supersedes == subject):
+            for metric in metrics:
+                actual = self.actual_delta(successor, subject, metric, None)
+                claimed = claimed_intervals(claim, metric)
+                if actual is not None and claimed is not None and claim_holds(
+                        claimed, actual.value, actual.low, actual.high, held_bound(claim)):
+                    return True
+        return False
 
     def _dated_before(self, context: Context, subject: str) -> bool:
         """Whether the sentence names a day before the subject's current result was measured: it speaks of then."""
