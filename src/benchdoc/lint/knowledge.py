@@ -279,9 +279,11 @@ def unit_pattern(unit: str) -> re.Pattern[str] | None:
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(?P<month>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)"
 _END = r"(?=[.:,*_)\]]|\s+[—–-]\s)"
+# A clock time after a month and day stamps a log entry ("12-03 11:00  replay done", "**11-02 09:10** ·").
+_CLOCK = r"(?:\s+(?P<clock>[0-2]?\d:[0-5]\d)(?=[\s*_.:,)\]]|$))"
 _HEAD_DATE = re.compile(
     r"^[\s*_>#\[(-]{0,6}(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?(?:"
-    r"(?P<iso>20\d\d[-/][01]\d[-/][0-3]\d)(?!\d)|(?P<md>[01]?\d[-/][0-3]?\d)" + _END + "|"
+    r"(?P<iso>20\d\d[-/][01]\d[-/][0-3]\d)(?!\d)|(?P<md>[01]?\d[-/][0-3]?\d)(?:" + _END + "|" + _CLOCK + ")|"
     + _MONTH + r"\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?" + _END + "|"
     r"(?P<day2>[0-3]?\d)\s+(?P<month2>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)" + _END + ")",
     re.IGNORECASE,
@@ -302,7 +304,8 @@ def _head_date(text: str) -> str | None:
         month, day = str(_MONTHS.index(name) + 1), found.group("day") or found.group("day2")
     if not (1 <= int(month) <= 12 and 1 <= int(day) <= 31):
         return None
-    return f"{int(month):02d}-{int(day):02d}"
+    clock = found.group("clock") if found.group("md") else None
+    return f"{int(month):02d}-{int(day):02d}" + (f"T{int(clock[:-3]):02d}:{clock[-2:]}" if clock else "")
 
 
 _VERSION_CUE = r"(?:(?<=\bon )|(?<=\bto )|(?<=\bof )|(?<=\bfrom )|(?<=\bv)|(?<=\bV))"
@@ -311,14 +314,14 @@ _VERSION_CUE = r"(?:(?<=\bon )|(?<=\bto )|(?<=\bof )|(?<=\bfrom )|(?<=\bv)|(?<=\
 def _latest_day(experiment: ExperimentFacts) -> str:
     """The day of an experiment's latest run (failed or not), else of its current result."""
     days = [experiment.measured_on or "", *(run.started_at for run in experiment.runs[:1])]
-    return max(day[:10] for day in days)
+    return max(days, key=lambda day: (day[:10], len(day)))
 
 
 def _before(dated: str, latest: str) -> bool:
     """Whether an entry's day ("2026-11-02", or "11-02" in the year of ``latest``) is before ``latest``."""
-    if len(dated) == 5:
+    if len(dated) in (5, 11):
         dated = f"{latest[:4]}-{dated}"
-    return dated < latest
+    return dated < (latest[:16] if "T" in dated else latest[:10])  # a stamped time against the run's start
 
 
 def entry_date(text: str, section: Sequence[str], lead: str = "") -> str | None:

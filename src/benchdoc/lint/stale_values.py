@@ -21,6 +21,7 @@ from benchdoc.lint.findings import STALE_VALUE, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
+from benchdoc.lint.value_settings import in_the_label, is_threshold, outside_the_ledger, under_a_condition
 from benchdoc.lint.verdicts import find_verdicts
 from benchdoc.lint.words import (
     COMPARING,
@@ -152,8 +153,8 @@ class ValueRule:
         where = where or Place(context.nearest(quantity.start), False)
         if self._under_unnamed_condition(context, quantity):
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
-        if _not_a_result(context, quantity):
-            return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable"
+        if _not_a_result(context, quantity) or self._not_recorded(context, quantity, experiments):
+            return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable", "the 1500 ms alert"
         if is_load_setting(self.facts, context, quantity, scope) and not self._metric_equals(context, quantity, candidates):
             return None  # "at 6 req/s offered": the workload, not a result
         missing = self._without_result(context, quantity, candidates, where, experiments)
@@ -187,6 +188,14 @@ class ValueRule:
         if not metric_certain or not (single or where.certain):
             return None
         return self.finding(context, quantity, attributed, metrics[0], None)
+
+    def _not_recorded(self, context: Context, quantity: Quantity, experiments: list[str]) -> bool:
+        """Whether the figure is no recorded result: another team's or machine's, a threshold, a figure under a
+        condition named after it, or a setting the named experiment's own label carries ("16 GB CPU offload")."""
+        if outside_the_ledger(context, quantity) or is_threshold(context, quantity) or under_a_condition(context, quantity):
+            return True
+        labels = [self.facts.experiments[e].label for e in experiments if e in self.facts.experiments]
+        return any(in_the_label(self.know.quantities.find(label), quantity) for label in labels)
 
     def _metric_equals(self, context: Context, quantity: Quantity, candidates: list[MetricInfo]) -> bool:
         """Whether an "=" before a number follows a result metric's name ("DRAM goodput = 6.9 req/s"), which makes

@@ -1,0 +1,85 @@
+"""Numbers in a metric's unit that the words around them make something else than a result of the ledger.
+
+Each rule reads one way people write a figure that is not the recorded result of the setup the
+ledger names: a machine or team the ledger does not record, a threshold the results are held to,
+a condition the ledger does not name, a setting the experiment's own label carries, a log entry's
+own time stamp.
+"""
+
+from __future__ import annotations
+
+import re
+
+from benchdoc.lint.context import Context
+from benchdoc.lint.quantities import Quantity
+
+# Words anywhere in the sentence that place its figures outside the ledger: "(other team, not our ledger)",
+# "(not in our ledger)", "on the box of my colleague", "another team's measurement".
+_OUTSIDE = re.compile(
+    r"\bnot\s+(?:in\s+|from\s+)?(?:our|this|the)\s+ledger\b|\b(?:other|another)\s+team(?:'s)?(?![\w-])|"
+    r"\b(?:my|a|our)\s+colleague(?:'s)?(?![\w-])|\bof\s+my\s+colleague\b",
+    re.IGNORECASE,
+)
+# A machine or pool named by its hardware, or said to be another one, before the figure: "On the H200 cluster",
+# "on the staging node (8x H100)", "On the MI300X pool", "On the L4 tier". The ledger's own hosts are not named so.
+_PLACE = re.compile(
+    r"\b(?:on|from)\s+(?:the|a|an|their|some)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
+    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server)s?\b",
+    re.IGNORECASE,
+)
+_OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|another|their|partner|customer|vendor|rented)\b")
+# A threshold the figure is: "the 1500 ms alert", "a 2 s timeout", and the figures of a list of thresholds
+# ("The two SLO thresholds we care about, 800 ms TTFT p50 and 60 ms ITL p99, are met by ...").
+_THRESHOLD_AFTER = re.compile(r"\s*(?:[\w-]+\s+){0,2}?(?:alert|alarm|threshold|timeout|cap|ceiling|guardrail|limit)s?\b",
+                              re.IGNORECASE)
+_THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|below))\b", re.IGNORECASE)
+# A condition after the figure that the ledger does not record: "97.0% when the prompt includes two examples".
+_CONDITION_AFTER = re.compile(r"\s*(?:only\s+)?(?:when|whenever|if|unless|provided)\s", re.IGNORECASE)
+
+
+def outside_the_ledger(context: Context, quantity: Quantity) -> bool:
+    """Whether the sentence puts its figure on a team, colleague or machine the ledger does not record."""
+    text = context.unit.text
+    if _OUTSIDE.search(text):
+        return True
+    for place in _PLACE.finditer(text, 0, quantity.start):
+        inside = any(place.start() <= m.start < place.end() for m in context.mentions)
+        if not inside and _OTHER_HARDWARE.search(place.group("what")):
+            return True
+    return False
+
+
+def is_threshold(context: Context, quantity: Quantity) -> bool:
+    """Whether the figure is a threshold (an alert, a limit) rather than a measured result."""
+    text = context.unit.text
+    after = _THRESHOLD_AFTER.match(text, quantity.unit_end)
+    if after is not None and not any(m.start < after.end() and m.end > quantity.unit_end for m in context.mentions):
+        return True  # not a word of a name ("the 2k limit" may be an experiment)
+    before = _THRESHOLD_BEFORE.search(text, 0, quantity.start)
+    return before is not None and not any(before.end() <= m.start < quantity.start or m.start <= before.start() < m.end
+                                          for m in context.mentions)
+
+
+def under_a_condition(context: Context, quantity: Quantity) -> bool:
+    """Whether a "when ..." or "if ..." clause right after the figure sets a condition the ledger does not name."""
+    return _CONDITION_AFTER.match(context.unit.text, quantity.unit_end) is not None
+
+
+def in_the_label(label_quantities: list[Quantity], quantity: Quantity) -> bool:
+    """Whether the figure is one the experiment's own label carries ("16 GB CPU offload"): a setting of it."""
+    return any(q.units & quantity.units and abs(q.value - quantity.value) < 1e-9 for q in label_quantities)
+
+
+# A log entry stamped with its month, day and time: "12-03 11:00  replay finished", "- **11-02 09:10** · ...".
+_STAMP = re.compile(r"^[\s*_>#|-]*(?P<month>[01]\d)-(?P<day>[0-3]\d)\s+(?P<hour>[0-2]\d):(?P<minute>[0-5]\d)\b")
+
+
+def entry_time(text: str, year: str) -> str | None:
+    """The time a log entry's stamp gives, as "YYYY-MM-DDTHH:MM", or None."""
+    found = _STAMP.match(text)
+    if found is None:
+        return None
+    month, day = int(found.group("month")), int(found.group("day"))
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return f"{year}-{month:02d}-{day:02d}T{found.group('hour')}:{found.group('minute')}"

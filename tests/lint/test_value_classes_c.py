@@ -1,0 +1,101 @@
+"""Classes of misread values found on the third batch of development logs, each probed with sentences of our own.
+
+The project is the graph-capture one of test_reading_classes: eager mode decodes 1000 tok/s
+(TTFT p50 200 ms, TTFT p99 500 ms), CUDA graphs 1200 tok/s, torch.compile 1300 tok/s (TTFT p99
+450 ms, run 2026-11-05 09:00) on engine 1.3.0, superseding torch.compile on engine 1.2.0 at
+1100 tok/s (2026-11-03). A second project holds an offload experiment whose label carries its setting.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_VALUE
+from benchdoc.results import build_results
+
+from .test_reading_classes import facts, kinds, lint
+
+__all__ = ["facts"]
+
+
+def test_a_machine_team_or_colleague_outside_the_ledger_owns_the_figure(facts: LintFacts) -> None:
+    for sentence in (
+        "On the A10G pool, CUDA graphs decodes 1,500 tok/s.",
+        "From a rented box in another region CUDA graphs decoded 1,500 tok/s.",
+        "On the staging node CUDA graphs reaches 1,500 tok/s.",
+        "CUDA graphs decodes 1,500 tok/s (their numbers, not in our ledger).",
+        "Another team's harness has CUDA graphs at 1,500 tok/s.",
+        "On the laptop of my colleague CUDA graphs managed 1,500 tok/s.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    # Must stay flagged: a place that names no other hardware, and the bare figure.
+    assert [f.kind for f in lint(facts, "On the same node, CUDA graphs decodes 1,500 tok/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "On the bench node, CUDA graphs decodes 1,500 tok/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "CUDA graphs decodes 1,500 tok/s.")] == [STALE_VALUE]
+
+
+def test_a_threshold_is_no_result(facts: LintFacts) -> None:
+    for sentence in (
+        "torch.compile's TTFT p99 is 450 ms, comfortably below the 700 ms alarm.",
+        "The thresholds we hold releases to, 300 ms TTFT p50 and 900 ms TTFT p99, are met by torch.compile.",
+        "CUDA graphs TTFT p99 must stay under a 650 ms hard limit.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    # Must stay flagged: the same figures said to be measured; a figure after the experiment named past the word.
+    assert [f.kind for f in lint(facts, "torch.compile's TTFT p99 is 700 ms.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "Thresholds aside, torch.compile's TTFT p99 is 700 ms.")] == [STALE_VALUE]
+
+
+def test_a_condition_after_the_figure_names_a_setup_the_ledger_does_not(facts: LintFacts) -> None:
+    assert kinds(facts, "CUDA graphs decodes 1,500 tok/s when every prompt hits the cache.") == []
+    assert kinds(facts, "CUDA graphs decodes 1,500 tok/s if we pin the clocks.") == []
+    # Must stay flagged: no condition, or words after it that are no condition.
+    assert [f.kind for f in lint(facts, "CUDA graphs decodes 1,500 tok/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "CUDA graphs decodes 1,500 tok/s, which we ship.")] == [STALE_VALUE]
+
+
+def test_a_log_entry_stamped_with_a_time_speaks_of_that_time(facts: LintFacts) -> None:
+    # The old torch.compile's 1,100 tok/s before the new one ran (11-05 09:00), on another day or the same.
+    assert kinds(facts, "- **11-04 10:00** · torch.compile decodes 1,100 tok/s.") == []
+    assert kinds(facts, "11-05 08:30  torch.compile decodes 1,100 tok/s.") == []
+    # Must stay flagged: a stamp after the new run, and an unstamped line.
+    assert [f.kind for f in lint(facts, "11-05 10:30  torch.compile decodes 1,100 tok/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "torch.compile decodes 1,100 tok/s.")] == [STALE_VALUE]
+
+
+OFFLOAD = """\
+[metrics.mem_gb]
+label = "Peak GPU memory"
+unit = "GB"
+direction = "lower"
+digits = 1
+primary = true
+
+[experiments.off8]
+label = "Offload, 8 GB CPU"
+aliases = ["offload-8"]
+"""
+
+
+def _offload_facts(root: Path) -> LintFacts:
+    config = parse_config(OFFLOAD, root / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        samples = [Sample("mem_gb", v, i, i) for i, v in enumerate((30.0, 30.1, 29.9))]
+        ledger.record_run(NewRun(experiment="off8", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        return facts_from_results(build_results(config, ledger))
+
+
+def test_a_figure_the_experiment_s_label_carries_is_its_setting(tmp_path: Path) -> None:
+    facts = _offload_facts(tmp_path)
+    found = [(f.kind, f.text) for f in lint_text(facts, "Going from 4 GB to 8 GB of offload, offload-8 peaks at 30.0 GB.\n", "log.md")]
+    assert found == []
+    # Must stay flagged: a peak that is no setting.
+    found = [(f.kind, f.text) for f in lint_text(facts, "offload-8 peaks at 34.0 GB.\n", "log.md")]
+    assert found == [(STALE_VALUE, "34.0 GB")]
