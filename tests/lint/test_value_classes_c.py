@@ -99,3 +99,33 @@ def test_a_figure_the_experiment_s_label_carries_is_its_setting(tmp_path: Path) 
     # Must stay flagged: a peak that is no setting.
     found = [(f.kind, f.text) for f in lint_text(facts, "offload-8 peaks at 34.0 GB.\n", "log.md")]
     assert found == [(STALE_VALUE, "34.0 GB")]
+
+
+def test_a_price_column_is_not_the_metric_its_denominator_names(facts: LintFacts) -> None:
+    table = "| config | Decode speed | {header} |\n|---|---|---|\n| CUDA graphs | 1200 tok/s | 0.45 |"
+    assert kinds(facts, table.format(header="$ per 1M decoded tok/s")) == []
+    assert kinds(facts, table.format(header="Cost per 1k tokens (USD)")) == []
+    # Must stay flagged: a column in the metric's own unit.
+    assert [f.kind for f in lint(facts, table.format(header="Decode (tok/s)").replace("0.45", "1500"))] == [STALE_VALUE]
+
+
+def test_a_name_only_compared_with_does_not_own_the_figure(facts: LintFacts) -> None:
+    # The subject is unnamed (a section's); the figure is never eager's.
+    assert kinds(facts, "Decode vs eager: 1,150 tok/s, +15%.") == []
+    assert kinds(facts, "Compared with eager, decode reaches 1,150 tok/s.") == []
+    # Must stay flagged: a figure the words give to the compared name ("eager at ..."), or its own subject's.
+    assert [f.kind for f in lint(facts, "Compared with eager at 1,150 tok/s, decode is up.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "CUDA graphs decodes 1,500 tok/s, against eager.")] == [STALE_VALUE]
+
+
+def test_a_figure_first_table_row_is_read_by_its_label(facts: LintFacts) -> None:
+    head = "| | |\n|---|---|\n"
+    # The label dates the row: the old torch.compile's result, measured before the new one ran.
+    assert kinds(facts, head + "| 1,100 tok/s | torch.compile on 11-03, before the upgrade |") == []
+    assert [f.kind for f in lint(facts, head + "| 1,100 tok/s | torch.compile on 11-06 |")] == [STALE_VALUE]
+    # The label names the metric of the figure: eager's TTFT p99 is 500 ms.
+    assert kinds(facts, head + "| 500 ms | eager TTFT p99 |") == []
+    (value,) = lint(facts, head + "| 650 ms | eager TTFT p99 |")
+    assert value.kind == STALE_VALUE and "eager.ttft_ms_p99 -->500<" in value.fix
+    # Must stay quiet: a figure in another unit than the metric the label names.
+    assert kinds(facts, head + "| 650 tok/s | eager TTFT p99 |") == []

@@ -21,7 +21,13 @@ from benchdoc.lint.findings import STALE_VALUE, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_run, fmt, matches, tolerance
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
-from benchdoc.lint.value_settings import in_the_label, is_threshold, outside_the_ledger, under_a_condition
+from benchdoc.lint.value_settings import (
+    in_the_label,
+    is_threshold,
+    only_comparators,
+    outside_the_ledger,
+    under_a_condition,
+)
 from benchdoc.lint.verdicts import find_verdicts
 from benchdoc.lint.words import (
     COMPARING,
@@ -44,6 +50,8 @@ _CELL_VALUE = re.compile(
 
 _WORD = re.compile(r"[A-Za-z]")
 _PER = re.compile(r"\bper\s+", re.IGNORECASE)  # "$/h per req/s of capacity": the cells are in $/h
+# Money before "per": the cells are prices, whatever the denominator names ("$ per 1M output tokens").
+_MONEY = re.compile(r"[$€£¥]|\b(?:USD|EUR|cost|price|dollars?|cents?)\b", re.IGNORECASE)
 _OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
 
 
@@ -68,7 +76,7 @@ _LOAD_WORD = re.compile(r"\b(?:rate|qps|concurrency|load|offered|arrivals?|SLO|t
 # A day the sentence dates its figure to ("on 11/20", "on 2026-11-20", "(Nov 20)").
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ON_DATE = re.compile(
-    r"(?:\b(?:on|as\s+of)\s+|\(\s*)(?:(?P<iso>20\d\d-[01]\d-[0-3]\d)|(?P<md>[01]?\d/[0-3]?\d)(?![\d/])|"
+    r"(?:\b(?:on|as\s+of)\s+|\(\s*)(?:(?P<iso>20\d\d-[01]\d-[0-3]\d)|(?P<md>[01]?\d/[0-3]?\d|[01]\d-[0-3]\d)(?![\d/-])|"
     r"(?P<month>(?:" + "|".join(_MONTHS) + r")[a-z]*\.?)\s+(?P<day>[0-3]?\d)\b)",
     re.IGNORECASE,
 )
@@ -194,8 +202,15 @@ class ValueRule:
         condition named after it, or a setting the named experiment's own label carries ("16 GB CPU offload")."""
         if outside_the_ledger(context, quantity) or is_threshold(context, quantity) or under_a_condition(context, quantity):
             return True
+        if only_comparators(context, quantity):
+            return True  # "Throughput vs eager: 2,502 tok/s": the figure of what is compared with eager
         labels = [self.facts.experiments[e].label for e in experiments if e in self.facts.experiments]
         return any(in_the_label(self.know.quantities.find(label), quantity) for label in labels)
+
+    def dated_before(self, text: str, experiment: str) -> bool:
+        """Whether words date a figure ("on 11-23") to a day before the experiment's latest run."""
+        owner = self.facts.experiments.get(experiment)
+        return owner is not None and _dated_before(text, owner)
 
     def _metric_equals(self, context: Context, quantity: Quantity, candidates: list[MetricInfo]) -> bool:
         """Whether an "=" before a number follows a result metric's name ("DRAM goodput = 6.9 req/s"), which makes
@@ -452,7 +467,7 @@ class ValueRule:
         spans = [m.span() for p in self.know.unit_words.values() if p is not None for m in p.finditer(header)]
         for per in reversed(list(_PER.finditer(header))):
             inside = any(a <= per.start() < b for a, b in spans)  # "tokens per second" is one unit
-            if not inside and any(a == per.end() for a, _ in spans):
+            if not inside and (any(a == per.end() for a, _ in spans) or _MONEY.search(header, 0, per.start())):
                 # The denominator runs to a parenthesis or the end ("per req/s of capacity").
                 paren = header.find("(", per.end())
                 header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
@@ -471,7 +486,7 @@ def _dated_before(text: str, owner: ExperimentFacts) -> bool:
             day = found.group("iso")
         else:
             if found.group("md"):
-                month, date = (int(x) for x in found.group("md").split("/"))
+                month, date = (int(x) for x in re.split(r"[/-]", found.group("md")))
             else:
                 month, date = _MONTHS.index(found.group("month").lower()[:3]) + 1, int(found.group("day"))
             if not (1 <= month <= 12 and 1 <= date <= 31):

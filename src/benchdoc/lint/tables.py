@@ -62,7 +62,8 @@ class TableRule:
     def row(self, cells: Sequence[Unit], path: str) -> list[Finding]:
         ordered = tuple(sorted(cells, key=lambda c: c.column_index or 0))
         label, experiment, pinned = self._label(ordered)
-        historical = any(HISTORICAL_CUES.search(c.text) for c in ordered)
+        historical = any(HISTORICAL_CUES.search(c.text) for c in ordered) or (
+            label is not None and experiment is not None and self.values.dated_before(label.text, experiment))
         hedged = any(calls_it_noise(c.text) or _status_word(c.text) is Status.NO_DIFFERENCE for c in ordered)
         row = _Row(ordered, path, label, experiment, pinned, historical, hedged)
         if experiment is not None:
@@ -108,10 +109,26 @@ class TableRule:
                 # "-10%" under "TTFT p50 change" is a change of the metric, never its value in ms.
                 return self._change_of_metric(row, cell, metric)
             finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned)
+        elif self.values.is_value_cell(cell.text) and (metric := self._label_metric(row, cell)) is not None:
+            # "| 95 s | eager cold start |": a label after the figure names its experiment and its metric.
+            finding = self.values.cell(cell, row.path, row.experiment, row.historical, row.pinned, metric=metric)
         else:
             # "71.3 tok/s" under "Result", or words: a sentence about the row's experiment.
             return self.sentence(cell, row.path, row.experiment, row.historical, row.pinned)
         return [finding] if finding is not None else []
+
+    def _label_metric(self, row: _Row, cell: Unit) -> MetricInfo | None:
+        """The one metric the row's label names besides its experiment, when the cell's figure is in its unit."""
+        if row.label is None or cell is row.label:
+            return None
+        text = row.label.text
+        for mention in self.know.mentions.find(text):
+            text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
+        metric = self.values.header_metric(text)
+        quantities = self.know.quantities.find(cell.text)
+        if metric is None or not metric.unit or len(quantities) != 1:
+            return None
+        return metric if metric.unit.strip().lower() in quantities[0].units else None
 
     def _change_of_metric(self, row: _Row, cell: Unit, metric: MetricInfo) -> list[Finding]:
         """A change under a header naming a metric: a claim when the header says it is a change

@@ -65,6 +65,27 @@ def under_a_condition(context: Context, quantity: Quantity) -> bool:
     return _CONDITION_AFTER.match(context.unit.text, quantity.unit_end) is not None
 
 
+# A name that is only what the figure is compared with: "Throughput vs eager: 2,502 tok/s" is the figure of
+# an unnamed subject (the section's), never eager's.
+_COMPARATOR = re.compile(r"(?:\bvs\.?|\bversus|\bagainst|\brelative\s+to|\bcompared\s+(?:to|with))\s*(?:the\s+)?$",
+                         re.IGNORECASE)
+
+
+# Words that give the figure to the name right before it: "relative to the baseline at 89.5 tok/s".
+_ITS_OWN = re.compile(r"(?:'s)?\s*(?:at|of|is|was|with|on|=|,)?\s*(?:about|around|~)?\s*", re.IGNORECASE)
+
+
+def only_comparators(context: Context, quantity: Quantity) -> bool:
+    """Whether every experiment the sentence names is named only as what something else is compared with,
+    and the figure is not given to one of them by the words between ("vs the baseline at 89.5 tok/s")."""
+    text = context.unit.text
+    if not context.mentions or context.row_experiment is not None:
+        return False
+    if not all(_COMPARATOR.search(text, max(0, m.start - 20), m.start) for m in context.mentions):
+        return False
+    return not any(_ITS_OWN.fullmatch(text, m.end, quantity.start) for m in context.mentions if m.end <= quantity.start)
+
+
 def in_the_label(label_quantities: list[Quantity], quantity: Quantity) -> bool:
     """Whether the figure is one the experiment's own label carries ("16 GB CPU offload"): a setting of it."""
     return any(q.units & quantity.units and abs(q.value - quantity.value) < 1e-9 for q in label_quantities)
