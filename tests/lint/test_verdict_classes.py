@@ -115,6 +115,7 @@ def test_a_figure_and_a_verdict_about_a_failed_experiment_are_two_statements(fac
     # That it works and what it gives: two claims the ledger cannot back.
     assert sorted(kinds(facts, "Low-bit works fine on small cards, and Low-bit gives 1,150 tok/s.")) == [
         STALE_VALUE, STALE_VERDICT]
+    assert sorted(kinds(facts, "Low-bit works and delivers 1,150 tok/s.")) == [STALE_VALUE, STALE_VERDICT]
     # A superlative ranks it among all: a statement of its own beside the figure.
     assert sorted(kinds(facts, "- Low-bit: 1,150 tok/s, our fastest build yet.")) == [STALE_VALUE, STALE_VERDICT]
     # "ahead of Ring" only compares the figure it follows: the figure's finding says it all.
@@ -122,3 +123,16 @@ def test_a_figure_and_a_verdict_about_a_failed_experiment_are_two_statements(fac
     # The head of a line names the subject of a verdict after its figure.
     assert kinds(facts, "- Pinned: 900 tok/s, the fastest option we have.") == [STALE_VERDICT]
     assert kinds(facts, "- Pinned: 900 tok/s, the slowest option we have.") == []
+
+
+def test_a_verdict_against_what_it_is_not_compared_with_is_judged_by_the_pair(facts: LintFacts) -> None:
+    # Pinned and Tree are each compared with Ring; the pair's own comparison says Pinned is 9.5% slower.
+    findings = lint_text(facts, "Pinned is equivalent to Tree on decode speed.\n", "log.md")
+    assert [f.kind for f in findings] == [STALE_VERDICT]
+    assert "outside the compare_to family" in findings[0].message and "Tree" in findings[0].message
+    assert kinds(facts, "Pinned is faster than Tree.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned is slower than Tree.") == []
+    assert kinds(facts, "Tree is faster than Pinned.") == []
+    # Within its own comparison the status still speaks.
+    assert kinds(facts, "Pinned is equivalent to Ring on decode speed.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned is on par with Ring.") == [STALE_VERDICT]

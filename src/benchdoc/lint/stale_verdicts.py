@@ -68,21 +68,25 @@ class VerdictRule:
         current = self.know.standing(subject, context)
         meaning = verdict.meaning
         target = self._than_target(context, verdict)
+        if meaning == SAME and target is None:
+            target = self._direct_target(context, verdict)  # "equivalent to X", "on par with X"
         elsewhere = target is not None and self.know.standing(target, context).name != current.compare_to
         if without_result(current) and meaning in (WINS, LOSES, SAME, WORKS) and (
             current.status is Status.UNTESTED or current.unreliable is not None or elsewhere
         ):
             # Never run, unreliable, or compared with something other than its compare_to: the status does not say.
             return self._about_no_result(context, verdict, current)
-        if target is not None and meaning in (WINS, LOSES) and without_result(self.know.standing(target, context)):
+        if target is not None and meaning in (WINS, LOSES, SAME) and without_result(self.know.standing(target, context)):
             return self._about_no_result(context, verdict, self.know.standing(target, context))
-        if target is not None and meaning in (WINS, LOSES):
-            target_current = self.know.standing(target, context)
-            if target_current.compare_to == current.name and current.compare_to != target_current.name:
-                current, meaning = target_current, (LOSES if meaning == WINS else WINS)
-            elif current.compare_to != target_current.name:
-                return None
         metric = self._clause_metric(_own_part(context.plain, clause_start, verdict.end, clause_end))
+        if target is not None and meaning in (WINS, LOSES, SAME):
+            target_current = self.know.standing(target, context)
+            if not self._pair_of(current, target_current):
+                # Compared with what it is not compared with: the query layer's comparison of the pair says.
+                return self._pair_verdict(context, verdict, current, target_current, metric)
+            if target_current.compare_to == current.name and current.compare_to != target_current.name:
+                current = target_current
+                meaning = {WINS: LOSES, LOSES: WINS}.get(meaning, meaning)
         status, delta = self._status_for(current, metric)
         if status is None or not _contradicts(meaning, status, delta):
             return None
@@ -196,6 +200,40 @@ class VerdictRule:
         if subject is None or target is None or subject == target:
             return None
         return Comparison(verdict.start, subject, target)
+
+    def _pair_verdict(
+        self, context: Context, verdict: VerdictWord, current: ExperimentFacts, target: ExperimentFacts, metric: str | None
+    ) -> Finding | None:
+        """"Outlines is on par with xgrammar", both compared with a third: judged by the pair's own comparison,
+        which lies outside the compare_to family (no correction for multiple comparisons)."""
+        name = metric or self.facts.primary_metric
+        info = self.facts.metrics.get(name) if name else None
+        comparison = self.facts.pair(current.name, target.name, name) if name else None
+        if info is None or comparison is None:
+            return None
+        status = status_of_verdict(comparison.verdict)
+        goodness = comparison.delta_pct if info.direction == "higher" else -comparison.delta_pct
+        if status is None or not _contradicts(verdict.meaning, status, goodness):
+            return None
+        clause_start, _ = context.clause(verdict.start)
+        if context.historical or HYPOTHETICAL.search(context.plain[clause_start : verdict.start]):
+            return None
+        quoted = context.unit.text[verdict.start : verdict.end]
+        shown = (f"{status_phrase(status)} against {target.label} on {info.label} ({comparison.delta_pct:+.1f}%, "
+                 f"a pair outside the compare_to family; {cite_current(current)})")
+        message = f'says "{quoted}", but {current.label} {shown}'
+        return context.finding(verdict.start, verdict.end, STALE_VERDICT, message, f"{current.label}: {shown}",
+                               f'no fix proposed: reword it, e.g. "{current.label} {shown}"', current.name)
+
+    def _direct_target(self, context: Context, verdict: VerdictWord) -> str | None:
+        """The name right after a phrase that takes its target itself ("equivalent to X", "beats X")."""
+        direct = _DIRECT.match(context.unit.text, verdict.end)
+        return next((m.experiment for m in context.mentions if direct and m.start == direct.end()), None)
+
+    @staticmethod
+    def _pair_of(current: ExperimentFacts, target: ExperimentFacts) -> bool:
+        """Whether the two are a comparison the status speaks of: one is the other's compare_to."""
+        return current.compare_to == target.name or target.compare_to == current.name
 
     def _than_target(self, context: Context, verdict: VerdictWord) -> str | None:
         rest = context.unit.text[verdict.end :]
