@@ -46,7 +46,7 @@ from benchdoc.results.words import status_phrase
 
 # A "vs X" heading a sentence of bare changes: "vs TP8: +11% tok/s, TTFT p99 -23%".
 VS_PREFIX = re.compile(
-    r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|next to|unlike|"
+    r"(?:^|[\s(])(?:vs\.?|versus|against|over|relative to|compared (?:to|with)|(?:in )?comparison (?:to|with)|next to|unlike|"
     # "cannot be told apart from X", "indistinguishable from X", "cannot tell A from X": X is what A is compared with
     r"equivalent to|on par with|same as|identical to|"  # "generation equivalent to X, prompt processing up 9%"
     r"told apart from|indistinguishable from|(?<=tell )[\w.+-]+(?: [\w.+-]+)? from)\s+(?:the\s+)?$", re.IGNORECASE
@@ -67,7 +67,9 @@ NEW_CLAUSE = re.compile(r"\s(?:and|but|while|whereas)\s+(?:the\s+|its\s+|their\s
                          r"(?:is|are|was|were|stays?|stayed|reach(?:es|ed)?|sits?|hits?|holds?)\b", re.IGNORECASE)
 
 # A signed change in parentheses right after "... than X" states that comparison's size.
-_THAN_BEFORE = re.compile(r"\b(?:than|over)\s+(?:the\s+)?$", re.IGNORECASE)
+# "equivalent with X (-0.3%)", "on par with X (+0.4%)": the same for a comparison said to find no difference.
+_THAN_BEFORE = re.compile(r"\b(?:than|over|equivalent (?:with|to)|on par with|identical to|same as)\s+(?:the\s+)?$",
+                          re.IGNORECASE)
 _ANNOTATES = re.compile(r"^\s*(?:alone|itself|on its own)?\s*[(\[]\s*$", re.IGNORECASE)
 
 
@@ -236,7 +238,7 @@ class ClaimReader:
         later = [c.start for c in neighbours if c.start > claim.start and c.start < clause_end]
         lo = max([clause_start, *earlier])
         hi = min([clause_end, *later])
-        plain = _AT_FIGURE.sub(lambda m: " " * len(m.group()), context.plain)
+        plain = _AT_FIGURE.sub(lambda m: " " * len(m.group()), self._blank_owned_after(context.plain, claim.text_end))
         inside = {m.name: m for at, m in self.metrics_in(plain[claim.start : claim.text_end])}
         if len(inside) == 1:
             return MetricReading(tuple(inside.values()), True)  # "DP8/TP8 TTFT ratio: 1.2"
@@ -279,6 +281,26 @@ class ClaimReader:
         if carried is not None:
             return carried
         return self._default_metric(context, plain[clause_start:limit], plain[:clause_start])
+
+    def _blank_owned_after(self, plain: str, end: int) -> str:
+        """The text with each metric named after a claim blanked, with the figure it owns: "20% slower than X, with
+        ITL p99 at 61 ms", "6% faster than X with a 193 s cold start" name the figure's metric, not the claim's."""
+        figures = [q for q in self.know.quantities.find(plain[end:]) if q.units - {"%"}]
+        if not figures:
+            return plain
+        for at, metric in self.metrics_in(plain[end:]):
+            unit = metric.unit.strip().lower()
+            for figure in (q for q in figures if unit in q.units):
+                after = 0 <= figure.start - at <= 32 and _OWNS_AFTER.fullmatch(plain[end + at : end + figure.start])
+                before = 0 <= at - figure.unit_end <= 2
+                if after or before:
+                    # the name's words too ("cold start" is found by each of its words), up to the clause's end
+                    stop = re.search(r"[,;]|\.(?!\d)", plain[end + at :])
+                    name_end = at + min(len(metric.label), stop.start() if stop else len(metric.label))
+                    lo, hi = end + min(at, figure.start), end + max(figure.unit_end, name_end)
+                    plain = plain[:lo] + " " * (hi - lo) + plain[hi:]
+                    break
+        return plain
 
     def _carried(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
         """A later claim of a list that names no metric ("TTFT p95 is 645 ms, 1.5x A's, and 1.4x B's") may be
@@ -415,6 +437,9 @@ class ClaimReader:
         return None
 
 
+# Between a metric's name and the figure it owns: "ITL p99 at 61.6 ms", "cold start of 193 s", "TTFT p50: 170 ms".
+_OWNS_AFTER = re.compile(r"[A-Za-z][\w/ -]{0,24}?\s*(?:\b(?:at|of|is|was|were|around|about)\b|[:=])?\s*[~≈]?\s*",
+                         re.IGNORECASE)
 # A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
 # the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).
 _SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w'.-]{0,20}(?: [A-Z][\w'.-]{0,20})?(?::(?:\*\*|  )\s|(?:\*\*|  ):\s)")

@@ -21,11 +21,12 @@ DOWN = "down"
 SIGNED = "signed"  # "+3.8%": the sign is the direction of the number
 
 _NUM = r"(?P<num>\d+(?:\.\d+)?)"
+# "more slow", "more high": a comparative with "more" before the plain adjective, as a translated text writes it.
 _WORDS = {
-    GOOD: "faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplifts?|lift|win",
-    BAD: "slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation",
-    UP: "higher|more|increases?|jump|above",
-    DOWN: "lower|less|fewer|decreases?|drops?|reductions?|cut|below",
+    GOOD: r"faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplifts?|lift|win|more\s+(?:fast|quick)",
+    BAD: r"slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation|more\s+slow",
+    UP: r"higher|more\s+high|more|increases?|jump|above",
+    DOWN: r"lower|more\s+low|less|fewer|decreases?|drops?|reductions?|cut|below",
 }
 _ANY_WORD = "|".join(_WORDS.values())
 
@@ -76,10 +77,12 @@ _BARE_SIGNED = re.compile(
 _BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + _TIMES + r"\s+(?=[\w\"'(])", re.IGNORECASE)
 _BY_VERB = re.compile(
     r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
-    r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
+    r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|trim(?:s|med|ming)?|shav(?:es|ed|ing|e)|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
     r"beat(?:s|ing)?|lead(?:s|ing)?(?!\s+to\b)|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
     r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
-    r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)\bby\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
+    r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)"
+    # "reduced of 50%", "increased of 10%": "of" for "by" right after the verb, as a translated text writes it
+    r"(?:\bby|(?<=ed )of|(?<=es )of)\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _AMOUNT,
     re.IGNORECASE,
 )
@@ -134,7 +137,7 @@ _VERB_POLARITY = (
     (re.compile(r"underperform|trail|lag|regress|slows? down", re.IGNORECASE), BAD),
     (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up", re.IGNORECASE), GOOD),
     (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
-    (re.compile(r"reduc|cut|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
+    (re.compile(r"reduc|cut|trim|shav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
 # After the claim word: up to four words, then the word that introduces what it is compared with
 # ("than |the baseline", "than with |the Triton backend").

@@ -549,12 +549,17 @@ class ClaimRule:
         return context.finding(claim.start, claim.end, STALE_CLAIM, message, ledger_line(actual, metric), fix, subject.name)
 
     def _cell_metric(self, header: str, columns: Sequence[MetricInfo] = ()) -> MetricInfo | None:
-        """The metric a "vs X" column is about: the one its header names ("vs baseline (TTFT)"), else the
-        primary, unless the table's other columns hold metrics without it: then theirs when they hold one
+        """The metric a "vs X" column is about: the one its header names ("vs baseline (TTFT)", or of several
+        the one whose whole label it holds), else the primary, unless the table's other columns hold metrics without it: then theirs when they hold one
         ("| TTFT p99 | vs eager |"), and none (unclear) when they hold several."""
         named = self.know.named_metrics(header) if header else []
         if len(named) == 1:
             return named[0]
+        if len(named) > 1:
+            # "vs np4 (Aggregate generation speed)" beside a "Prompt processing speed": the one whose whole label
+            # the header holds, never a metric of another column; unclear when no one label is whole in it.
+            whole = [m for m in named if m.label.lower() in header.lower()]
+            return whole[0] if len(whole) == 1 else None
         primary = self.facts.metrics.get(self.facts.primary_metric or "")
         held = {m.name: m for m in columns}
         if not held or primary is None or primary.name in held:

@@ -62,7 +62,10 @@ NOISE_HEDGE = re.compile(
 # is inconclusive", "cannot be told apart from X: +0.6%", "we cannot tell A from B yet: +1.0%". Its figure is the
 # comparison's estimate, which claims no direction: it holds when it is the ledger's estimate.
 UNDECIDED = re.compile(
-    r"(?<![\w-])(?:inconclusive|undecided|can(?:not|'t|\s+not)\s+(?:yet\s+)?be\s+told\s+apart|"
+    # "+0.6%, equivalent within ±2%": the estimate of a comparison the sentence calls equivalent within a margin
+    r"(?<![\w-])(?:inconclusive|undecided|equivalent\s+within|"
+    r"(?:within|inside)\s+(?:the\s+|its\s+|an?\s+)?(?:[±]\s*\d+(?:\.\d+)?\s*%\s+)?(?:equivalence\s+)?margin|"
+    r"can(?:not|'t|\s+not)\s+(?:yet\s+)?be\s+told\s+apart|"
     r"can(?:not|'t|\s+not)\s+(?:yet\s+)?(?:tell|distinguish)\s+(?:[\w.+-]+\s+){1,4}?from)(?![\w-])",
     re.IGNORECASE,
 )
@@ -148,6 +151,9 @@ NOT_OURS = re.compile(
     r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this)|"
     # others' figures: "reports elsewhere put X ahead", "reportedly", "we cannot confirm it"
     r"(?:reports?|benchmarks?|numbers|results|figures)\s+elsewhere|reportedly|"
+    # a document of others says so: "the vendor's release notes claim X is 1.7x faster", "the datasheet says"
+    r"(?:release\s+notes|blog\s+posts?|announcements?|model\s+cards?|datasheets?|whitepapers?|press\s+releases?)\s+"
+    r"(?:claims?|says?|reports?|states?|quotes?|promises?|advertises?|puts?)|"
     # a project's own documentation: "LMCache's own docs quote 3-10x lower TTFT", "the README claims 2x"
     r"(?:\bown|\bthe|\btheir|\bits)\s+(?:docs|documentation|README|blog|marketing)\s+(?:quotes?|says|claims?|reports?|states?|"
     r"lists?|promises?|advertises?)|"
@@ -156,7 +162,7 @@ NOT_OURS = re.compile(
 )
 
 # Clause boundaries, for "near its name".
-CLAUSE_BREAK = re.compile(r"[;:()\[\]—–]|,\s*(?:but|while|whereas|although|though|so|and|which)\b|\s(?:but|whereas|while|although)\s")
+CLAUSE_BREAK = re.compile(r"[;:()\[\]—–·•]|,\s*(?:but|while|whereas|although|though|so|and|which)\b|\s(?:but|whereas|while|although)\s")
 
 # Verdict phrases, by what they assert.
 FAILS = "fails"  # the configuration does not run
