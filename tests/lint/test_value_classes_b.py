@@ -73,6 +73,8 @@ def test_a_quoted_specification_is_no_result(facts: LintFacts) -> None:
     assert [f.text for f in lint(facts, "CUDA graphs keeps 9.00 req/s of goodput on this card.")] == ["9.00 req/s"]
     assert [f.text for f in lint(facts, "The spec sheet has CUDA graphs at 9.00 req/s of goodput.")] == ["9.00 req/s"]
     assert [f.text for f in lint(facts, "Our summary lists 9.00 req/s of goodput for CUDA graphs.")] == ["9.00 req/s"]
+    # "spec" alone is speculative decoding as often as a specification: "(no spec)" names a setup.
+    assert [f.text for f in lint(facts, "CUDA graphs (no spec) keeps 9.00 req/s of goodput.")] == ["9.00 req/s"]
 
 
 TRANSFER = """\

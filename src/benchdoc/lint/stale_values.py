@@ -99,7 +99,7 @@ _DISOWNS = re.compile(
 # A figure someone quotes for hardware or a product: "well above what Apple quotes for the M3 Max (400 GB/s)",
 # "the vendor's datasheet lists 3.35 TB/s". Between the words and the figure no experiment is named.
 _QUOTED_SPEC = re.compile(
-    r"\b(?:quotes?|quoted|advertises?|advertised|rated|promises?|promised|specs?|spec\s+sheet|datasheet|"
+    r"\b(?:quotes?|quoted|advertises?|advertised|rated|promises?|promised|spec\s+sheet|specifications?|datasheet|"
     r"nominal|theoretical|on paper)\b(?P<between>[^.;!?]{0,40}?)[(\s]*(?:~\s*|up to\s+|about\s+)?$",
     re.IGNORECASE,
 )
