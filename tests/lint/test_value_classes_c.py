@@ -129,3 +129,45 @@ def test_a_figure_first_table_row_is_read_by_its_label(facts: LintFacts) -> None
     assert value.kind == STALE_VALUE and "eager.ttft_ms_p99 -->500<" in value.fix
     # Must stay quiet: a figure in another unit than the metric the label names.
     assert kinds(facts, head + "| 650 tok/s | eager TTFT p99 |") == []
+
+
+def test_the_before_side_of_a_change_named_after_the_figure_does_not_own_it(facts: LintFacts) -> None:
+    # The subject is unnamed (a section's); "from eager's 500 ms" names only the before side.
+    assert kinds(facts, "TTFT p99 drops to 430 ms from eager's 500 ms.") == []
+    assert kinds(facts, "Decode is 1.1x faster than eager's, and TTFT p99 drops to 430 ms from eager's 500 ms.") == []
+    # Must stay flagged: the subject named, and eager's own figure wrong.
+    (value,) = lint(facts, "TTFT p99 drops to 430 ms on CUDA graphs, from eager's 500 ms.")
+    assert value.kind == STALE_VALUE and "graphs.ttft_ms_p99 -->400<" in value.fix
+    assert [f.kind for f in lint(facts, "Eager's TTFT p99 is 530 ms, worse than CUDA graphs.")] == [STALE_VALUE]
+
+
+SHARE = """\
+[metrics.req_tok_s]
+label = "Per-request decode speed"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[experiments.guided]
+label = "Guided decoding"
+aliases = ["guided"]
+"""
+
+
+def test_a_share_the_metric_s_own_label_names_is_the_metric(tmp_path: Path) -> None:
+    config = parse_config(SHARE, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        samples = [Sample("req_tok_s", v, i, i) for i, v in enumerate((50.0, 50.2, 49.8))]
+        ledger.record_run(NewRun(experiment="guided", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        facts = facts_from_results(build_results(config, ledger))
+
+    def found(text: str) -> list[tuple[str, str]]:
+        return [(f.kind, f.text) for f in lint_text(facts, text + "\n", "log.md")]
+
+    assert found("Guided decoding streams 50 tok/s per request.") == []
+    assert found("Guided decoding streams 70 tok/s per request.") == [(STALE_VALUE, "70 tok/s")]
+    # Must stay quiet: a share the label does not name.
+    assert found("Guided decoding streams 70 tok/s per GPU.") == []

@@ -279,9 +279,13 @@ class ValueRule:
         hedge_words = context.plain[clause_start : uses.start() if uses else quantity.start]  # "it needs 17.5 GiB": no hedge
         if HYPOTHETICAL.search(hedge_words) or QUALIFIER_BEFORE.search(text[max(0, quantity.start - 30) : quantity.start]):
             return None
-        if (QUALIFIER_AFTER.match(text[quantity.unit_end :]) and not (memory and _PER_DEVICE.match(text, quantity.unit_end))
+        qualifier = QUALIFIER_AFTER.match(text[quantity.unit_end :])
+        own_share = [m for m in candidates if qualifier is not None and _share_of(m, qualifier.group())]
+        if (qualifier and not own_share and not (memory and _PER_DEVICE.match(text, quantity.unit_end))
                 and not _OVER_LINK.match(text, quantity.unit_end)):
             return None  # "per GPU" qualifies a throughput; memory is always a device's
+        if own_share:
+            return own_share, len(own_share) == 1  # "63 tok/s per request" of a "Per-request decode speed"
         # A figure after it in the same unit owns the words that follow it ("34.6 tok/s and 2,450 tok/s
         # of prompt processing": "prompt processing" is the second figure's metric), and one before it the
         # words before it.
@@ -472,6 +476,13 @@ class ValueRule:
                 paren = header.find("(", per.end())
                 header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
         return header
+
+
+def _share_of(metric: MetricInfo, qualifier: str) -> bool:
+    """Whether a metric's own label names the share a qualifier after a figure names ("per request" of a
+    "Per-request decode speed"): then the words name the metric, not a share of it."""
+    words = re.sub(r"[\s-]+", " ", qualifier.strip().lower())
+    return words.startswith("per ") and words in re.sub(r"[\s-]+", " ", metric.label.lower())
 
 
 def _dated_before(text: str, owner: ExperimentFacts) -> bool:

@@ -67,10 +67,12 @@ def under_a_condition(context: Context, quantity: Quantity) -> bool:
 
 # A name that is only what the figure is compared with: "Throughput vs eager: 2,502 tok/s" is the figure of
 # an unnamed subject (the section's), never eager's.
-_COMPARATOR = re.compile(r"(?:\bvs\.?|\bversus|\bagainst|\brelative\s+to|\bcompared\s+(?:to|with))\s*(?:the\s+)?$",
+_COMPARATOR = re.compile(r"(?:\bvs\.?|\bversus|\bthan|\bagainst|\brelative\s+to|\bcompared\s+(?:to|with))\s*(?:the\s+)?$",
                          re.IGNORECASE)
 
 
+# The before side of a change named after the figure: "drops to 6.76 s from FA3's 6.94 s".
+_FROM_AFTER = re.compile(r"\s*,?\s*(?:(?:down|up)\s+)?from\s+(?:the\s+)?", re.IGNORECASE)
 # Words that give the figure to the name right before it: "relative to the baseline at 89.5 tok/s".
 _ITS_OWN = re.compile(r"(?:'s)?\s*(?:at|of|is|was|with|on|=|,)?\s*(?:about|around|~)?\s*", re.IGNORECASE)
 
@@ -81,7 +83,8 @@ def only_comparators(context: Context, quantity: Quantity) -> bool:
     text = context.unit.text
     if not context.mentions or context.row_experiment is not None:
         return False
-    if not all(_COMPARATOR.search(text, max(0, m.start - 20), m.start) for m in context.mentions):
+    if not all(_COMPARATOR.search(text, max(0, m.start - 20), m.start)
+               or _FROM_AFTER.fullmatch(text, quantity.unit_end, m.start) for m in context.mentions):
         return False
     return not any(_ITS_OWN.fullmatch(text, m.end, quantity.start) for m in context.mentions if m.end <= quantity.start)
 
