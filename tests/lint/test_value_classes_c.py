@@ -171,3 +171,40 @@ def test_a_share_the_metric_s_own_label_names_is_the_metric(tmp_path: Path) -> N
     assert found("Guided decoding streams 70 tok/s per request.") == [(STALE_VALUE, "70 tok/s")]
     # Must stay quiet: a share the label does not name.
     assert found("Guided decoding streams 70 tok/s per GPU.") == []
+
+
+FLEET = """\
+[metrics.goodput]
+label = "Goodput"
+unit = "req/s"
+direction = "higher"
+digits = 1
+primary = true
+
+[experiments.single]
+label = "One replica"
+aliases = ["single"]
+
+[experiments.scaled]
+label = "Queue-depth autoscaling"
+aliases = ["autoscaler"]
+compare_to = "single"
+"""
+
+
+def test_a_replica_count_does_not_hide_the_figure_of_an_experiment_that_is_a_fleet(tmp_path: Path) -> None:
+    config = parse_config(FLEET, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        samples = [Sample("goodput", v, i, i) for i, v in enumerate((4.0, 4.1, 3.9))]
+        ledger.record_run(NewRun(experiment="single", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        facts = facts_from_results(build_results(config, ledger))
+
+    def found(text: str) -> list[str]:
+        return [f.kind for f in lint_text(facts, text + "\n", "log.md")]
+
+    # The autoscaler never ran: its fleet's figure is a result the ledger does not have.
+    assert found("The autoscaler ran 5 replicas on average, 19.0 req/s goodput.") == [STALE_VALUE]
+    # Must stay quiet: replicas of a single-replica setup are capacity arithmetic, not its result.
+    assert found("Five replicas of single cover 20.0 req/s.") == []

@@ -65,6 +65,7 @@ _FLEET = re.compile(r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|doze
 _MEMORY_UNITS = frozenset({"gb", "gib", "mb", "mib"})
 _MEMORY_VERB = re.compile(r"\b(?:uses?|using|needs?|needed|takes?|occupies|occupy|consumes?|peaks?\s+at|fits?\s+in(?:to)?|"
                           r"requires?|allocates?)\s+(?:about\s+|around\s+|only\s+|just\s+|~\s*)?(?=\S*$)", re.IGNORECASE)
+_FLEET_SETUP = re.compile(r"\b(?:autoscal\w*|replicas|scale-?out|fleet)\b", re.IGNORECASE)
 _PER_DEVICE = re.compile(r"\s*per[\s-](?:gpu|card|device|rank)\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\b(?:propos(?:e|es|ed|al|ing)|suggest(?:s|ed|ion)?)\b", re.IGNORECASE)
 # "over RDMA", "over NVLink": the link a transfer's figure crosses, not "12 tok/s over the baseline".
@@ -111,8 +112,9 @@ def disowns(clause: str) -> bool:
         or _DISOWNS.search(clause) is not None
 
 
-def _not_a_result(context: Context, quantity: Quantity) -> bool:
-    """Whether the words around a number say it is no result of one setup as the ledger records it."""
+def _not_a_result(context: Context, quantity: Quantity, fleet_experiment: bool = False) -> bool:
+    """Whether the words around a number say it is no result of one setup as the ledger records it; a count
+    of replicas says nothing when the named experiment is itself a fleet ("KEDA autoscaling")."""
     text = context.unit.text
     clause_start, _ = context.clause(quantity.start)
     fleet = [m for m in _FLEET.finditer(text, clause_start, quantity.start)
@@ -120,7 +122,7 @@ def _not_a_result(context: Context, quantity: Quantity) -> bool:
     spec = _QUOTED_SPEC.search(text, max(0, quantity.start - 80), quantity.start)
     if spec is not None and not any(spec.start() <= m.start < quantity.start for m in context.mentions):
         return True  # "well above what Apple quotes for the M3 Max (400 GB/s)": a quoted specification
-    return bool(fleet) or _PROPOSAL.search(text, 0, quantity.start) is not None or _NOT_COMPARABLE.search(text) is not None
+    return (bool(fleet) and not fleet_experiment) or _PROPOSAL.search(text, 0, quantity.start) is not None or _NOT_COMPARABLE.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ class ValueRule:
         where = where or Place(context.nearest(quantity.start), False)
         if self._under_unnamed_condition(context, quantity):
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
-        if _not_a_result(context, quantity) or self._not_recorded(context, quantity, experiments):
+        if _not_a_result(context, quantity, self._fleets(experiments)) or self._not_recorded(context, quantity, experiments):
             return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable", "the 1500 ms alert"
         if is_load_setting(self.facts, context, quantity, scope) and not self._metric_equals(context, quantity, candidates):
             return None  # "at 6 req/s offered": the workload, not a result
@@ -206,6 +208,10 @@ class ValueRule:
             return True  # "Throughput vs eager: 2,502 tok/s": the figure of what is compared with eager
         labels = [self.facts.experiments[e].label for e in experiments if e in self.facts.experiments]
         return any(in_the_label(self.know.quantities.find(label), quantity) for label in labels)
+
+    def _fleets(self, experiments: list[str]) -> bool:
+        """Whether a named experiment is a fleet of replicas by its label ("KEDA autoscaling", "4 replicas")."""
+        return any(_FLEET_SETUP.search(self.facts.experiments[e].label) for e in experiments if e in self.facts.experiments)
 
     def dated_before(self, text: str, experiment: str) -> bool:
         """Whether words date a figure ("on 11-23") to a day before the experiment's latest run."""
