@@ -143,3 +143,66 @@ def test_the_target_of_in_comparison_with_and_of_a_change_after_equivalent_with(
     assert "+8.3%" in stale.message and "vs=graphs" in stale.fix
     assert claims(graphs, "torch.compile is about the same as CUDA graphs (+8%), which surprised us.") == []
     assert len(claims(graphs, "torch.compile is about the same as CUDA graphs (+30%), which surprised us.")) == 1
+
+
+KV_CONFIG = """\
+[metrics.decode_tok_s]
+label = "Decode speed"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[metrics.itl_ms]
+label = "ITL p50"
+unit = "ms"
+direction = "lower"
+digits = 1
+
+[experiments.kv-bf16]
+label = "BF16 KV"
+role = "reference"
+
+[experiments.kv-fp8]
+label = "FP8 KV"
+compare_to = "kv-bf16"
+
+[experiments.kv-fp8-plain]
+label = "FP8"
+compare_to = "kv-bf16"
+"""
+# name: (hour, decode tok/s, ITL p50 ms)
+KV_RUNS = (("kv-bf16", 0, 1000.0, 20.0), ("kv-fp8", 1, 1100.0, 19.0), ("kv-fp8-plain", 2, 1300.0, 16.0))
+
+
+@pytest.fixture(scope="module")
+def kv(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("kv")
+    config = parse_config(KV_CONFIG, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for name, hour, decode, itl in KV_RUNS:
+            at = collectives_project.T0 + timedelta(hours=hour)
+            samples = [Sample(metric, centre * (1 + offset / 1000), i, i)
+                       for metric, centre in (("decode_tok_s", decode), ("itl_ms", itl))
+                       for i, offset in enumerate((0, -2, 2, -1, 1))]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def test_a_target_that_leaves_out_the_last_word_its_subject_shares(kv: LintFacts) -> None:
+    # FP8 KV against BF16 KV: ITL p50 -5%. "BF16" alone names nothing; with the subject's "KV" it is BF16 KV.
+    assert claims(kv, "FP8 KV's ITL p50 is 5% lower than BF16's.") == []
+    (stale,) = claims(kv, "FP8 KV's ITL p50 is 15% lower than BF16's.")
+    assert stale.text == "15% lower than BF16's" and "kv-fp8.itl_ms" in stale.fix
+    assert len(claims(kv, "FP8 KV decodes 30% faster than BF16, as expected.")) == 1
+    # The twins: a word followed by more of a name the ledger does not hold, and a subject of one word.
+    assert claims(kv, "FP8 KV's ITL p50 is 15% lower than BF16 weights'.") == []
+    assert claims(kv, "The ITL p50 of FP8 is 15% lower than BF16's.") == []
+
+
+def test_a_cost_given_to_a_pronoun(graphs: LintFacts) -> None:
+    # Eager mode against torch.compile: goodput -10.7%.
+    assert claims(graphs, "Eager mode costs you 11% of goodput compared with torch.compile.") == []
+    assert len(claims(graphs, "Eager mode costs you only 2% of goodput compared with torch.compile.")) == 1
+    assert len(claims(graphs, "Eager mode buys us 5% of goodput over torch.compile.")) == 1

@@ -13,7 +13,8 @@ explicit target starts). This module reads the rest of the sentence for the othe
   with chunked prefill than without"), or, for a sentence that names only the target
   ("vs TP8: ITL p50 -31%"), the experiment the sentence before it in the same paragraph
   named. A subject taken from another sentence is an inference: reported without a fix.
-- **The target**: named after the link ("than X", "over X", "X's"), or by a "vs X" at the
+- **The target**: named after the link ("than X", "over X", "X's"; "FP8 KV ... than BF16's" names
+  BF16 KV, the last word of the subject's name left out), or by a "vs X" at the
   head of the sentence for a bare signed change ("vs TP8: +11% tok/s"), or the subject's
   ``compare_to``.
 
@@ -422,6 +423,28 @@ class ClaimReader:
 
     # -- the target of a bare change -------------------------------------------------
 
+    def elided_target(self, context: Context, at: int, claim_start: int) -> str | None:
+        """"FP8 KV's ITL p50 is 15% lower than BF16's": a target word alone whose name is that word and the last
+        word of the name before the claim ("BF16" + "KV": "BF16 KV"), when it ends there; never another experiment."""
+        text = context.unit.text
+        word = _TARGET_WORD.match(text, at)
+        named = [m for m in context.mentions if m.end <= claim_start]
+        if word is None or not named:
+            return None
+        words = text[named[-1].start : named[-1].end].split()
+        if len(words) < 2:
+            return None
+        found = self.know.mentions.find(f"{word.group('word')} {words[-1]}")
+        if len(found) != 1 or found[0].start != 0 or found[0].experiment == named[-1].experiment:
+            return None
+        return found[0].experiment
+
+    def elided_target_end(self, context: Context, at: int, claim_start: int) -> int | None:
+        """Where a target word with an elided last word of its name ends ("than BF16's|"), if it is one."""
+        word = _TARGET_WORD.match(context.unit.text, at)
+        return word.end() if word is not None and self.elided_target(context, at, claim_start) is not None else None
+
+
     def prefix_target(self, context: Context, claim: Claim) -> str | None:
         """For a claim with no target after it, the experiment a "vs X" or "Relative to X," before it names."""
         if claim.object_at is not None:  # "vs TP8: DP8 improves goodput by 9%": no target between verb and number
@@ -440,6 +463,9 @@ class ClaimReader:
 # Between a metric's name and the figure it owns: "ITL p99 at 61.6 ms", "cold start of 193 s", "TTFT p50: 170 ms".
 _OWNS_AFTER = re.compile(r"[A-Za-z][\w/ -]{0,24}?\s*(?:\b(?:at|of|is|was|were|around|about)\b|[:=])?\s*[~≈]?\s*",
                          re.IGNORECASE)
+# A word standing alone for a name, possessive or not, with nothing of a name after it: "than BF16's.", "than BF16 on X".
+_TARGET_WORD = re.compile(r"(?P<word>[A-Za-z0-9][\w.+-]*?)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|(?:on|in|at|for|with|and|but|"
+                          r"while|when|under|by)\b))", re.IGNORECASE)
 # A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
 # the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).
 _SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w'.-]{0,20}(?: [A-Z][\w'.-]{0,20})?(?::(?:\*\*|  )\s|(?:\*\*|  ):\s)")

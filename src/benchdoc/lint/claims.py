@@ -127,7 +127,8 @@ _WORD_FACTOR = re.compile(
 _WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5}
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
-    r"(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?:(?:only|just|merely)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
+    # "costs you only 1%", "buys us 9%": a pronoun the change is given to
+    r"(?:(?:you|us|them|me)\s+)?(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?:(?:only|just|merely)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
     r"over\s+|more than\s+|at least\s+|up to\s+)?(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b)(?:\s+(?:of|to|in|on)\b)?",
     re.IGNORECASE,
 )

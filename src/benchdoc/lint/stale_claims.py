@@ -298,7 +298,7 @@ class ClaimRule:
         """The experiment a claim names as its target ("than |baseline", "beats |Ring by 5%")."""
         if claim.object_at is not None:
             at = mention_at(context.mentions, claim.object_at)
-            return at.experiment if at is not None else None
+            return at.experiment if at is not None else self.reader.elided_target(context, claim.object_at, claim.start)
         if claim.object_search_start is not None:
             inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
             return inside[0].experiment if inside else None
@@ -309,6 +309,9 @@ class ClaimRule:
             after = mention_at(context.mentions, claim.object_at)
             if after is not None:
                 return after.end
+            elided = self.reader.elided_target_end(context, claim.object_at, claim.start)
+            if elided is not None:
+                return elided
         return claim.text_end
 
     def _claim_metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
