@@ -208,3 +208,14 @@ def test_a_replica_count_does_not_hide_the_figure_of_an_experiment_that_is_a_fle
     assert found("The autoscaler ran 5 replicas on average, 19.0 req/s goodput.") == [STALE_VALUE]
     # Must stay quiet: replicas of a single-replica setup are capacity arithmetic, not its result.
     assert found("Five replicas of single cover 20.0 req/s.") == []
+
+
+def test_a_metric_named_whole_wins_over_one_named_by_a_shared_word(facts: LintFacts) -> None:
+    # "Decode speed" and "Prefill speed" share "speed"; "decode speed" names one of them whole.
+    (value,) = lint(facts, "CUDA graphs decode speed is 1,500 tok/s.")
+    assert value.kind == STALE_VALUE and "graphs.decode_tok_s -->1200<" in value.fix
+    table = "| | | |\n|---|---|---|\n| CUDA graphs prefill speed | 9,000 tok/s | measured |"
+    (value,) = lint(facts, table)
+    assert value.kind == STALE_VALUE and "graphs.prefill_tok_s -->8100<" in value.fix
+    # Must stay quiet: only the shared word, which names neither metric beyond doubt.
+    assert kinds(facts, "CUDA graphs speed is 1,500 tok/s and 9,000 tok/s.") == []

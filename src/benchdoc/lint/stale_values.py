@@ -319,6 +319,10 @@ class ValueRule:
             named = [m for m in candidates if self.know.names_metric(m.name, label)]
         if not named and uses is not None and not _OF_AFTER.match(text, quantity.unit_end):
             named = candidates  # "Q4_K_M uses 14.0 GB", "peaks at 36.2 GiB": a verb of memory names its metric
+        if len(named) > 1:
+            # "aggregate generation speed" names "Aggregate generation speed" whole, "Prompt processing speed" by a word.
+            whole = [m for m in named if _names_whole(m, context.plain[clause_start:clause_end])]
+            named = whole if len(whole) == 1 else named
         if named:
             return named, len(named) == 1
         if any(m.unit.strip().lower() in GENERIC_UNITS for m in candidates):
@@ -466,6 +470,9 @@ class ValueRule:
             by_unit = [m for m in found if know.names_unit(m.name, header)]
             named = [m for m in by_unit if know.names_metric(m.name, header)]
             found = named or by_unit or found
+        if len(found) > 1:  # one label named whole ("aggregate generation speed"), the others by a word ("speed")
+            whole = [m for m in found if _names_whole(m, header)]
+            found = whole if len(whole) == 1 else found
         return found[0] if len(found) == 1 else None
 
     def own_words(self, header: str) -> str:
@@ -482,6 +489,11 @@ class ValueRule:
                 paren = header.find("(", per.end())
                 header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
         return header
+
+
+def _names_whole(metric: MetricInfo, text: str) -> bool:
+    """Whether a text holds a metric's whole label, not only a word of it."""
+    return re.search(r"(?<![\w-])" + re.escape(metric.label.lower()) + r"(?![\w-])", text.lower()) is not None
 
 
 def _share_of(metric: MetricInfo, qualifier: str) -> bool:
