@@ -87,8 +87,27 @@ def fix_problems(facts: LintFacts, findings: Iterable[Finding]) -> tuple[list[st
                 rest = " ".join(re.sub(r"^[~≈]?\s*[\d.,]+k?\s*", "", finding.text).lower().split())
                 if rest not in ("", unit, *UNIT_SPELLINGS.get(unit, ())):
                     problems.append(f"binds a figure in another unit: {where}")
-            settings = [v for _, v in facts.experiments[experiment].load]
             written = float(re.sub(r"[^\d.]", "", finding.text.split()[0].rstrip("k")) or "nan")
-            if written in settings:
+            written_unit = " ".join(re.sub(r"^[~≈]?\s*[\d.,]+k?\s*", "", finding.text).lower().split())
+            # A setting in the figure's own unit: "6 req/s" against rate = 6, not "900 GB/s" against duration_s = 900.
+            if any(value == written and _setting_unit(key) == written_unit
+                   for key, value in facts.experiments[experiment].load):
                 problems.append(f"binds a figure that is a setting of the workload: {where}")
     return problems, checked
+
+
+def _setting_unit(key: str) -> str:
+    """The unit a workload setting is in, told by its key: "rate" req/s, "slo.ttft_ms" ms, "duration_s" s,
+    "input_tokens" tokens; a count ("concurrency", "requests") has none."""
+    name = key.lower()
+    if "rate" in name or "qps" in name or name.endswith("req_s"):
+        return "req/s"
+    if name.endswith("tok_s"):
+        return "tok/s"
+    if name.endswith("_ms"):
+        return "ms"
+    if name.endswith("_s") or "duration" in name:
+        return "s"
+    if "token" in name or name.endswith("_len"):
+        return "tokens"
+    return ""

@@ -131,3 +131,12 @@ def test_a_label_of_a_kind_the_lint_never_reports_is_refused_with_its_line(tmp_p
     assert proc.returncode != 0
     assert f"expected.txt:{first + 1}: unknown kind" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_fix_check_tells_a_workload_setting_by_its_unit() -> None:
+    # "900 GB/s" is no duration_s = 900; "6 req/s" is rate = 6.
+    from tests.lint.fixcheck import _setting_unit
+
+    assert _setting_unit("rate") == "req/s" and _setting_unit("slo.ttft_ms") == "ms"
+    assert _setting_unit("duration_s") == "s" and _setting_unit("input_tokens") == "tokens"
+    assert _setting_unit("concurrency") == ""
