@@ -211,9 +211,12 @@ class ClaimReader:
         percentile alone names the metric of that percentile whose word the text named before it
         ("TTFT p50 151 ms, p99 420 ms")."""
         found: list[tuple[int, MetricInfo]] = []
+        wholes = self._whole_labels(text)
         for metric in self.facts.metrics.values():
             pattern = self.know.keywords.get(metric.name)
             for match in pattern.finditer(text) if pattern else ():
+                if any(lo <= match.start() < hi and name != metric.name for lo, hi, name in wholes):
+                    continue  # "resident memory" names Resident memory whole, not Memory bandwidth by "memory"
                 given = PERCENTILE_AFTER.match(text, match.end())
                 own = label_percentile(metric.label)
                 if given is None or own is None or given.group(1).lower() == own:
@@ -229,6 +232,18 @@ class ClaimReader:
             if len(fits) == 1 and not any(at <= alone.start() < at + 12 and m.name == fits[0].name for at, m in found):
                 found.append((alone.start(), fits[0]))
         return sorted(found, key=lambda item: item[0])
+
+    def _whole_labels(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, metric) of every label a text holds whole, when that label has several words."""
+        spans = []
+        for metric in self.facts.metrics.values():
+            words = metric.label.split()
+            if len(words) < 2:
+                continue
+            pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
+            spans += [(m.start(), m.end(), metric.name) for m in re.finditer(pattern, text, re.IGNORECASE)]
+        # a label inside a longer one is no label of its own there
+        return [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)]
 
     def metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
         """The metric of a claim from the words of its clause (see the module's docstring)."""

@@ -177,11 +177,14 @@ class Claim:
 
 
 # "interval -4.7% to +7.1%", "CI [+2.1%, +3.0%]", "[-2.4%, +3.8%]": the ends of a difference's interval,
-# quoted as the ledger writes them, are no claims of their own.
+# quoted as the ledger writes them, are no claims of their own; nor when spelled out in words ("with an
+# interval from -4.4% to +7.4%", "a confidence interval between -1% and +3%", "the CI runs from ...").
 _END = r"[+\-−]?\d+(?:\.\d+)?\s*%?"
+_INTERVAL_LEAD = (r"(?:runs|running|goes|going|ranges|ranging|spans|spanning|stretches|stretching)\s+(?:from\s+|between\s+)?"
+                  r"|(?:from|between)\s+")
 _INTERVAL = re.compile(
-    r"\b(?:(?:confidence\s+)?intervals?|CI)\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?[\[(]?\s*" + _END
-    + r"\s*(?:,|to|–|—|\.\.)\s*" + _END + r"\s*[\])]?"
+    r"\b(?:(?:confidence\s+)?intervals?|CI)\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?(?:" + _INTERVAL_LEAD
+    + r")?[\[(]?\s*" + _END + r"\s*(?:,|to|and|–|—|\.\.)\s*" + _END + r"\s*[\])]?"
     r"|\[\s*[+\-−]\d+(?:\.\d+)?\s*%\s*,\s*[+\-−]?\d+(?:\.\d+)?\s*%\s*\]",
     re.IGNORECASE,
 )

@@ -1,0 +1,131 @@
+"""Classes of claim misreading found on the fourth pair of held-out batches, each probed with sentences of our own.
+
+A CPU-serving project of its own: the stock build (the reference) outputs 100 tok/s with a
+resident memory of 20.0 GB, a memory bandwidth of 100 GB/s and a goodput of 4.00 req/s;
+pinned threads 140 tok/s (15.0 GB, 150 GB/s, 10.0 req/s); huge pages 110 tok/s (10.0 GB,
+101 GB/s, 4.40 req/s); prefetching 101 tok/s with starts so spread that the ledger cannot
+tell it from the stock build. Runs dated 2026-11-02 to 2026-11-05.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_CLAIM, Finding
+from benchdoc.results import build_results
+
+CONFIG = """\
+[metrics.out_tok_s]
+label = "Output throughput"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[metrics.rss_gb]
+label = "Resident memory"
+unit = "GB"
+direction = "lower"
+digits = 1
+
+[metrics.bw_gbs]
+label = "Memory bandwidth"
+unit = "GB/s"
+direction = "higher"
+digits = 0
+
+[metrics.goodput_rps]
+label = "Goodput"
+unit = "req/s"
+direction = "higher"
+digits = 2
+
+[experiments.stock]
+label = "Stock build"
+aliases = ["stock"]
+role = "reference"
+
+[experiments.pinned]
+label = "Pinned threads"
+aliases = ["pinned"]
+compare_to = "stock"
+
+[experiments.huge]
+label = "Huge pages"
+aliases = ["huge pages"]
+compare_to = "stock"
+
+[experiments.prefetch]
+label = "Prefetching"
+aliases = ["prefetch"]
+compare_to = "stock"
+"""
+
+T0 = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
+METRICS = ("out_tok_s", "rss_gb", "bw_gbs", "goodput_rps")
+# name: (day, figures in the order of METRICS, relative spread of the starts)
+RUNS = (
+    ("stock", 0, (100.0, 20.0, 100.0, 4.00), 0.001),
+    ("pinned", 1, (140.0, 15.0, 150.0, 10.0), 0.001),
+    ("huge", 2, (110.0, 10.0, 101.0, 4.40), 0.001),
+    ("prefetch", 3, (101.0, 20.0, 100.0, 4.00), 0.04),
+)
+
+
+@pytest.fixture(scope="module")
+def cpu(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("cpu")
+    config = parse_config(CONFIG, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for name, day, figures, spread in RUNS:
+            at = T0 + timedelta(days=day)
+            samples = [Sample(metric, centre * (1 + spread * offset), i, i)
+                       for metric, centre in zip(METRICS, figures)
+                       for i, offset in enumerate((0, -2, 2, -1, 1))]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="cpu-a"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def claims(facts: LintFacts, text: str) -> list[Finding]:
+    return [f for f in lint_text(facts, text + "\n", "log.md") if f.kind == STALE_CLAIM]
+
+
+def test_the_project_s_prefetching_is_inconclusive_against_stock(cpu: LintFacts) -> None:
+    delta = cpu.experiments["prefetch"].metrics["out_tok_s"].comparison
+    assert delta is not None and delta.ci_low is not None and delta.ci_high is not None
+    assert delta.ci_low < 0 < delta.ci_high
+
+
+@pytest.mark.parametrize("interval", [
+    "with an interval from {lo} to {hi}",
+    "its confidence interval running from {lo} to {hi}",
+    "and a CI between {lo} and {hi}",
+    "the interval spans {lo} to {hi}",
+])
+def test_an_interval_spelled_out_in_words_is_no_claim_of_its_own(cpu: LintFacts, interval: str) -> None:
+    delta = cpu.experiments["prefetch"].metrics["out_tok_s"].comparison
+    assert delta is not None and delta.ci_low is not None and delta.ci_high is not None
+    lo, hi = f"{delta.ci_low:+.1f}%", f"{delta.ci_high:+.1f}%"
+    words = interval.format(lo=lo, hi=hi)
+    assert claims(cpu, f"Prefetching against stock is inconclusive ({delta.delta_pct:+.1f}%, {words}).") == []
+    # must stay: a claim beside an interval in words is still read; the interval's ends are not ("+9%", "+11%").
+    (stale,) = claims(cpu, "Huge pages is 30% faster than stock, with an interval from +9% to +11%.")
+    assert stale.text.startswith("30% faster")
+    assert claims(cpu, "Huge pages is 10% faster than stock, with an interval from +9% to +11%.") == []
+
+
+def test_a_metric_named_whole_is_not_another_s_by_a_shared_word(cpu: LintFacts) -> None:
+    # "resident memory" is Resident memory (-25% for pinned), not Memory bandwidth (+50%) by its word "memory".
+    assert claims(cpu, "Pinned threads' resident memory is 15.0 GB, 25% lower than stock's.") == []
+    (stale,) = claims(cpu, "Pinned threads' resident memory is 15.0 GB, 60% lower than stock's.")
+    assert "on Resident memory" in stale.message and "Memory bandwidth" not in stale.message
+    # must stay: "memory bandwidth" is still Memory bandwidth.
+    assert claims(cpu, "Pinned threads' memory bandwidth is 150 GB/s, 50% higher than stock's.") == []
