@@ -136,3 +136,27 @@ def test_a_verdict_against_what_it_is_not_compared_with_is_judged_by_the_pair(fa
     # Within its own comparison the status still speaks.
     assert kinds(facts, "Pinned is equivalent to Ring on decode speed.") == [STALE_VERDICT]
     assert kinds(facts, "Pinned is on par with Ring.") == [STALE_VERDICT]
+
+
+def test_a_verdict_under_a_condition_named_after_it_is_not_a_result(facts: LintFacts) -> None:
+    assert kinds(facts, "Pinned is faster only if your batch is tiny, which ours never is.") == []
+    assert kinds(facts, "Pinned is net-positive unless the cache is cold.") == []
+    # The same verdict without its condition is a result the ledger contradicts.
+    assert kinds(facts, "Pinned is faster for this pod.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned is net-positive, whatever the cache.") == [STALE_VERDICT]
+
+
+def test_a_verdict_noun_that_points_back_is_not_a_new_claim(facts: LintFacts) -> None:
+    # "that speed-up" names a claim made before; judged there, not again on the metric this clause names.
+    assert kinds(facts, "Pinned buys that speed-up with 14 GB of peak memory.") == []
+    assert kinds(facts, "Pinned is a speed-up over Ring.") == [STALE_VERDICT]
+
+
+def test_a_lower_case_works_in_a_status_column_is_the_plain_word(facts: LintFacts) -> None:
+    table = "| Setup | Decode tok/s | Status |\n|---|---|---|\n| Ring | 1000 | ref |\n| Tree | 995 | {word} |\n"
+    # Tree runs and makes no difference: "works" in plain words is true of it.
+    assert kinds(facts, table.format(word="works")) == []
+    # "Works", as the status column spells the ledger's word, says it is better; the ledger says no difference.
+    assert kinds(facts, table.format(word="Works")) == [STALE_VERDICT]
+    # Low-bit fails: neither spelling stands.
+    assert kinds(facts, table.replace("Tree | 995", "Low-bit | 1150").format(word="works")) == [STALE_VALUE, STALE_VERDICT]

@@ -49,6 +49,12 @@ _BARE_SPEED = re.compile(r"(?:throughput|speed|performance|perf)\b", re.IGNORECA
 _OWN_VERB = re.compile(r"\s(?:and|but)\s+(?:also\s+|only\s+)?[a-z]+s\s+(?=~?\d|about\b|roughly\b|only\b|just\b|less\b|"
                        r"more\b|fewer\b|half\b|twice\b|a\b|an\b|the\b)", re.IGNORECASE)
 
+# A verdict under a condition named right after it: "net-negative only if the model is sensitive".
+_CONDITION_AFTER = re.compile(r"\s*,?\s*(?:only\s+|just\s+)?(?:if|unless|provided|as\s+long\s+as)\b", re.IGNORECASE)
+# "pays for that speed-up", "this speedup": a noun pointing back at a claim made before, not a new one.
+_POINTS_BACK = re.compile(r"(?<![\w-])(?:that|this|those|these|such|the\s+same)\s+$", re.IGNORECASE)
+_VERDICT_NOUN = re.compile(r"speed-?up|(?:the\s+)?(?:clear\s+)?winner", re.IGNORECASE)
+
 
 class VerdictRule:
     """Verdict words in sentences, and the Status column of a hand-kept table."""
@@ -93,6 +99,8 @@ class VerdictRule:
         if status is Status.NO_DIFFERENCE and self._says_same(context.plain, metric):
             return None  # "the better choice for short prompts: same throughput, ...": better at something else
         if context.historical or HYPOTHETICAL.search(context.plain[clause_start : verdict.start]):
+            return None
+        if _conditional_or_pointing_back(text, verdict):
             return None
         quoted = text[verdict.start : verdict.end]
         shown = self._status_text(current, metric, status)
@@ -164,6 +172,11 @@ class VerdictRule:
         undecided = (Status.MEASURED, Status.UNTESTED)
         if current.status in undecided and status not in (Status.FAILED, Status.WORKS):
             return None
+        if status is Status.WORKS and current.status is Status.NO_DIFFERENCE and written == cell.text.strip():
+            # Lower case, "works" is the plain word (it runs and does its job), which no difference does not
+            # contradict; "Works" as the status column spells it is the ledger's word, which it does.
+            return None
+
         start = len(cell.text) - len(cell.text.lstrip())
         shown = self._status_text(current, None, current.status)
         message = f'says "{cell.text.strip()}", but {current.label} {shown}'
@@ -310,6 +323,13 @@ def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
         # "on par with 570" of one whose latest run failed: it has no result to be on par with.
         return status is Status.WORKS or status.loses or status is Status.FAILED
     return False
+
+
+def _conditional_or_pointing_back(text: str, verdict: VerdictWord) -> bool:
+    """"net-negative only if ...": a condition, not a result; "pays for that speed-up": a claim made before."""
+    if _CONDITION_AFTER.match(text, verdict.end):
+        return True
+    return bool(_VERDICT_NOUN.fullmatch(text[verdict.start : verdict.end]) and _POINTS_BACK.search(text[: verdict.start]))
 
 
 def _own_part(plain: str, start: int, verdict_end: int, end: int) -> str:
