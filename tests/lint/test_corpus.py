@@ -85,6 +85,7 @@ def test_a_held_out_case_is_scored_apart_whatever_its_figures(tmp_path: Path) ->
     assert 0.0 <= figures["precision_unseen"] <= 1.0 and 0.0 <= figures["recall_unseen"] <= 1.0
 
 
+@pytest.mark.timing  # a ratio of two clocks: run alone, after the rest, so other tests' CPU does not bend it
 def test_a_ten_thousand_line_log_lints_in_about_the_time_a_sync_plan_takes() -> None:
     proc = subprocess.run([sys.executable, str(SCRIPT), "--json", "--speed"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
