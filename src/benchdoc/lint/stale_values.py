@@ -53,6 +53,9 @@ _PER = re.compile(r"\bper\s+", re.IGNORECASE)  # "$/h per req/s of capacity": th
 # Money before "per": the cells are prices, whatever the denominator names ("$ per 1M output tokens").
 _MONEY = re.compile(r"[$€£¥]|\b(?:USD|EUR|cost|price|dollars?|cents?)\b", re.IGNORECASE)
 _OF_AFTER = re.compile(r"\s*(?:of|in|for|on)\s", re.IGNORECASE)
+# A header of marks given on a scale ("Throughput score [0.35]", "Latency rating", "Weighted total"): its cells
+# are what the writer scored, never the metric it names, unless the metric is itself a score ("Quality score").
+_SCORE = re.compile(r"\b(?:scores?|scored|scoring|ratings?|rated|grades?|points|rank(?:s|ed|ing)?|weighted)\b", re.IGNORECASE)
 
 
 # A figure of a fleet of copies of a setup ("13 replicas cover 312 req/s"; one copy's, "48 req/s per replica",
@@ -83,7 +86,12 @@ _ON_DATE = re.compile(
 )
 # How far one server start of a run, or a writer's rounding, lies from the run's recorded median.
 _NEAR_PAST = 0.03
-_NOT_COMPARABLE = re.compile(r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparable\b|\bnot in the ledger\b", re.IGNORECASE)
+_NOT_COMPARABLE = re.compile(
+    r"\bnot\s+(?:directly\s+)?comparable\b|\bincomparable\b|\bnot\s+(?:in|from)\s+(?:the|this|our)\s+ledger\b|"
+    # "staging is not part of this report", "not part of our results"
+    r"\bnot\s+(?:a\s+)?part\s+of\s+(?:the|this|our)\s+(?:report|ledger|results?|data|measurements?|comparison|evaluation)\b",
+    re.IGNORECASE,
+)
 # A clause that disowns the figures of the clause before it: "...; that is another machine", "...; different
 # hardware, so not our number", "...; that's theirs, on a different workload".
 _DISOWNS = re.compile(
@@ -92,6 +100,7 @@ _DISOWNS = re.compile(
     r"vendor)'s)\s+(?:machines?|clusters?|hardware|GPUs?|boxes|box|"
     r"nodes?|setups?|workloads?|benchmarks?|traffic)(?![\w-])|"
     r"\bnot\s+(?:ours|our\s+(?:numbers?|figures?|results?|measurements?|data|hardware|machines?|setup|cluster))(?![\w-])|"
+    r"\bnot\s+(?:on|from)\s+our\s+(?:box|boxes|machines?|hardware|clusters?|nodes?|pods?|setup|GPUs?|fleet)(?![\w-])|"
     r"^\W*(?:that|this|it)(?:'s|\s+is|\s+was)\s+theirs\b",
     re.IGNORECASE,
 )
@@ -465,6 +474,8 @@ class ValueRule:
         found = [
             m for m in self.facts.metrics.values() if know.names_unit(m.name, header) or know.names_metric(m.name, header)
         ]
+        if _SCORE.search(header):
+            found = [m for m in found if _SCORE.search(m.label)]  # "Memory score": marks, not the memory in GB
         if len(found) > 1:
             # "Output throughput (tok/s)" names one metric by both; prefer those named by their unit.
             by_unit = [m for m in found if know.names_unit(m.name, header)]

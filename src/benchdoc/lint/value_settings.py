@@ -17,21 +17,27 @@ from benchdoc.lint.quantities import Quantity
 # "(not in our ledger)", "on the box of my colleague", "another team's measurement".
 _OUTSIDE = re.compile(
     r"\bnot\s+(?:in\s+|from\s+)?(?:our|this|the)\s+ledger\b|\b(?:other|another)\s+team(?:'s)?(?![\w-])|"
-    r"\b(?:my|a|our)\s+colleague(?:'s)?(?![\w-])|\bof\s+my\s+colleague\b",
+    r"\b(?:my|a|our)\s+colleague(?:'s)?(?![\w-])|\bof\s+my\s+colleague\b|"
+    # others' infrastructure: "on their CI", "from the vendor's runners", "upstream's machines"
+    r"\b(?:on|from|in)\s+(?:their|the\s+vendor's|(?:the\s+)?upstream(?:'s)?)\s+(?:own\s+)?(?:CI|runners?|machines?|"
+    r"hardware|clusters?|box(?:es)?|nodes?|pods?|setup|GPUs?|fleet)\b|"
+    # what a project's tracker or forum says: "the issue tracker says", "a forum thread reports"
+    r"\b(?:issue|bug)\s+tracker|\b(?:forum|mailing[\s-]list|discussion)\s+(?:thread|post)?\s*(?:says|reports?|claims?|quotes?)\b",
     re.IGNORECASE,
 )
 # A machine or pool named by its hardware, or said to be another one, before the figure: "On the H200 cluster",
 # "on the staging node (8x H100)", "On the MI300X pool", "On the L4 tier". The ledger's own hosts are not named so.
+# The sentence may also open with the machine as its subject: "The staging H100 pod measured ...".
 _PLACE = re.compile(
-    r"\b(?:on|from)\s+(?:the|a|an|their|some)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
-    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server)s?\b",
+    r"(?:\b(?:on|from)\s+|^[\W_]*)(?:the|a|an|their|some)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
+    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server|pod)s?\b",
     re.IGNORECASE,
 )
 _OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|another|their|partner|customer|vendor|rented)\b")
 # A threshold the figure is: "the 1500 ms alert", "a 2 s timeout", and the figures of a list of thresholds
 # ("The two SLO thresholds we care about, 800 ms TTFT p50 and 60 ms ITL p99, are met by ...").
-_THRESHOLD_AFTER = re.compile(r"\s*(?:[\w-]+\s+){0,2}?(?:alert|alarm|threshold|timeout|cap|ceiling|guardrail|limit)s?\b",
-                              re.IGNORECASE)
+_THRESHOLD_AFTER = re.compile(r"\s*(?:[\w-]+\s+){0,2}?(?:alert|alarm|threshold|timeout|cap|ceiling|floor|requirement|"
+                              r"guardrail|limit)s?\b", re.IGNORECASE)
 _THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|below))\b", re.IGNORECASE)
 # A condition after the figure that the ledger does not record: "97.0% when the prompt includes two examples".
 _CONDITION_AFTER = re.compile(r"\s*(?:only\s+)?(?:when|whenever|if|unless|provided)\s", re.IGNORECASE)

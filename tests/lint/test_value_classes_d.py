@@ -1,0 +1,88 @@
+"""Classes of misread values found on the fourth batch of development logs, each probed with sentences of our own.
+
+The project is the graph-capture one of test_reading_classes: eager mode decodes 1000 tok/s
+(TTFT p99 500 ms, goodput 5.00 req/s), CUDA graphs 1200 tok/s (TTFT p99 400 ms, goodput 5.50
+req/s), torch.compile 1300 tok/s. A second project holds a metric that is itself a score.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_VALUE
+from benchdoc.results import build_results
+
+from .test_reading_classes import facts, kinds, lint
+
+__all__ = ["facts"]
+
+
+def test_a_column_of_marks_on_a_scale_holds_no_metric_s_value(facts: LintFacts) -> None:
+    table = ("| Option | Decode speed score [0.4] | TTFT p99 rating | Prefill grade | Weighted total |\n"
+             "|---|---|---|---|---|\n"
+             "| CUDA graphs | 4 | 3 | 5 | 3.90 |\n"
+             "| eager | 1 | 2 | 2 | 1.60 |\n")
+    assert kinds(facts, table) == []
+    # Must stay flagged: the same table measured, a metric's own header above a wrong figure.
+    measured = "| Option | Decode speed (tok/s) | TTFT p99 (ms) |\n|---|---|---|\n| CUDA graphs | 1,500 | 400 |\n"
+    (value,) = lint(facts, measured)
+    assert value.kind == STALE_VALUE and "graphs.decode_tok_s -->1200<" in value.fix
+
+
+SCORED = """\
+[metrics.judge]
+label = "Judge score"
+unit = "pts"
+direction = "higher"
+digits = 1
+primary = true
+
+[experiments.base]
+label = "Base prompt"
+aliases = ["base"]
+"""
+
+
+def test_a_score_column_of_a_metric_that_is_a_score_is_its_value(tmp_path: Path) -> None:
+    config = parse_config(SCORED, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        samples = [Sample("judge", v, i, i) for i, v in enumerate((7.1, 7.2, 7.0))]
+        ledger.record_run(NewRun(experiment="base", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        scored = facts_from_results(build_results(config, ledger))
+    head = "| Prompt | Judge score |\n|---|---|\n"
+    assert [f.kind for f in lint_text(scored, head + "| Base prompt | 7.1 |\n", "log.md")] == []
+    assert [f.kind for f in lint_text(scored, head + "| Base prompt | 8.4 |\n", "log.md")] == [STALE_VALUE]
+
+
+def test_a_figure_from_others_infrastructure_or_tracker_is_not_ours(facts: LintFacts) -> None:
+    for sentence in (
+        "The issue tracker says CUDA graphs decodes 1,500 tok/s on recent builds.",
+        "CUDA graphs decodes 1,500 tok/s on their CI runners.",
+        "Upstream quotes CUDA graphs at 1,500 tok/s from their own hardware.",
+        "CUDA graphs decodes 1,500 tok/s; not on our box, though.",
+        "The staging A10G pod decodes 1,500 tok/s with CUDA graphs.",
+        "CUDA graphs decodes 1,500 tok/s on the old cluster; those runs are not in this ledger.",
+        "CUDA graphs decodes 1,500 tok/s on the old cluster; that cluster is not part of this report.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    # Must stay flagged: our own infrastructure, a machine that names no other hardware, and no disowning clause.
+    for sentence in (
+        "CUDA graphs decodes 1,500 tok/s on our CI runners.",
+        "The bench pod decodes 1,500 tok/s with CUDA graphs.",
+        "CUDA graphs decodes 1,500 tok/s on the old cluster; that is the figure we ship.",
+    ):
+        assert [f.kind for f in lint(facts, sentence)] == [STALE_VALUE], sentence
+
+
+def test_a_floor_is_a_threshold_not_a_result(facts: LintFacts) -> None:
+    assert kinds(facts, "The SLO sets a 6.50 req/s floor on goodput for CUDA graphs.") == []
+    assert kinds(facts, "CUDA graphs meets the 6.50 req/s goodput requirement.") == []
+    # Must stay flagged: the same figure said to be measured.
+    assert [f.kind for f in lint(facts, "CUDA graphs goodput is 6.50 req/s.")] == [STALE_VALUE]
