@@ -86,3 +86,37 @@ def test_a_floor_is_a_threshold_not_a_result(facts: LintFacts) -> None:
     assert kinds(facts, "CUDA graphs meets the 6.50 req/s goodput requirement.") == []
     # Must stay flagged: the same figure said to be measured.
     assert [f.kind for f in lint(facts, "CUDA graphs goodput is 6.50 req/s.")] == [STALE_VALUE]
+
+
+SPREAD = """\
+[metrics.decode]
+label = "Decode speed"
+unit = "tok/s"
+direction = "higher"
+digits = 0
+primary = true
+
+[experiments.wide]
+label = "Wide-spread kernel"
+aliases = ["wide"]
+"""
+
+
+def test_about_widens_the_result_s_figure_not_its_extreme_starts(tmp_path: Path) -> None:
+    config = parse_config(SPREAD, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        # Five server starts from 800 to 1200 tok/s: the result is their median, 1000 tok/s.
+        samples = [Sample("decode", v, 0, i) for i, v in enumerate((800.0, 900.0, 1000.0, 1100.0, 1200.0))]
+        ledger.record_run(NewRun(experiment="wide", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        spread = facts_from_results(build_results(config, ledger))
+
+    def found(text: str) -> list[str]:
+        return [f.kind for f in lint_text(spread, text + "\n", "log.md")]
+
+    # 10% above the fastest start, a quarter above the result: "about" does not stretch the extreme.
+    assert found("The wide-spread kernel decodes about 1,320 tok/s.") == [STALE_VALUE]
+    # Must stay quiet: "about" the result, and the fastest start quoted as it is.
+    assert found("The wide-spread kernel decodes about 1,080 tok/s.") == []
+    assert found("The wide-spread kernel decodes about 1,200 tok/s at its best start.") == []

@@ -360,6 +360,14 @@ class ValueRule:
     ) -> bool:
         allowed = tolerance(quantity.decimals, metric.digits)
         values = self.know.values_now(self.know.standing(experiment, context).name, metric.name)
+        if quantity.bound == "approx" and values:
+            # "about 3,600 tok/s": the hedge widens the result's own figure, not its interval or its extreme starts,
+            # which a writer quotes as they are, rounded at most.
+            centre, *others = values
+            if matches(quantity.value, centre, allowed, "approx") or any(
+                    abs(quantity.value - v) <= max(allowed, _NEAR_PAST * abs(v)) for v in others):
+                return True
+            values = ()
         if historical:
             values = values + self.know.values_past(experiment, metric.name)
         return any(matches(quantity.value, v, allowed, quantity.bound) for v in values)
