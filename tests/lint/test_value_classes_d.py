@@ -75,6 +75,7 @@ def test_a_figure_from_others_infrastructure_or_tracker_is_not_ours(facts: LintF
     # Must stay flagged: our own infrastructure, a machine that names no other hardware, and no disowning clause.
     for sentence in (
         "CUDA graphs decodes 1,500 tok/s on our CI runners.",
+        "Our issue tracker says CUDA graphs decodes 1,500 tok/s.",
         "The bench pod decodes 1,500 tok/s with CUDA graphs.",
         "CUDA graphs decodes 1,500 tok/s on the old cluster; that is the figure we ship.",
     ):

@@ -21,8 +21,11 @@ _OUTSIDE = re.compile(
     # others' infrastructure: "on their CI", "from the vendor's runners", "upstream's machines"
     r"\b(?:on|from|in)\s+(?:their|the\s+vendor's|(?:the\s+)?upstream(?:'s)?)\s+(?:own\s+)?(?:CI|runners?|machines?|"
     r"hardware|clusters?|box(?:es)?|nodes?|pods?|setup|GPUs?|fleet)\b|"
-    # what a project's tracker or forum says: "the issue tracker says", "a forum thread reports"
-    r"\b(?:issue|bug)\s+tracker|\b(?:forum|mailing[\s-]list|discussion)\s+(?:thread|post)?\s*(?:says|reports?|claims?|quotes?)\b",
+    # what a project's tracker or forum says: "the outlines issue tracker says", "a forum thread reports"; our
+    # own tracker ("our issue tracker", "the internal bug tracker") holds our figures
+    r"\b(?:the|an?|their|its|upstream(?:'s)?|[\w.-]+'s)\s+(?!(?:internal|team|in-house)\b)(?:[\w.-]+\s+){0,2}?"
+    r"(?:issue|bug)\s+tracker\b|"
+    r"\b(?:forum|mailing[\s-]list|discussion)\s+(?:thread|post)?\s*(?:says|reports?|claims?|quotes?)\b",
     re.IGNORECASE,
 )
 # A machine or pool named by its hardware, or said to be another one, before the figure: "On the H200 cluster",
