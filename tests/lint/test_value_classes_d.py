@@ -65,6 +65,8 @@ def test_a_figure_from_others_infrastructure_or_tracker_is_not_ours(facts: LintF
     for sentence in (
         "The issue tracker says CUDA graphs decodes 1,500 tok/s on recent builds.",
         "CUDA graphs decodes 1,500 tok/s on their CI runners.",
+        "CUDA graphs decodes 1,500 tok/s in the vendor's lab.",
+        "On the partner's testbed CUDA graphs decodes 1,500 tok/s.",
         "Upstream quotes CUDA graphs at 1,500 tok/s from their own hardware.",
         "CUDA graphs decodes 1,500 tok/s; not on our box, though.",
         "The staging A10G pod decodes 1,500 tok/s with CUDA graphs.",
@@ -82,11 +84,13 @@ def test_a_figure_from_others_infrastructure_or_tracker_is_not_ours(facts: LintF
         assert [f.kind for f in lint(facts, sentence)] == [STALE_VALUE], sentence
 
 
-def test_a_floor_is_a_threshold_not_a_result(facts: LintFacts) -> None:
+def test_a_floor_a_requirement_or_an_sla_s_promise_is_a_threshold_not_a_result(facts: LintFacts) -> None:
     assert kinds(facts, "The SLO sets a 6.50 req/s floor on goodput for CUDA graphs.") == []
     assert kinds(facts, "CUDA graphs meets the 6.50 req/s goodput requirement.") == []
-    # Must stay flagged: the same figure said to be measured.
+    assert kinds(facts, "The SLA guarantees 6.50 req/s of goodput for CUDA graphs.") == []
+    # Must stay flagged: the same figure said to be measured, also beside an SLA that is met.
     assert [f.kind for f in lint(facts, "CUDA graphs goodput is 6.50 req/s.")] == [STALE_VALUE]
+    assert [f.kind for f in lint(facts, "Our SLA is met: CUDA graphs goodput is 6.50 req/s.")] == [STALE_VALUE]
 
 
 SPREAD = """\

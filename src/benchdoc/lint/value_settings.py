@@ -18,9 +18,9 @@ from benchdoc.lint.quantities import Quantity
 _OUTSIDE = re.compile(
     r"\bnot\s+(?:in\s+|from\s+)?(?:our|this|the)\s+ledger\b|\b(?:other|another)\s+team(?:'s)?(?![\w-])|"
     r"\b(?:my|a|our)\s+colleague(?:'s)?(?![\w-])|\bof\s+my\s+colleague\b|"
-    # others' infrastructure: "on their CI", "from the vendor's runners", "upstream's machines"
-    r"\b(?:on|from|in)\s+(?:their|the\s+vendor's|(?:the\s+)?upstream(?:'s)?)\s+(?:own\s+)?(?:CI|runners?|machines?|"
-    r"hardware|clusters?|box(?:es)?|nodes?|pods?|setup|GPUs?|fleet)\b|"
+    # others' infrastructure: "on their CI", "from the vendor's runners", "in the partner's lab"
+    r"\b(?:on|from|in|at)\s+(?:their|the\s+(?:vendor|partner|customer)'s|(?:the\s+)?upstream(?:'s)?)\s+(?:own\s+)?"
+    r"(?:CI|runners?|machines?|hardware|clusters?|box(?:es)?|nodes?|pods?|setup|GPUs?|fleet|labs?|testbeds?)\b|"
     # what a project's tracker or forum says: "the outlines issue tracker says", "a forum thread reports"; our
     # own tracker ("our issue tracker", "the internal bug tracker") holds our figures
     r"\b(?:the|an?|their|its|upstream(?:'s)?|[\w.-]+'s)\s+(?!(?:internal|team|in-house)\b)(?:[\w.-]+\s+){0,2}?"
@@ -33,7 +33,7 @@ _OUTSIDE = re.compile(
 # The sentence may also open with the machine as its subject: "The staging H100 pod measured ...".
 _PLACE = re.compile(
     r"(?:\b(?:on|from)\s+|^[\W_]*)(?:the|a|an|their|some)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
-    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server|pod)s?\b",
+    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server|pod|lab|testbed)s?\b",
     re.IGNORECASE,
 )
 _OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|another|their|partner|customer|vendor|rented)\b")
@@ -41,7 +41,10 @@ _OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|anothe
 # ("The two SLO thresholds we care about, 800 ms TTFT p50 and 60 ms ITL p99, are met by ...").
 _THRESHOLD_AFTER = re.compile(r"\s*(?:[\w-]+\s+){0,2}?(?:alert|alarm|threshold|timeout|cap|ceiling|floor|requirement|"
                               r"guardrail|limit)s?\b", re.IGNORECASE)
-_THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|below))\b", re.IGNORECASE)
+# "The SLA guarantees 6.5 req/s of goodput": what a service agreement promises is the bar, not a result.
+_THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|below)|"
+                               r"(?:SLA|SLO)s?\s+(?:guarantees?|promises?|requires?|demands?|asks\s+for|sets?))\b",
+                               re.IGNORECASE)
 # A condition after the figure that the ledger does not record: "97.0% when the prompt includes two examples".
 _CONDITION_AFTER = re.compile(r"\s*(?:only\s+)?(?:when|whenever|if|unless|provided)\s", re.IGNORECASE)
 
