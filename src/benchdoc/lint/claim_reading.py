@@ -454,6 +454,16 @@ class ClaimReader:
             return None
         return found[0].experiment
 
+    def reference_target(self, context: Context, at: int, subject: str) -> str | None:
+        """"EP8's goodput is 2.5x the baseline's", "10% faster than our reference": the subject's compare_to, when
+        that is the project's reference (its role), the one experiment "the baseline" can name; else None."""
+        if reference_end(context.unit.text, at) is None:
+            return None
+        compare_to = self.know.standing(subject, context).compare_to
+        if compare_to is None or not self.know.standing(compare_to, context).is_reference:
+            return None
+        return compare_to
+
     def elided_target_end(self, context: Context, at: int, claim_start: int) -> int | None:
         """Where a target word with an elided last word of its name ends ("than BF16's|"), if it is one."""
         word = _TARGET_WORD.match(context.unit.text, at)
@@ -481,6 +491,9 @@ _OWNS_AFTER = re.compile(r"[A-Za-z][\w/ -]{0,24}?\s*(?:\b(?:at|of|is|was|were|ar
 # A word standing alone for a name, possessive or not, with nothing of a name after it: "than BF16's.", "than BF16 on X".
 _TARGET_WORD = re.compile(r"(?P<word>[A-Za-z0-9][\w.+-]*?)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|(?:on|in|at|for|with|and|but|"
                           r"while|when|under|by)\b))", re.IGNORECASE)
+# "the baseline('s)", "our reference": the project's reference named by its role, with nothing of a name after it.
+_REFERENCE_WORD = re.compile(r"(?:(?:the|our|its|their)\s+)?(?:baseline|reference)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|"
+                             r"(?:on|in|at|for|with|and|but|while|when|under|by)\b))", re.IGNORECASE)
 # A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
 # the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).
 _SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w'.-]{0,20}(?: [A-Z][\w'.-]{0,20})?(?::(?:\*\*|  )\s|(?:\*\*|  ):\s)")
@@ -491,6 +504,12 @@ _CONCLUSION = re.compile(r"^\W*(?:so|i\.e\.|hence|thus|therefore|which means|tha
 _THROUGHPUT = re.compile(r"\bthroughput\b", re.IGNORECASE)
 _RATE_UNIT = re.compile(r"^[a-z]+/s(?:ec)?$", re.IGNORECASE)
 _PERCENTILE_ALONE = re.compile(r"(?:^|[,;(]\s*|\band\s+)(p\d{2}(?:\.\d+)?)(?![\w-])", re.IGNORECASE)
+
+
+def reference_end(text: str, at: int) -> int | None:
+    """Where the words at a claim's target that name the reference by its role end ("the baseline's|"), if they do."""
+    found = _REFERENCE_WORD.match(text, at)
+    return found.end() if found is not None else None
 
 
 def _stem(label: str) -> str:

@@ -20,6 +20,7 @@ from benchdoc.lint.claim_reading import (
     before_after,
     never_succeeded,
     no_result_state,
+    reference_end,
     without_result,
 )
 from benchdoc.lint.claim_scope import closed_aside, left_alone, only_filler
@@ -195,7 +196,8 @@ class ClaimRule:
         "A/B = 1.6" ratios of two named experiments."""
         claims = [
             c for c in find_claims(context.unit.text)
-            if c.word != "x" or (c.object_at is not None and mention_at(context.mentions, c.object_at) is not None)
+            if c.word != "x" or (c.object_at is not None and (mention_at(context.mentions, c.object_at) is not None
+                                                              or reference_end(context.unit.text, c.object_at) is not None))
         ]
         claims += [c for c in self.reader.slash_ratios(context) if not any(c.start < o.text_end and c.text_end > o.start
                                                                              for o in claims)]
@@ -298,7 +300,11 @@ class ClaimRule:
         """The experiment a claim names as its target ("than |baseline", "beats |Ring by 5%")."""
         if claim.object_at is not None:
             at = mention_at(context.mentions, claim.object_at)
-            return at.experiment if at is not None else self.reader.elided_target(context, claim.object_at, claim.start)
+            if at is not None:
+                return at.experiment
+            elided = self.reader.elided_target(context, claim.object_at, claim.start)
+            named = None if elided is not None else self._claim_subject(context, claim, None)  # "2.5x the baseline's"
+            return elided or (self.reader.reference_target(context, claim.object_at, named) if named else None)
         if claim.object_search_start is not None:
             inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
             return inside[0].experiment if inside else None
@@ -312,6 +318,9 @@ class ClaimRule:
             elided = self.reader.elided_target_end(context, claim.object_at, claim.start)
             if elided is not None:
                 return elided
+            role = reference_end(context.unit.text, claim.object_at)
+            if role is not None:
+                return role
         return claim.text_end
 
     def _claim_metric(self, context: Context, claim: Claim, neighbours: list[Claim]) -> MetricReading | None:
