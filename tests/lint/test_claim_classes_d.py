@@ -148,3 +148,14 @@ def test_the_baseline_by_its_role_is_the_reference_the_subject_is_compared_with(
     assert claims(cpu, "NUMA interleave is 50% faster than the baseline.") == []
     # must stay: the baseline's own setting is no claim ("2x the baseline's batch size").
     assert claims(cpu, "Pinned threads runs 2x the baseline's batch size.") == []
+
+
+def test_the_for_x_than_for_y_form_names_both_sides(cpu: LintFacts) -> None:
+    # Pinned threads against stock: resident memory -25%, output throughput +40%.
+    assert claims(cpu, "Resident memory is 25% lower for pinned threads than for stock.") == []
+    (stale,) = claims(cpu, "Resident memory is 50% lower for pinned threads than for stock.")
+    assert "pinned.rss_gb" in stale.fix and "Stock build" in stale.fix
+    (stale,) = claims(cpu, "Output throughput is 10% higher for pinned threads than for the stock build.")
+    assert "40.0% faster than Stock build" in stale.fix
+    # must stay: what follows "than for" is no experiment of the ledger (a kind of request), so no target.
+    assert claims(cpu, "Pinned threads is 10% faster for long prompts than for short ones.") == []

@@ -147,7 +147,7 @@ _LINK = re.compile(
     r"^(?P<gap>(?:\s+(?!than\b|over\b|vs\b|versus\b|against\b|compared\b|relative\b|on top\b|from\b)"
     r"[\w/()'+-]+(?:\.[A-Za-z][\w/()'+-]*)*){0,4}?)"
     r"\s*,?\s+(?P<link>than|over|vs\.?|versus|against|compared (?:to|with)|relative to|on top of|from)\s+"
-    r"(?:(?<=than )(?:with|on|under|using)\s+)?(?:(?:the|a|an|its|their|our)\s+)?",
+    r"(?:(?<=than )(?:with|on|under|using|for)\s+)?(?:(?:the|a|an|its|their|our)\s+)?",
     re.IGNORECASE,
 )
 _LINK_AFTER_BY = re.compile(
