@@ -57,7 +57,7 @@ label = "Pinned threads"
 aliases = ["pinned"]
 compare_to = "stock"
 
-[experiments.huge]
+[experiments.hugepages]
 label = "Huge pages"
 aliases = ["huge pages"]
 compare_to = "stock"
@@ -79,7 +79,7 @@ METRICS = ("out_tok_s", "rss_gb", "bw_gbs", "goodput_rps")
 RUNS = (
     ("stock", 0, (100.0, 20.0, 100.0, 4.00), 0.001),
     ("pinned", 1, (140.0, 15.0, 150.0, 10.0), 0.001),
-    ("huge", 2, (110.0, 10.0, 101.0, 4.40), 0.001),
+    ("hugepages", 2, (110.0, 10.0, 101.0, 4.40), 0.001),
     ("prefetch", 3, (101.0, 20.0, 100.0, 4.00), 0.04),
     ("interleave", 3, (150.0, 15.0, 160.0, 10.5), 0.001),
 )
@@ -159,3 +159,15 @@ def test_the_for_x_than_for_y_form_names_both_sides(cpu: LintFacts) -> None:
     assert "40.0% faster than Stock build" in stale.fix
     # must stay: what follows "than for" is no experiment of the ledger (a kind of request), so no target.
     assert claims(cpu, "Pinned threads is 10% faster for long prompts than for short ones.") == []
+
+
+def test_the_words_of_the_name_before_in_another_order_are_its_subject(cpu: LintFacts) -> None:
+    before = "Huge pages is 10% faster than stock.\n"
+    # Huge pages' output throughput is 1.1x stock's; the subject is inferred, so no fix.
+    assert claims(cpu, before + "Pages (huge) deliver 1.1x the output throughput of stock.") == []
+    (stale,) = claims(cpu, before + "Pages (huge) deliver 2x the output throughput of stock.")
+    assert stale.experiment == "hugepages" and stale.fix.startswith("no fix proposed")
+    # must stay: other words, or a word of the name alone, are another subject the ledger does not know.
+    assert claims(cpu, before + "Small pages deliver 2x the output throughput of stock.") == []
+    assert claims(cpu, before + "Pages deliver 2x the output throughput of stock.") == []
+    assert claims(cpu, before + "Pages (huge) with the fans on deliver 2x the output throughput of stock.") == []

@@ -147,6 +147,7 @@ _JOINED = re.compile(r"^[\w -]{0,20}?\s*(?:and|or|/|&|,)\s+[\w -]{0,20}?\s(?:by|
 
 
 # Words before a claim that are not a subject of their own ("vs TP8:", "rate=4:", "at 4 req/s").
+_NAME_WORD = re.compile(r"[A-Za-z0-9][\w.+-]*(?<![.])")
 _NO_SUBJECT_WORDS = frozenset((
     "vs", "versus", "against", "over", "relative", "to", "compared", "with", "the", "and", "at", "on", "in",
     "for", "is", "are", "its", "rate", "concurrency", "qps", "load", "req", "tok", "ms", "s", "x", "p50",
@@ -435,6 +436,21 @@ class ClaimReader:
                     before = pattern.sub(" ", before)
         words = [w for w in re.findall(r"[A-Za-z][\w-]*", before) if w.lower() not in _NO_SUBJECT_WORDS]
         return not words
+
+    def reorders_name(self, context: Context, claim: Claim, previous: str) -> bool:
+        """Whether the subject before a claim is the experiment the sentence before named, written as the words of
+        one of its names in another order ("FP8 (INC) delivers 2.5x ..." after "INC FP8 is ..."): then at most a
+        verb stands between them and the claim. One word, or any word of none of its names, is another subject."""
+        experiment = self.facts.experiments.get(previous)
+        if experiment is None:
+            return False
+        words = [w.lower() for w in _NAME_WORD.findall(_SPEAKER.sub("", context.plain[: claim.start]))]
+        for name in (experiment.label, *experiment.aliases):
+            own = sorted(w.lower() for w in _NAME_WORD.findall(name))
+            rest = [w for w in words[len(own) :] if w not in _NO_SUBJECT_WORDS]
+            if len(own) >= 2 and sorted(words[: len(own)]) == own and len(rest) <= 1:
+                return True
+        return False
 
     # -- the target of a bare change -------------------------------------------------
 

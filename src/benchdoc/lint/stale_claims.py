@@ -245,7 +245,8 @@ class ClaimRule:
         if target is None and claim.object_at is None and context.section_target not in (None, subject):
             target = context.section_target  # under "## 2P1D vs TP8": "+18% tok/s"
         subject_certain = True
-        inferable = subject is None and context.previous is not None and self.reader.names_no_other_subject(context, claim)
+        inferable = subject is None and context.previous is not None and (
+            self.reader.names_no_other_subject(context, claim) or self.reader.reorders_name(context, claim, context.previous))
         if inferable and target is not None and context.previous != target:
             subject, subject_certain = context.previous, False  # "vs TP8: ITL p50 -31%" after a sentence naming 1P1D
         if inferable and subject is None and target is None and not context.mentions and not reading.default:
