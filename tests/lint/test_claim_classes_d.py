@@ -171,3 +171,16 @@ def test_the_words_of_the_name_before_in_another_order_are_its_subject(cpu: Lint
     assert claims(cpu, before + "Small pages deliver 2x the output throughput of stock.") == []
     assert claims(cpu, before + "Pages deliver 2x the output throughput of stock.") == []
     assert claims(cpu, before + "Pages (huge) with the fans on deliver 2x the output throughput of stock.") == []
+
+
+def test_what_an_experiment_needs_of_another_s_quantity_is_what_it_uses(cpu: LintFacts) -> None:
+    # Huge pages' resident memory is half of stock's (10.0 against 20.0 GB); pinned threads' is -25%.
+    assert claims(cpu, "Huge pages needs half the resident memory of stock.") == []
+    (stale,) = claims(cpu, "Pinned threads needs half the resident memory of stock.")
+    assert "pinned.rss_gb" in stale.fix
+    (stale,) = claims(cpu, "Pinned threads requires 60% less resident memory than stock.")
+    assert "pinned.rss_gb" in stale.fix
+    # must stay: a requirement is a plan, not a result ("needs to be", a purpose after it, no experiment as subject).
+    assert claims(cpu, "Pinned threads needs to be 60% faster than stock.") == []
+    assert claims(cpu, "Pinned threads needs 60% more throughput than stock to meet the SLO.") == []
+    assert claims(cpu, "We need 60% more throughput than stock.") == []
