@@ -202,6 +202,8 @@ class ClaimReader:
         self.know = knowledge
         self.facts = knowledge.facts
         self._unit_owner = _unit_owners(self.facts.metrics.values())
+        self._labels = [(m.name, re.compile(r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in m.label.split()) + r"(?![\w-])",
+                                            re.IGNORECASE)) for m in self.facts.metrics.values() if len(m.label.split()) >= 2]
 
     # -- the metric ------------------------------------------------------------------
 
@@ -236,13 +238,7 @@ class ClaimReader:
 
     def _whole_labels(self, text: str) -> list[tuple[int, int, str]]:
         """(start, end, metric) of every label a text holds whole, when that label has several words."""
-        spans = []
-        for metric in self.facts.metrics.values():
-            words = metric.label.split()
-            if len(words) < 2:
-                continue
-            pattern = r"(?<![\w-])" + r"\s+".join(re.escape(w) for w in words) + r"(?![\w-])"
-            spans += [(m.start(), m.end(), metric.name) for m in re.finditer(pattern, text, re.IGNORECASE)]
+        spans = [(m.start(), m.end(), name) for name, pattern in self._labels for m in pattern.finditer(text)]
         # a label inside a longer one is no label of its own there
         return [s for s in spans if not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in spans)]
 
