@@ -115,6 +115,8 @@ def test_the_project_s_prefetching_is_inconclusive_against_stock(cpu: LintFacts)
     "its confidence interval running from {lo} to {hi}",
     "and a CI between {lo} and {hi}",
     "the interval spans {lo} to {hi}",
+    "the interval reaching from {lo} to {hi}",
+    "CI {lo} … {hi}",
 ])
 def test_an_interval_spelled_out_in_words_is_no_claim_of_its_own(cpu: LintFacts, interval: str) -> None:
     delta = cpu.experiments["prefetch"].metrics["out_tok_s"].comparison

@@ -466,10 +466,10 @@ class ClaimReader:
             return None
         return found[0].experiment
 
-    def reference_target(self, context: Context, at: int, subject: str) -> str | None:
+    def reference_target(self, context: Context, at: int, subject: str | None) -> str | None:
         """"EP8's goodput is 2.5x the baseline's", "10% faster than our reference": the subject's compare_to, when
         that is the project's reference (its role), the one experiment "the baseline" can name; else None."""
-        if reference_end(context.unit.text, at) is None:
+        if subject is None or reference_end(context.unit.text, at) is None:
             return None
         compare_to = self.know.standing(subject, context).compare_to
         if compare_to is None or not self.know.standing(compare_to, context).is_reference:
@@ -504,7 +504,7 @@ _OWNS_AFTER = re.compile(r"[A-Za-z][\w/ -]{0,24}?\s*(?:\b(?:at|of|is|was|were|ar
 _TARGET_WORD = re.compile(r"(?P<word>[A-Za-z0-9][\w.+-]*?)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|(?:on|in|at|for|with|and|but|"
                           r"while|when|under|by)\b))", re.IGNORECASE)
 # "the baseline('s)", "our reference": the project's reference named by its role, with nothing of a name after it.
-_REFERENCE_WORD = re.compile(r"(?:(?:the|our|its|their)\s+)?(?:baseline|reference)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|"
+_REFERENCE_WORD = re.compile(r"\s*(?:(?:the|our|its|their)\s+)?(?:baseline|reference)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|"
                              r"(?:on|in|at|for|with|and|but|while|when|under|by)\b))", re.IGNORECASE)
 # A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
 # the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).

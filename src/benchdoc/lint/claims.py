@@ -180,11 +180,12 @@ class Claim:
 # quoted as the ledger writes them, are no claims of their own; nor when spelled out in words ("with an
 # interval from -4.4% to +7.4%", "a confidence interval between -1% and +3%", "the CI runs from ...").
 _END = r"[+\-−]?\d+(?:\.\d+)?\s*%?"
-_INTERVAL_LEAD = (r"(?:runs|running|goes|going|ranges|ranging|spans|spanning|stretches|stretching)\s+(?:from\s+|between\s+)?"
+_INTERVAL_LEAD = (r"(?:runs|running|goes|going|ranges|ranging|spans|spanning|stretches|stretching|reaches|reaching)\s+"
+                  r"(?:from\s+|between\s+)?"
                   r"|(?:from|between)\s+")
 _INTERVAL = re.compile(
     r"\b(?:(?:confidence\s+)?intervals?|CI)\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?(?:" + _INTERVAL_LEAD
-    + r")?[\[(]?\s*" + _END + r"\s*(?:,|to|and|–|—|\.\.)\s*" + _END + r"\s*[\])]?"
+    + r")?[\[(]?\s*" + _END + r"\s*(?:,|to|and|–|—|…|\.\.\.?)\s*" + _END + r"\s*[\])]?"
     r"|\[\s*[+\-−]\d+(?:\.\d+)?\s*%\s*,\s*[+\-−]?\d+(?:\.\d+)?\s*%\s*\]",
     re.IGNORECASE,
 )

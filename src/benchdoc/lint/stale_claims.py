@@ -305,7 +305,7 @@ class ClaimRule:
                 return at.experiment
             elided = self.reader.elided_target(context, claim.object_at, claim.start)
             named = None if elided is not None else self._claim_subject(context, claim, None)  # "2.5x the baseline's"
-            return elided or (self.reader.reference_target(context, claim.object_at, named) if named else None)
+            return elided or self.reader.reference_target(context, claim.object_at, named)
         if claim.object_search_start is not None:
             inside = [m for m in context.mentions if claim.object_search_start <= m.start < claim.start + 80 and m.start > claim.start]
             return inside[0].experiment if inside else None
