@@ -186,3 +186,16 @@ def test_what_an_experiment_needs_of_another_s_quantity_is_what_it_uses(cpu: Lin
     assert claims(cpu, "Pinned threads needs to be 60% faster than stock.") == []
     assert claims(cpu, "Pinned threads needs 60% more throughput than stock to meet the SLO.") == []
     assert claims(cpu, "We need 60% more throughput than stock.") == []
+
+
+def test_a_share_in_words_before_the_quantity_of_another_is_a_factor(cpu: LintFacts) -> None:
+    # Pinned threads' resident memory is three quarters of stock's (15.0 against 20.0 GB); huge pages', half.
+    assert claims(cpu, "Pinned threads uses three quarters of the resident memory of stock.") == []
+    assert claims(cpu, "Pinned threads' resident memory is three quarters of stock's.") == []
+    assert claims(cpu, "Huge pages uses half of the resident memory of stock.") == []
+    (stale,) = claims(cpu, "Huge pages uses a quarter of the resident memory of stock.")
+    assert "hugepages.rss_gb" in stale.fix
+    (stale,) = claims(cpu, "Pinned threads' resident memory is a third of stock's.")
+    assert "pinned.rss_gb" in stale.fix
+    # must stay: a share of something the ledger does not measure ("of the requests") is no claim about a metric.
+    assert claims(cpu, "Pinned threads handles a third of the requests of stock.") == []

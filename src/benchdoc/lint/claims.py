@@ -120,11 +120,15 @@ _FACTOR_HINT = re.compile(r"\d\s*[x×](?![\w])|\d\s+times\b|\d-?fold\b|\b(?:twic
                           r"doubl|tripl|fifth|tenth)", re.IGNORECASE)
 # "twice as fast as X", "half the TTFT of X", "half of X's": a factor in words.
 _WORD_FACTOR = re.compile(
-    r"\b(?P<num>twice|double|triple|half)\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
-    r"(?P<the>the\s+(?P<noun>[\w/ -]{1,30}?)\s+of)|of(?=\s+\S+'s\b))\s+",
+    r"\b(?P<num>twice|double|triple|half|(?P<share>(?:a|one)\s+(?:third|quarter|fifth|tenth)|two\s+thirds|"
+    r"three\s+quarters))\s+(?:(?P<as>as (?P<adj>fast|quick|slow|much|high|long|low) as)|"
+    # a share in words takes "of" before "the" ("a third of the memory of X"), and "half" may ("half of the TTFT of X")
+    r"(?P<the>(?:of\s+)?the\s+"
+    r"(?P<noun>[\w/ -]{1,30}?)\s+of)|of(?=\s+\S+'s\b))\s+",
     re.IGNORECASE,
 )
-_WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5}
+_WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5,
+                 **{share: size / 100 for share, size in _FRACTIONS.items()}}  # "a third of the TTFT of X": 1/3
 _VERB_PERCENT = re.compile(
     r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
     # "costs you only 1%", "buys us 9%": a pronoun the change is given to
@@ -307,7 +311,7 @@ def _word_factor_claim(text: str, match: re.Match[str]) -> Claim:
     polarity = GOOD if adjective in ("fast", "quick") else BAD if adjective == "slow" else UP
     return Claim(
         start=match.start(), end=match.end(), text_end=match.end(),
-        value=_WORD_FACTORS[match.group("num").lower()], decimals=1, factor=True, polarity=polarity, sign=1.0,
+        value=_WORD_FACTORS[" ".join(match.group("num").lower().split())], decimals=1, factor=True, polarity=polarity, sign=1.0,
         bound="approx", object_at=_skip_article(text, match.end()), object_search_start=None,
         noun=match.group("noun") or "", word="x", worded=True,
     )
