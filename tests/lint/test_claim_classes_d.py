@@ -199,3 +199,13 @@ def test_a_share_in_words_before_the_quantity_of_another_is_a_factor(cpu: LintFa
     assert "pinned.rss_gb" in stale.fix
     # must stay: a share of something the ledger does not measure ("of the requests") is no claim about a metric.
     assert claims(cpu, "Pinned threads handles a third of the requests of stock.") == []
+
+
+def test_a_possessive_target_after_a_figure_keeps_the_metric_named_before(cpu: LintFacts) -> None:
+    # "than stock's" leaves out the noun named before it: stock's resident memory (huge pages: -50%).
+    assert claims(cpu, "Huge pages' resident memory is 10.0 GB, 50% lower than stock's.") == []
+    (stale,) = claims(cpu, "Huge pages' resident memory is 10.0 GB, 80% lower than stock's.")
+    assert "hugepages.rss_gb" in stale.fix
+    # must stay: with no possessive the claim may be a fact of its own about the primary metric: no fix.
+    (unsure,) = claims(cpu, "Huge pages' resident memory is 10.0 GB, 80% lower than stock.")
+    assert unsure.fix.startswith("no fix proposed")

@@ -255,7 +255,9 @@ class ClaimReader:
         inside = {m.name: m for at, m in self.metrics_in(plain[claim.start : claim.text_end])}
         if len(inside) == 1:
             return MetricReading(tuple(inside.values()), True)  # "DP8/TP8 TTFT ratio: 1.2"
-        before = self._named_before(plain[lo : claim.start])
+        # "X's memory is 12 GB, 33% lower than Y's": Y's memory, the noun the possessive target leaves out
+        elided = claim.object_at is not None and bool(_ELIDED_NOUN.match(context.unit.text, claim.object_at, clause_end))
+        before = self._named_before(plain[lo : claim.start], elided)
         if before is not None:
             return before
         hi, limit = _own_ends(plain, claim, later, hi, clause_end)
@@ -328,7 +330,7 @@ class ClaimReader:
         names = {m.name: m for m in (*reading.candidates, primary)}
         return MetricReading(tuple(names.values()), len(names) == 1)
 
-    def _named_before(self, stretch: str) -> MetricReading | None:
+    def _named_before(self, stretch: str, elided: bool = False) -> MetricReading | None:
         """The metric named in a claim's own stretch of words before it, if any."""
         before = self.metrics_in(stretch)
         if not before:
@@ -338,7 +340,7 @@ class ClaimReader:
         if joined:
             return MetricReading((joined[-1], last), False)  # "improves goodput and TTFT by 20%"
         named_at = min(at for at, m in before if m.name == last.name)  # its word, not its unit after a figure
-        if self._item_of_its_own(stretch[named_at:]):
+        if self._item_of_its_own(stretch[named_at:]) and not elided:
             return self._with_primary(last)  # "TTFT p50 1,490 ms, 12% slower than X": a list of facts
         return MetricReading((last,), True)
 
@@ -506,6 +508,8 @@ _TARGET_WORD = re.compile(r"(?P<word>[A-Za-z0-9][\w.+-]*?)(?:'s|’s|')?(?=\s*(?
 # "the baseline('s)", "our reference": the project's reference named by its role, with nothing of a name after it.
 _REFERENCE_WORD = re.compile(r"\s*(?:(?:the|our|its|their)\s+)?(?:baseline|reference)(?:'s|’s|')?(?=\s*(?:$|[.,;:)!?]|"
                              r"(?:on|in|at|for|with|and|but|while|when|under|by)\b))", re.IGNORECASE)
+# A possessive target that ends its clause: "than the defaults'", "than Y's." (the noun named before is elided).
+_ELIDED_NOUN = re.compile(r"[^,;:()]{1,40}?(?:'s|’s|s'|s’)\s*(?:[.,;:)!?]|$)", re.IGNORECASE)
 # A speaker's tag in bold at the head of a line of a transcript: "**Dana:**", "**Sam Lee**:" (the lint reads
 # the text with its emphasis marks blanked, so the bold shows as two spaces after the colon or the name).
 _SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w'.-]{0,20}(?: [A-Z][\w'.-]{0,20})?(?::(?:\*\*|  )\s|(?:\*\*|  ):\s)")
