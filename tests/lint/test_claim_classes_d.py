@@ -134,7 +134,7 @@ def test_a_metric_named_whole_is_not_another_s_by_a_shared_word(cpu: LintFacts) 
     # "resident memory" is Resident memory (-25% for pinned), not Memory bandwidth (+50%) by its word "memory".
     assert claims(cpu, "Pinned threads' resident memory is 15.0 GB, 25% lower than stock's.") == []
     (stale,) = claims(cpu, "Pinned threads' resident memory is 15.0 GB, 60% lower than stock's.")
-    assert "on Resident memory" in stale.message and "Memory bandwidth" not in stale.message
+    assert "Resident memory" in stale.message and "Memory bandwidth" not in stale.message
     # must stay: "memory bandwidth" is still Memory bandwidth.
     assert claims(cpu, "Pinned threads' memory bandwidth is 150 GB/s, 50% higher than stock's.") == []
 
