@@ -85,7 +85,9 @@ def test_a_readiness_url_answering_404_is_a_setup_error(tmp_path: Path) -> None:
         [servers.wrong-url]
         argv = ARGV
         ready_url = "http://{host}:{port}/no-such-health"
-        ready_timeout = 1.5
+        # Long enough for the simulator to come up and answer 404 on a loaded machine; the 404s then
+        # run until this timeout, which ends the wait with the last answer (the grace is longer).
+        ready_timeout = 6
 
         [experiments.wrong-url]
         server = "wrong-url"
