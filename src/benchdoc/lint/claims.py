@@ -540,3 +540,26 @@ def _polarity(word: str) -> str:
 
 def _decimals(number: str) -> int:
     return len(number.split(".", 1)[1]) if "." in number else 0
+
+
+# A signed percentage in a table cell: "+3.8%", "−2%".
+_SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
+
+
+def vs_cell_claim(text: str) -> Claim | None:
+    """The claim of a "vs X" cell: its signed percentage, else its first change in words."""
+    match = _SIGNED_CELL.search(text)
+    if match is not None and match.group(1) is not None:
+        sign = -1.0 if match.group(1) in ("-", "−") else 1.0
+        return Claim(
+            start=match.start(), end=match.end(), text_end=match.end(), value=float(match.group(2)),
+            decimals=len(match.group(2).split(".")[1]) if "." in match.group(2) else 0, factor=False,
+            polarity=SIGNED, sign=sign, bound="approx" if "~" in text[: match.start()] else "exact",
+            object_at=None, object_search_start=None, noun="", word="vs",
+        )
+    worded = next((c for c in find_claims(text) if c.polarity != SIGNED), None)
+    if worded is None:
+        return None
+    # The header names the target: what follows the claim word is no object of its own.
+    end = worded.start + len(text[worded.start : worded.end].split("(")[0].rstrip())
+    return dataclasses.replace(worded, end=end, text_end=end, object_at=None, object_search_start=None)

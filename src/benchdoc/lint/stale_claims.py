@@ -38,15 +38,15 @@ from benchdoc.lint.claim_truth import (
     verdict_text,
     widened,
 )
-from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims, is_move_verb
+from benchdoc.lint.claims import BAD, DOWN, GOOD, SIGNED, UP, Claim, find_claims, is_move_verb, vs_cell_claim
 from benchdoc.lint.context import Context
 from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, matches, mention_at, tolerance
 from benchdoc.lint.text import Unit
+from benchdoc.lint.words import HYPOTHETICAL
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
-_SIGNED_CELL = re.compile(r"(?<![\w.])([+\-−])?(\d+(?:\.\d+)?)\s*%")
 SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
 _SPEED_UNIT = re.compile(r"^(?:[a-zµμ]*/s(?:ec)?|ms|s|us|µs|μs|ns|sec|seconds?|minutes?|min|h)$", re.IGNORECASE)
 # A day named in the sentence: "went to canary on 2026-11-04 and cut throughput by a quarter".
@@ -538,14 +538,17 @@ class ClaimRule:
         ``against``: the target when the table says it elsewhere (a before/after table's first column).
         """
         claim = vs_cell_claim(cell.text)
-        if claim is None:
-            return None
+        if claim is None or HYPOTHETICAL.search(cell.text[: claim.start]):
+            return None  # no claim, or a plan's: "target: +30%", "expected 1.2x faster"
         context = Context(cell, path, (), experiment, historical, table_row=True, pinned=pinned)
         named = self.know.mentions.find(cell.header or "")
         target = named[0].experiment if named else against or self.know.standing(experiment, context).compare_to
-        metric = self._cell_metric(cell.header or "", columns)
-        if target is None or metric is None:
+        if target is None:
             return None
+        missing = self._without_result(context, claim, experiment, target)  # "| EPLB | — | 28.0% faster |", EPLB failed
+        metric = self._cell_metric(cell.header or "", columns)
+        if missing is not None or metric is None:
+            return missing
         actual = self.actual_delta(experiment, target, metric, context)
         claimed = claimed_intervals(claim, metric)
         if actual is None or claimed is None:
@@ -579,21 +582,3 @@ class ClaimRule:
             return primary
         return next(iter(held.values())) if len(held) == 1 else None
 
-
-def vs_cell_claim(text: str) -> Claim | None:
-    """The claim of a "vs X" cell: its signed percentage, else its first change in words."""
-    match = _SIGNED_CELL.search(text)
-    if match is not None and match.group(1) is not None:
-        sign = -1.0 if match.group(1) in ("-", "−") else 1.0
-        return Claim(
-            start=match.start(), end=match.end(), text_end=match.end(), value=float(match.group(2)),
-            decimals=len(match.group(2).split(".")[1]) if "." in match.group(2) else 0, factor=False,
-            polarity=SIGNED, sign=sign, bound="approx" if "~" in text[: match.start()] else "exact",
-            object_at=None, object_search_start=None, noun="", word="vs",
-        )
-    worded = next((c for c in find_claims(text) if c.polarity != SIGNED), None)
-    if worded is None:
-        return None
-    # The header names the target: what follows the claim word is no object of its own.
-    end = worded.start + len(text[worded.start : worded.end].split("(")[0].rstrip())
-    return dataclasses.replace(worded, end=end, text_end=end, object_at=None, object_search_start=None)

@@ -1,0 +1,76 @@
+"""Classes of claim misreading found on the fifth round of held-out batches, each probed with sentences of our own.
+
+The CPU-serving project of :mod:`tests.lint.test_claim_classes_d`, with one more experiment,
+turbo boost (compared with the stock build), whose only run failed: it has no result to compare.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from tests.lint.test_claim_classes_d import CONFIG, METRICS, RUNS, T0
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Outcome, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint.findings import STALE_CLAIM, Finding
+from benchdoc.results import build_results
+
+TURBO = """
+[experiments.turbo]
+label = "Turbo boost"
+aliases = ["turbo"]
+compare_to = "stock"
+"""
+
+
+@pytest.fixture(scope="module")
+def cpu(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
+    root: Path = tmp_path_factory.mktemp("cpu-e")
+    config = parse_config(CONFIG + TURBO, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for name, day, figures, spread in RUNS:
+            at = T0 + timedelta(days=day)
+            samples = [Sample(metric, centre * (1 + spread * offset), i, i)
+                       for metric, centre in zip(METRICS, figures)
+                       for i, offset in enumerate((0, -2, 2, -1, 1))]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="cpu-a"))
+        at = T0 + timedelta(days=4)
+        ledger.record_run(NewRun(experiment="turbo", outcome=Outcome.FAILED, started_at=at,
+                                 finished_at=at + timedelta(minutes=1), failure_reason="OOM", host="cpu-a"))
+        return facts_from_results(build_results(config, ledger))
+
+
+def claims(facts: LintFacts, text: str) -> list[Finding]:
+    return [f for f in lint_text(facts, text + "\n", "log.md") if f.kind == STALE_CLAIM]
+
+
+def table(delta_header: str, turbo_cell: str, pinned_cell: str = "40.0% faster") -> str:
+    return (f"| Experiment | Output tok/s | {delta_header} |\n|---|---|---|\n| Stock build | 100 | — |\n"
+            f"| Pinned threads | 140 | {pinned_cell} |\n| Turbo boost | — | {turbo_cell} |")
+
+
+@pytest.mark.parametrize("cell", ["30.0% faster", "+30.0%", "1.3x faster"])
+def test_a_delta_cell_of_an_experiment_without_a_result_is_a_claim_the_ledger_cannot_back(
+        cpu: LintFacts, cell: str) -> None:
+    (stale,) = claims(cpu, table("vs stock", cell))
+    assert stale.line == 5 and "no successful result" in stale.message and "Turbo boost" in stale.message
+    assert stale.fix.startswith("no fix proposed")
+    (stale,) = claims(cpu, table("vs stock (Output throughput)", cell))
+    assert stale.line == 5
+
+
+def test_a_delta_cell_without_a_result_must_stay_quiet_when_it_claims_nothing_or_plans(cpu: LintFacts) -> None:
+    # must stay: no figure, or a plan's figure ("target: +30%", "expected 1.3x faster"), is no claim of a result.
+    assert claims(cpu, table("vs stock", "failed, not measured")) == []
+    assert claims(cpu, table("vs stock", "—")) == []
+    assert claims(cpu, table("vs stock", "target: +30%")) == []
+    assert claims(cpu, table("vs stock", "expected 1.3x faster")) == []
+    # must stay: a measured row's true delta in the same table; a false one is still read against the ledger.
+    assert claims(cpu, table("vs stock", "—", pinned_cell="+40.0%")) == []
+    (stale,) = claims(cpu, table("vs stock", "—", pinned_cell="+10.0%"))
+    assert stale.line == 4 and "40.0% faster than Stock build" in stale.fix
