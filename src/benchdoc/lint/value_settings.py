@@ -25,26 +25,41 @@ _OUTSIDE = re.compile(
     # own tracker ("our issue tracker", "the internal bug tracker") holds our figures
     r"\b(?:the|an?|their|its|upstream(?:'s)?|[\w.-]+'s)\s+(?!(?:internal|team|in-house)\b)(?:[\w.-]+\s+){0,2}?"
     r"(?:issue|bug)\s+tracker\b|"
-    r"\b(?:forum|mailing[\s-]list|discussion)\s+(?:thread|post)?\s*(?:says|reports?|claims?|quotes?)\b",
+    r"\b(?:forum|mailing[\s-]list|discussion)\s+(?:thread|post)?\s*(?:says|reports?|claims?|quotes?)\b|"
+    # what a competitor publishes, what some user reports: "A rival's public post claims", "a user on 8x A100 reported"
+    r"\b(?:an?|the|one|another)\s+(?:[\w-]+\s+)?(?:competitor|rival)(?:'s)?\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:post|blog|paper|deck|benchmark|numbers?|figures?|results?|claims?|reports?|says)\b|"
+    r"\b(?:an?|one|another|some)\s+(?:user|reader|commenter|community\s+member)s?\s+(?:on|with|from|reported|reports|"
+    r"says|said|claims?|claimed|measured|posted|saw|sees|got|gets)\b|"
+    # "(an M3 Max, a different machine)"
+    r"\b(?:an?|another)\s+different\s+(?:machine|box|host|node|cluster|GPU|card|setup|rig|pool)s?\b",
     re.IGNORECASE,
 )
 # A machine or pool named by its hardware, or said to be another one, before the figure: "On the H200 cluster",
 # "on the staging node (8x H100)", "On the MI300X pool", "On the L4 tier". The ledger's own hosts are not named so.
 # The sentence may also open with the machine as its subject: "The staging H100 pod measured ...".
 _PLACE = re.compile(
-    r"(?:\b(?:on|from)\s+|^[\W_]*)(?:the|a|an|their|some)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
-    r"(?:cluster|box|pool|tier|node|machine|rig|fleet|server|pod|lab|testbed)s?\b",
+    r"(?:\b(?:on|from)\s+|^[\W_]*)(?:the|a|an|their|some|another|other)\s+(?P<what>[^,.;:()]{1,30}?)\s+"
+    r"(?:cluster|box|pool|tier|node|machine|rig|rack|fleet|server|pod|lab|testbed)s?\b",
     re.IGNORECASE,
 )
-_OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|another|their|partner|customer|vendor|rented)\b")
+_OTHER_HARDWARE = re.compile(r"\b(?:[A-Z]{1,5}\d{1,4}[A-Z]?|staging|other|another|different|their|partner|customer|"
+                             r"competitor|vendor|rented)\b")
 # A threshold the figure is: "the 1500 ms alert", "a 2 s timeout", and the figures of a list of thresholds
 # ("The two SLO thresholds we care about, 800 ms TTFT p50 and 60 ms ITL p99, are met by ...").
+# A hardware's specification ("89% of the 400 GB/s specification") and a memory budget or headroom line are limits too,
+# and so is a target or goal ("the 2,600 tok/s target"; not "the target model", speculative decoding's).
 _THRESHOLD_AFTER = re.compile(r"\s*(?:[\w-]+\s+){0,2}?(?:alert|alarm|threshold|timeout|cap|ceiling|floor|requirement|"
-                              r"guardrail|limit)s?\b", re.IGNORECASE)
+                              r"guardrail|limit|headroom|budget|specification|datasheet|"
+                              r"(?:target|goal)(?!\s+(?:model|draft|GPU|hardware|machine)))s?\b", re.IGNORECASE)
 # "The SLA guarantees 6.5 req/s of goodput": what a service agreement promises is the bar, not a result.
 _THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|below)|"
                                r"(?:SLA|SLO)s?\s+(?:guarantees?|promises?|requires?|demands?|asks\s+for|sets?))\b",
                                re.IGNORECASE)
+# A target or goal the figure is: "Target for Q1: 13,000 tok/s", "next release target: 2,600 tok/s", "the goal is
+# 6 req/s", "aims for 6 req/s". The figure must follow at once ("We hit the target; X decodes ..." still reads).
+_TARGET_BEFORE = re.compile(r"(?:\b(?:target|goal|objective)s?(?:\s+(?:for|of|in|on)\s+[^.;:]{1,40}?)?\s*(?::|=|is|of|at)|"
+                            r"\baim(?:s|ing)?\s+(?:for|at))\s*(?:about|around|roughly|~)?\s*$", re.IGNORECASE)
 # A condition after the figure that the ledger does not record: "97.0% when the prompt includes two examples".
 _CONDITION_AFTER = re.compile(r"\s*(?:only\s+)?(?:when|whenever|if|unless|provided)\s", re.IGNORECASE)
 
@@ -67,6 +82,8 @@ def is_threshold(context: Context, quantity: Quantity) -> bool:
     after = _THRESHOLD_AFTER.match(text, quantity.unit_end)
     if after is not None and not any(m.start < after.end() and m.end > quantity.unit_end for m in context.mentions):
         return True  # not a word of a name ("the 2k limit" may be an experiment)
+    if _TARGET_BEFORE.search(text, max(0, quantity.start - 60), quantity.start):
+        return True
     before = _THRESHOLD_BEFORE.search(text, 0, quantity.start)
     return before is not None and not any(before.end() <= m.start < quantity.start or m.start <= before.start() < m.end
                                           for m in context.mentions)
@@ -79,7 +96,8 @@ def under_a_condition(context: Context, quantity: Quantity) -> bool:
 
 # A name that is only what the figure is compared with: "Throughput vs eager: 2,502 tok/s" is the figure of
 # an unnamed subject (the section's), never eager's.
-_COMPARATOR = re.compile(r"(?:\bvs\.?|\bversus|\bthan|\bagainst|\brelative\s+to|\bcompared\s+(?:to|with))\s*(?:the\s+)?$",
+_COMPARATOR = re.compile(r"(?:\bvs\.?|\bversus|\bthan|\bagainst|\brelative\s+to|\bcompared\s+(?:to|with)|"
+                         r"(?:\d|\btimes|\btwice|\bhalf|%)\s*x?\s+(?:that|those)\s+of)\s*(?:the\s+)?$",
                          re.IGNORECASE)
 
 

@@ -1,0 +1,65 @@
+"""Classes of misread values found on the fifth batch of development logs, each probed with sentences of our own.
+
+The project is the graph-capture one of test_reading_classes: eager mode decodes 1000 tok/s
+(TTFT p50 200 ms, TTFT p99 500 ms, goodput 5.00 req/s), CUDA graphs 1200 tok/s (TTFT p50 180 ms,
+TTFT p99 400 ms, goodput 5.50 req/s), torch.compile 1300 tok/s.
+"""
+
+from __future__ import annotations
+
+from benchdoc.lint import LintFacts
+from benchdoc.lint.findings import STALE_VALUE
+
+from .test_reading_classes import facts, kinds, lint
+
+__all__ = ["facts"]
+
+
+def stale(facts: LintFacts, sentence: str) -> bool:
+    return [f.kind for f in lint(facts, sentence)] == [STALE_VALUE]
+
+
+def test_a_budget_a_headroom_line_a_specification_or_a_target_is_a_limit_not_a_result(facts: LintFacts) -> None:
+    for sentence in (
+        "CUDA graphs keeps TTFT p99 under the 650 ms headroom line we promised the tenant.",
+        "CUDA graphs fits the 650 ms latency budget on TTFT p99.",
+        "CUDA graphs decodes 1,200 tok/s, about 80% of the 1,500 tok/s specification of the card.",
+        "Goal for the spring: 1,500 tok/s with CUDA graphs, once the allocator is fixed.",
+        "Next milestone target: 1,500 tok/s of decode speed on CUDA graphs.",
+        "CUDA graphs aims for 1,500 tok/s of decode speed.",
+        "CUDA graphs still misses the 1,500 tok/s target on decode speed.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    # Must stay flagged: the figure measured, after a target met, and beside a speculative decoder's target model.
+    for sentence in (
+        "CUDA graphs keeps TTFT p99 at 650 ms.",
+        "We hit the target; CUDA graphs decodes 1,500 tok/s.",
+        "CUDA graphs decodes 1,500 tok/s on the target model.",
+    ):
+        assert stale(facts, sentence), sentence
+
+
+def test_a_competitor_s_a_user_s_or_another_customer_s_figure_is_not_ours(facts: LintFacts) -> None:
+    for sentence in (
+        "A rival's launch blog says CUDA graphs decodes 1,500 tok/s on their stack.",
+        "One user with 4x L4 reported 1,500 tok/s with CUDA graphs.",
+        "On another tenant's 4x L40S pool CUDA graphs decodes 1,500 tok/s.",
+        "On a partner's GB200 rack CUDA graphs decodes 1,500 tok/s.",
+        "At home (a desktop, a different machine) CUDA graphs decodes 1,500 tok/s.",
+    ):
+        assert kinds(facts, sentence) == [], sentence
+    # Must stay flagged: our own pool, and a user of ours who is not the one measuring.
+    for sentence in (
+        "On our own pool CUDA graphs decodes 1,500 tok/s.",
+        "For the user, CUDA graphs decodes 1,500 tok/s.",
+        "CUDA graphs decodes 1,500 tok/s, well ahead of every competitor.",
+    ):
+        assert stale(facts, sentence), sentence
+
+
+def test_a_figure_before_that_of_another_is_the_subject_s(facts: LintFacts) -> None:
+    # 180 ms is CUDA graphs' own TTFT p50: eager is only what it is a multiple of.
+    assert kinds(facts, "With CUDA graphs TTFT p50 drops to 180 ms, 0.9x that of eager.") == []
+    assert kinds(facts, "TTFT p50 drops to 180 ms, 0.9x that of eager.") == []
+    # Must stay flagged: the figure given to the compared one by the words between.
+    assert stale(facts, "TTFT p50 is 0.9x that of eager at 230 ms.")
