@@ -63,3 +63,30 @@ def test_a_figure_before_that_of_another_is_the_subject_s(facts: LintFacts) -> N
     assert kinds(facts, "TTFT p50 drops to 180 ms, 0.9x that of eager.") == []
     # Must stay flagged: the figure given to the compared one by the words between.
     assert stale(facts, "TTFT p50 is 0.9x that of eager at 230 ms.")
+
+
+def test_a_date_right_after_a_figure_dates_it(facts: LintFacts) -> None:
+    # 1,100 tok/s is the old torch.compile's, measured on Nov 3; the current one decodes 1,300.
+    assert kinds(facts, "torch.compile has moved: 1,100 tok/s on Nov 3, 1,300 tok/s today.") == []
+    assert kinds(facts, "torch.compile decoded 1,100 tok/s (11/03) before the engine update.") == []
+    # Must stay flagged: the old figure with no date, and with a date that is not before the latest run.
+    assert stale(facts, "torch.compile has moved: 1,100 tok/s, and 1,300 tok/s at peak.")
+    assert stale(facts, "torch.compile decodes 1,100 tok/s on Nov 5.")
+
+
+def test_an_alert_rule_s_trigger_is_a_threshold(facts: LintFacts) -> None:
+    assert kinds(facts, "- CUDA graphs TTFT p99 over 650 ms on any node: page the on-call.") == []
+    assert kinds(facts, "- CUDA graphs decode speed under 900 tok/s on any node for 5 minutes -> ticket.") == []
+    # Must stay flagged: the same bounds with no action after them, and a rule's line whose figure is no bound.
+    assert stale(facts, "CUDA graphs TTFT p99 over 650 ms on any node.")
+    assert stale(facts, "CUDA graphs decode speed under 900 tok/s: too slow to ship.")
+    assert stale(facts, "- CUDA graphs TTFT p99 650 ms: page.")
+
+
+def test_a_name_in_a_later_aside_with_its_own_figure_does_not_own_the_figure_before(facts: LintFacts) -> None:
+    # 650 ms is the unnamed subject's; CUDA graphs' own figure is the one in the parenthesis.
+    assert kinds(facts, "TTFT p99: 650 ms (CUDA graphs shows 400 ms on the same prompts).") == []
+    assert kinds(facts, "Goodput: 6.50 req/s (CUDA graphs shows 5.50 req/s, the warm-up).") == []
+    # Must stay flagged: a name alone in the parenthesis names the figure's owner, and a name outside it.
+    assert stale(facts, "TTFT p99: 650 ms (CUDA graphs).")
+    assert stale(facts, "CUDA graphs TTFT p99: 650 ms (eager shows 500 ms).")

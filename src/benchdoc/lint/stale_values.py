@@ -24,6 +24,7 @@ from benchdoc.lint.text import Unit
 from benchdoc.lint.value_settings import (
     in_the_label,
     is_threshold,
+    named_only_in_a_later_aside,
     only_comparators,
     outside_the_ledger,
     under_a_condition,
@@ -194,7 +195,7 @@ class ValueRule:
             return None  # the figure of something the ledger does not name
         owner = self.facts.experiments.get(where.experiment or context.nearest(quantity.start))
         historical = context.historical or quantity.before or (
-            owner is not None and _dated_before(context.unit.text[: quantity.start], owner))
+            owner is not None and _dated_before(_dating_words(context.unit.text, quantity), owner))
         if historical and any(self.accepts(e, m, quantity, True, context) for e in scope for m in metrics):
             return None
         attributed = where.experiment or context.nearest(quantity.start)
@@ -215,6 +216,8 @@ class ValueRule:
             return True
         if only_comparators(context, quantity):
             return True  # "Throughput vs eager: 2,502 tok/s": the figure of what is compared with eager
+        if named_only_in_a_later_aside(context, quantity, self.know.quantities.find(context.unit.text)):
+            return True  # "Hit rate: 58.6% (radix-off shows 2.2%)": the name owns the aside's figure only
         labels = [self.facts.experiments[e].label for e in experiments if e in self.facts.experiments]
         return any(in_the_label(self.know.quantities.find(label), quantity) for label in labels)
 
@@ -263,7 +266,7 @@ class ValueRule:
         owner = self.know.standing(where.experiment or context.nearest(quantity.start), context)
         if not without_result(owner):
             return None
-        if (context.historical or quantity.before or _dated_before(context.unit.text[: quantity.start], owner)) \
+        if (context.historical or quantity.before or _dated_before(_dating_words(context.unit.text, quantity), owner)) \
                 and not never_succeeded(self.facts, owner.name):
             return None  # history: an older result of it may be quoted ("on 11/20 → 3,430 tok/s", failed since)
         if owner.status is Status.FAILED and any(v.meaning == FAILS and not v.negated for v in find_verdicts(context.unit.text)):
@@ -520,6 +523,14 @@ def _share_of(metric: MetricInfo, qualifier: str) -> bool:
     "Per-request decode speed"): then the words name the metric, not a share of it."""
     words = re.sub(r"[\s-]+", " ", qualifier.strip().lower())
     return words.startswith("per ") and words in re.sub(r"[\s-]+", " ", metric.label.lower())
+
+
+def _dating_words(text: str, quantity: Quantity) -> str:
+    """The words that may date a figure: those before it, and a date right after it ("86.0 tok/s on Nov 3, 88.0
+    tok/s now")."""
+    rest = text[quantity.unit_end :]
+    after = _ON_DATE.match(text, quantity.unit_end + len(rest) - len(rest.lstrip()))
+    return text[: quantity.start] + (" " + after.group() if after is not None else "")
 
 
 def _dated_before(text: str, owner: ExperimentFacts) -> bool:

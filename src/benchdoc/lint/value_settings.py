@@ -60,6 +60,10 @@ _THRESHOLD_BEFORE = re.compile(r"\b(?:thresholds?|alert(?:s|ing)?\s+(?:at|above|
 # 6 req/s", "aims for 6 req/s". The figure must follow at once ("We hit the target; X decodes ..." still reads).
 _TARGET_BEFORE = re.compile(r"(?:\b(?:target|goal|objective)s?(?:\s+(?:for|of|in|on)\s+[^.;:]{1,40}?)?\s*(?::|=|is|of|at)|"
                             r"\baim(?:s|ing)?\s+(?:for|at))\s*(?:about|around|roughly|~)?\s*$", re.IGNORECASE)
+# A trigger of an alert or on-call rule: a bound figure whose line ends in what is done when it is crossed
+# ("hit rate under 30% on any replica: ticket", "TTFT p99 above 600 ms for 10 minutes -> page").
+_TRIGGER = re.compile(r"[^.;:]*?(?::|->|→|=>)\s*[*_]*\s*(?:page|ticket|alert|escalate|roll\s*back|rollback|restart|drain|"
+                      r"call\s+on-?call|open\s+an?\s+(?:incident|issue|ticket))\b", re.IGNORECASE)
 # A condition after the figure that the ledger does not record: "97.0% when the prompt includes two examples".
 _CONDITION_AFTER = re.compile(r"\s*(?:only\s+)?(?:when|whenever|if|unless|provided)\s", re.IGNORECASE)
 
@@ -83,6 +87,8 @@ def is_threshold(context: Context, quantity: Quantity) -> bool:
     if after is not None and not any(m.start < after.end() and m.end > quantity.unit_end for m in context.mentions):
         return True  # not a word of a name ("the 2k limit" may be an experiment)
     if _TARGET_BEFORE.search(text, max(0, quantity.start - 60), quantity.start):
+        return True
+    if quantity.bound in ("lower", "upper") and _TRIGGER.match(text, quantity.unit_end):
         return True
     before = _THRESHOLD_BEFORE.search(text, 0, quantity.start)
     return before is not None and not any(before.end() <= m.start < quantity.start or m.start <= before.start() < m.end
@@ -117,6 +123,23 @@ def only_comparators(context: Context, quantity: Quantity) -> bool:
                or _FROM_AFTER.fullmatch(text, quantity.unit_end, m.start) for m in context.mentions):
         return False
     return not any(_ITS_OWN.fullmatch(text, m.end, quantity.start) for m in context.mentions if m.end <= quantity.start)
+
+
+def named_only_in_a_later_aside(context: Context, quantity: Quantity, same_unit: list[Quantity]) -> bool:
+    """Whether every experiment the sentence names stands in a parenthesis after the figure that holds a figure of
+    its own in the same unit: "Hit rate: 58.6% (the cache off shows 2.2%)" gives 58.6% to the unnamed subject."""
+    text = context.unit.text
+    if not context.mentions or context.row_experiment is not None:
+        return False
+    for mention in context.mentions:
+        opened = text.rfind("(", quantity.unit_end, mention.start)
+        if opened < 0 or ")" in text[opened : mention.start]:
+            return False
+        closed = text.find(")", mention.end)
+        closed = len(text) if closed < 0 else closed
+        if not any(opened < q.start < closed and q.units & quantity.units for q in same_unit):
+            return False
+    return True
 
 
 def in_the_label(label_quantities: list[Quantity], quantity: Quantity) -> bool:
