@@ -74,3 +74,15 @@ def test_a_delta_cell_without_a_result_must_stay_quiet_when_it_claims_nothing_or
     assert claims(cpu, table("vs stock", "—", pinned_cell="+40.0%")) == []
     (stale,) = claims(cpu, table("vs stock", "—", pinned_cell="+10.0%"))
     assert stale.line == 4 and "40.0% faster than Stock build" in stale.fix
+
+
+def test_a_journal_s_lines_are_each_their_own_sentence(cpu: LintFacts) -> None:
+    # A "respectively" or a plan on another line of a journal's paragraph belongs to that line alone.
+    for before in ("– pinned and huge pages: goodput 10.0 and 4.40 req/s respectively\n",
+                   "· rerun huge pages if the box frees up\n"):
+        (stale,) = claims(cpu, before + "– huge pages 30% faster than pinned\n")
+        assert stale.line == 2 and "21.4% slower than Pinned threads" in stale.fix
+        assert claims(cpu, before + "– huge pages 21% slower than pinned\n") == []
+    # must stay: in one sentence wrapped over lines the "respectively" or the plan is the claim's own.
+    assert claims(cpu, "Pinned threads and huge pages are 80% and 70% faster than\nstock respectively.") == []
+    assert claims(cpu, "If the box frees up, huge pages\nmight be 30% faster than pinned.") == []

@@ -66,3 +66,14 @@ def test_historical_sections_by_word_in_the_heading_path() -> None:
     doc = units("# Log\n\nNow.\n\n## Project history\n\nThen.\n\n### Details\n\nStill then.\n\n## Results\n\nNow again.\n")
     flags = {u.text: u.historical for u in doc.units if not u.heading}
     assert flags == {"Now.": False, "Then.": True, "Still then.": True, "Now again.": False}
+
+
+def test_a_line_opened_by_a_journal_mark_is_an_entry_of_its_own() -> None:
+    # "– note", "× done", "· task", "• point" on the lines of one paragraph: no period ends them, each is its own.
+    doc = units("Monday\n– first note 5%\n× second task done\n· third\n• fourth, and some\nmore words\n")
+    assert [u.text for u in doc.units] == ["Monday", "– first note 5%", "× second task done", "· third",
+                                           "• fourth, and some more words"]
+    assert doc.units[2].position(0) == (3, 1)
+    # must stay: a mark inside a line, or a wrapped line, is no new entry.
+    doc = units("Prefill 2 × 4 GPUs – the plan –\nstill one sentence.\n")
+    assert [u.text for u in doc.units] == ["Prefill 2 × 4 GPUs – the plan – still one sentence."]

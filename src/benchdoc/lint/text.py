@@ -109,7 +109,8 @@ def document_units(parsed: ParsedDocument, historical_sections: Sequence[str] = 
         text, pieces = _assemble(block)
         is_heading = first.line in heading_lines
         offsets = [piece.offset for piece in pieces]
-        for start, end in sentence_spans(text):
+        marked = [p.offset for p in pieces[1:] if _LINE_MARK.match(text, p.offset)]
+        for start, end in sentence_spans(text, marked):
             sentence_pieces = _slice_pieces(pieces, offsets, start, end)
             units.append(
                 Unit(text[start:end], sentence_pieces, section, is_historical, heading=is_heading, block=first.block,
@@ -188,15 +189,18 @@ def _blank_markup(text: str) -> str:
 
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)")
+# A line of a paragraph opened by a journal's mark ("– note", "× done", "· task", "• point"): an entry of its own.
+_LINE_MARK = re.compile(r"\s*[–—·×•](?=\s)")
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Start and end offsets of each sentence (semicolons end one too); blanks are trimmed."""
+def sentence_spans(text: str, breaks: Sequence[int] = ()) -> list[tuple[int, int]]:
+    """Start and end offsets of each sentence (semicolons end one too, as does the offset of each of
+    ``breaks``, a line that opens with a mark of its own); blanks are trimmed."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.end()
-        if end <= start or (match.group() == "." and _is_abbreviation(text, match.start())):
+    ends = [(m.end(), m.group(), m.start()) for m in _SENTENCE_END.finditer(text)] + [(b, "", b) for b in breaks]
+    for end, mark, at in sorted(ends):
+        if end <= start or (mark == "." and _is_abbreviation(text, at)):
             continue
         spans.append((start, end))
         start = end
