@@ -160,3 +160,26 @@ def test_a_lower_case_works_in_a_status_column_is_the_plain_word(facts: LintFact
     assert kinds(facts, table.format(word="Works")) == [STALE_VERDICT]
     # Low-bit fails: neither spelling stands.
     assert kinds(facts, table.replace("Tree | 995", "Low-bit | 1150").format(word="works")) == [STALE_VALUE, STALE_VERDICT]
+
+
+def test_a_verdict_whose_target_the_ledger_does_not_name_is_left_alone(facts: LintFacts) -> None:
+    # Pinned is slower than Ring; what "the old kernel" or "before" was, the ledger does not say.
+    assert kinds(facts, "Pinned beats the old kernel.") == []
+    assert kinds(facts, "Pinned is faster than before.") == []
+    # Named, or the baseline the ledger compares it with, the target is judged.
+    assert kinds(facts, "Pinned beats Ring.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned is faster than the baseline.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned beats Ring on decode speed.") == [STALE_VERDICT]
+
+
+def test_beats_takes_its_target_directly(facts: LintFacts) -> None:
+    # Tree against Pinned is a pair outside the compare_to family: Tree is 10.6% faster, so "beats" holds.
+    assert kinds(facts, "Tree beats Pinned.") == []
+    assert kinds(facts, "Pinned beats Tree.") == [STALE_VERDICT]
+    assert kinds(facts, "Pinned lags behind Tree.") == []
+
+
+def test_a_verdict_under_a_setting_named_after_it_is_a_condition(facts: LintFacts) -> None:
+    assert kinds(facts, "Pinned is faster with max_batch = 512.") == []
+    assert kinds(facts, "Pinned is faster when the cache is warm.") == []
+    assert kinds(facts, "Pinned is faster with the new driver.") == [STALE_VERDICT]

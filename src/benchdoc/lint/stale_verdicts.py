@@ -50,7 +50,14 @@ _OWN_VERB = re.compile(r"\s(?:and|but)\s+(?:also\s+|only\s+)?[a-z]+s\s+(?=~?\d|a
                        r"more\b|fewer\b|half\b|twice\b|a\b|an\b|the\b)", re.IGNORECASE)
 
 # A verdict under a condition named right after it: "net-negative only if the model is sensitive".
-_CONDITION_AFTER = re.compile(r"\s*,?\s*(?:only\s+|just\s+)?(?:if|unless|provided|as\s+long\s+as)\b", re.IGNORECASE)
+_CONDITION_AFTER = re.compile(r"\s*,?\s*(?:(?:only\s+|just\s+)?(?:if|unless|when|whenever|provided|as\s+long\s+as)\b|"
+                              r"with\s+[\w.-]+\s*(?:=|<|>|≤|≥)\s*\S)", re.IGNORECASE)
+# A verdict that takes its target right after it ("beats X", "on par with X"), or after "than"/"vs" ("faster than X").
+_TAKES_TARGET = re.compile(r"beats|outperforms|ahead of|loses to|lags(?: behind)?|trails|on par with|equivalent to|"
+                           r"the same as|indistinguishable from", re.IGNORECASE)
+_THAN_LINK = re.compile(r"\s+(?:than|vs\.?|versus|against)\s+", re.IGNORECASE)
+# What the ledger's own comparison stands for, when a verdict's target is not named: "than the baseline".
+_ROLE_TARGET = re.compile(r"(?:(?:the|our|its|their)\s+)?(?:baseline|reference|default)s?\b", re.IGNORECASE)
 # "pays for that speed-up", "this speedup": a noun pointing back at a claim made before, not a new one.
 _POINTS_BACK = re.compile(r"(?<![\w-])(?:that|this|those|these|such|the\s+same)\s+$", re.IGNORECASE)
 _VERDICT_NOUN = re.compile(r"speed-?up|(?:the\s+)?(?:clear\s+)?winner", re.IGNORECASE)
@@ -74,8 +81,10 @@ class VerdictRule:
         current = self.know.standing(subject, context)
         meaning = verdict.meaning
         target = self._than_target(context, verdict)
-        if meaning == SAME and target is None:
-            target = self._direct_target(context, verdict)  # "equivalent to X", "on par with X"
+        if target is None and (meaning == SAME or _TAKES_TARGET.fullmatch(text[verdict.start : verdict.end])):
+            target = self._direct_target(context, verdict)  # "equivalent to X", "on par with X", "beats X"
+        if target is None and meaning in (WINS, LOSES, SAME) and _unnamed_target(text, verdict, context):
+            return None  # "beats pure PP", "faster than before": compared with what the ledger does not name
         elsewhere = target is not None and self.know.standing(target, context).name != current.compare_to
         if without_result(current) and meaning in (WINS, LOSES, SAME, WORKS) and (
             current.status is Status.UNTESTED or current.unreliable is not None or elsewhere
@@ -323,6 +332,25 @@ def _contradicts(meaning: str, status: Status, goodness: float | None) -> bool:
         # "on par with 570" of one whose latest run failed: it has no result to be on par with.
         return status is Status.WORKS or status.loses or status is Status.FAILED
     return False
+
+
+def _unnamed_target(text: str, verdict: VerdictWord, context: Context) -> bool:
+    """Whether words after a verdict give it a target that is no experiment's name ("beats pure PP")."""
+    if _TAKES_TARGET.fullmatch(text[verdict.start : verdict.end]):
+        at = verdict.end
+    else:
+        link = _THAN_LINK.match(text, verdict.end)
+        if link is None:
+            return False
+        at = link.end()
+    at += len(text[at:]) - len(text[at:].lstrip())
+    rest = text[at:]
+    if not rest or not (rest[0].isalnum() or rest[0] in "`'\"") or any(m.start <= at < m.end for m in context.mentions):
+        return False
+    article = re.match(r"(?:the|a|an)\s+", rest, re.IGNORECASE)
+    if article is not None and any(m.start == at + article.end() for m in context.mentions):
+        return False  # "beats the TP8 build": a name after an article
+    return _ROLE_TARGET.match(rest) is None and not re.match(r"(?:on|in|at|for|by|across|under)\b", rest, re.IGNORECASE)
 
 
 def _conditional_or_pointing_back(text: str, verdict: VerdictWord) -> bool:
