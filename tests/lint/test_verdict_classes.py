@@ -183,3 +183,19 @@ def test_a_verdict_under_a_setting_named_after_it_is_a_condition(facts: LintFact
     assert kinds(facts, "Pinned is faster with max_batch = 512.") == []
     assert kinds(facts, "Pinned is faster when the cache is warm.") == []
     assert kinds(facts, "Pinned is faster with the new driver.") == [STALE_VERDICT]
+
+
+def test_a_plural_subject_s_work_with_the_words_that_make_it_a_verdict(facts: LintFacts) -> None:
+    # Low-bit now fails: "work again" of its builds is a verdict the ledger contradicts.
+    assert kinds(facts, "Low-bit builds work again.") == [STALE_VERDICT]
+    assert kinds(facts, "Low-bit kernels work and are ready to ship.") == [STALE_VERDICT]
+    # "work" as a noun, or a plan of work, is none.
+    assert kinds(facts, "Low-bit work and the tests are on hold.") == []
+    assert kinds(facts, "Low-bit needs more work before the next release.") == []
+
+
+def test_first_that_orders_a_plan_is_not_the_past(facts: LintFacts) -> None:
+    assert kinds(facts, "Pinned is faster and needs a canary first.") == [STALE_VERDICT]
+    assert kinds(facts, "First, Pinned is faster.") == [STALE_VERDICT]
+    # The first run is the past.
+    assert kinds(facts, "Pinned was faster on its first run.") == []

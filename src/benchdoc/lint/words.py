@@ -45,7 +45,8 @@ ACRONYMS = {
 # A sentence speaking of the past: numbers in it may be an experiment's older results.
 HISTORICAL_CUES = re.compile(
     r"(?<![\w-])(?:was|were|had|used to|previously|originally|initially|formerly|earlier|at the time|"
-    r"back then|before|prior to|first|old|older|up from|down from|reached|measured|gave|got|"
+    # "first" of a first run, not the "first" that orders a plan ("needs a canary first.", "First, ..."):
+    r"back then|before|prior to|first(?!\s*(?:[.,;:!?)]|$))|old|older|up from|down from|reached|measured|gave|got|"
     r"achieved|delivered|scored|ran|peaked|superseded|pre-upgrade|historically|last (?:week|month|year)|"
     r"generated|added|showed|produced|came in|clocked|did|managed|topped out|started at)(?![\w-])",
     re.IGNORECASE,
@@ -186,7 +187,8 @@ VERDICT_PHRASES: tuple[tuple[str, str], ...] = (
     (LOSES, r"slower|worse"),
     (WINS, r"net[- ]positive|faster|better|fastest|the best|wins|a win|(?:the )?(?:clear )?winner|speed-?up|outperforms|"
      r"beats|improves|ahead of|worth (?:it|enabling)"),
-    (WORKS, r"works|work well|working|runs fine|runs cleanly"),
+    # a plural subject's "work" only with the words that make it a verdict: "graphs work again", "work and are ready"
+    (WORKS, r"works|work well|working|runs fine|runs cleanly|work (?:again|now|fine|reliably)|work(?= and (?:are|is)\b)"),
 )
 
 # Between the two experiments of a heading that compares them: "## 2P1D vs TP8".
