@@ -90,3 +90,21 @@ def test_a_name_in_a_later_aside_with_its_own_figure_does_not_own_the_figure_bef
     # Must stay flagged: a name alone in the parenthesis names the figure's owner, and a name outside it.
     assert stale(facts, "TTFT p99: 650 ms (CUDA graphs).")
     assert stale(facts, "CUDA graphs TTFT p99: 650 ms (eager shows 500 ms).")
+
+
+def test_a_pair_after_equivalent_to_or_matches_gives_its_second_figure_to_the_named_one(facts: LintFacts) -> None:
+    # The new kernel is no experiment of the ledger: 5.62 is its figure, 5.50 CUDA graphs' goodput.
+    assert kinds(facts, "Goodput for the new kernel is equivalent to CUDA graphs (5.62 vs 5.50 req/s).") == []
+    assert kinds(facts, "Goodput for the new kernel matches CUDA graphs (5.62 vs 5.50 req/s).") == []
+    # Must stay flagged: the named one's own figure wrong, and a name that is the sentence's subject.
+    assert stale(facts, "Goodput for the new kernel matches CUDA graphs (5.62 vs 5.40 req/s).")
+    assert stale(facts, "CUDA graphs matches the target (5.62 vs 5.60 req/s).")
+
+
+def test_the_after_side_of_moving_a_setup_to_an_unnamed_one_is_not_the_setup_s(facts: LintFacts) -> None:
+    # CUDA graphs is 5.50 req/s; 5.90 is what the unnamed new allocator gave it.
+    assert kinds(facts, "Moving CUDA graphs to the new allocator took goodput from 5.50 to 5.90 req/s.") == []
+    assert kinds(facts, "Upgrading CUDA graphs to driver 560 lifts goodput from 5.50 to 5.90 req/s (+7%).") == []
+    # Must stay flagged: a change of the setup itself, and a wrong before side of the move.
+    assert stale(facts, "CUDA graphs took goodput from 5.00 to 5.90 req/s.")
+    assert stale(facts, "Moving CUDA graphs to the new allocator took goodput from 5.20 to 5.90 req/s.")

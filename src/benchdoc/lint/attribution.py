@@ -54,8 +54,10 @@ _FROM_FIGURE_ON = re.compile(r"\bfrom\s+[~≈]?\d[\d.,]*\s*[^\s\d,;]*\s+(?:on|fo
 
 
 # A name as what something is compared with, and a name right after a pair's second figure.
+# "equivalent to X", "matches X", "within 3% of X" name X as what is compared with too.
 _AS_TARGET = re.compile(_TARGET_WORD.pattern.removesuffix("$") + r"$|\b(?:same as|as \w+ as|on par with|in line with|"
-                        r"like)\s+(?:the\s+)?$", re.IGNORECASE)
+                        r"like|(?:equivalent|equal|identical|comparable|similar)\s+to|match(?:es|ing)?|"
+                        r"within\s+\S+\s+of)\s+(?:the\s+)?$", re.IGNORECASE)
 _AFTER_PAIR = re.compile(r"^\s*(?:(?:on|for|with|at|in)\s+)?(?:the\s+)?$", re.IGNORECASE)
 
 

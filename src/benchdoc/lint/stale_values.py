@@ -22,6 +22,7 @@ from benchdoc.lint.knowledge import Knowledge, cite_current, cite_latest, cite_r
 from benchdoc.lint.quantities import Quantity, bare_numbers
 from benchdoc.lint.text import Unit
 from benchdoc.lint.value_settings import (
+    after_a_move_away,
     in_the_label,
     is_threshold,
     named_only_in_a_later_aside,
@@ -216,6 +217,8 @@ class ValueRule:
             return True
         if only_comparators(context, quantity):
             return True  # "Throughput vs eager: 2,502 tok/s": the figure of what is compared with eager
+        if after_a_move_away(context, quantity):
+            return True  # "Moving old-V1 to 0.10.1 took goodput from 10.40 to 11.30 req/s": 0.10.1's figure
         if named_only_in_a_later_aside(context, quantity, self.know.quantities.find(context.unit.text)):
             return True  # "Hit rate: 58.6% (radix-off shows 2.2%)": the name owns the aside's figure only
         labels = [self.facts.experiments[e].label for e in experiments if e in self.facts.experiments]

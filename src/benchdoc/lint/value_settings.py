@@ -125,6 +125,28 @@ def only_comparators(context: Context, quantity: Quantity) -> bool:
     return not any(_ITS_OWN.fullmatch(text, m.end, quantity.start) for m in context.mentions if m.end <= quantity.start)
 
 
+# A named setup changed into another the sentence does not name, then the change's figures: "Moving X to 0.10.1
+# took goodput from 10.40 to 11.30 req/s", "Upgrading X to the new driver lifts it from 5.5 to 5.9 req/s".
+_MOVED = re.compile(r"\b(?:mov|upgrad|bump|switch|migrat|port|updat|rebas)(?:e|es|ed|ing|s)?\s+(?:the\s+)?$", re.IGNORECASE)
+_MOVED_TO = re.compile(r"\s+(?:[\w.()-]+\s+){0,2}?(?:to|onto)\s", re.IGNORECASE)
+_TO_SIDE = re.compile(r"\bfrom\s+[~≈]?\d[\d.,]*\s*\S*\s+(?:to|->|→)\s*[~≈]?\s*$", re.IGNORECASE)
+
+
+def after_a_move_away(context: Context, quantity: Quantity) -> bool:
+    """Whether the figure is the after side of a change that moves the named setup to one the sentence does not
+    name: "Moving X to 0.10.1 took goodput from 10.40 to 11.30 req/s" gives 11.30 to 0.10.1, not to X."""
+    text = context.unit.text
+    if not _TO_SIDE.search(text, max(0, quantity.start - 40), quantity.start):
+        return False
+    for mention in context.mentions:
+        if mention.end > quantity.start or not _MOVED.search(text, max(0, mention.start - 20), mention.start):
+            continue
+        moved = _MOVED_TO.match(text, mention.end)
+        if moved is not None and not any(moved.start() <= m.start < quantity.start for m in context.mentions if m != mention):
+            return True
+    return False
+
+
 def named_only_in_a_later_aside(context: Context, quantity: Quantity, same_unit: list[Quantity]) -> bool:
     """Whether every experiment the sentence names stands in a parenthesis after the figure that holds a figure of
     its own in the same unit: "Hit rate: 58.6% (the cache off shows 2.2%)" gives 58.6% to the unnamed subject."""
