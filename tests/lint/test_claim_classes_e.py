@@ -86,3 +86,16 @@ def test_a_journal_s_lines_are_each_their_own_sentence(cpu: LintFacts) -> None:
     # must stay: in one sentence wrapped over lines the "respectively" or the plan is the claim's own.
     assert claims(cpu, "Pinned threads and huge pages are 80% and 70% faster than\nstock respectively.") == []
     assert claims(cpu, "If the box frees up, huge pages\nmight be 30% faster than pinned.") == []
+
+
+def test_ahead_of_or_behind_another_by_a_figure_is_a_claim_against_it(cpu: LintFacts) -> None:
+    # Pinned threads' goodput is 2.5x stock's (+150%); huge pages is 21.4% slower than pinned threads.
+    assert claims(cpu, "Pinned threads' goodput is ahead of stock by 150%.") == []
+    (stale,) = claims(cpu, "Pinned threads' goodput is ahead of stock by 10%.")
+    assert stale.text == "ahead of stock by 10%" and "pinned.goodput_rps" in stale.fix
+    assert claims(cpu, "Huge pages is behind pinned by 21%.") == []
+    (stale,) = claims(cpu, "Huge pages falls behind pinned by 50%.")
+    assert "21.4% slower than Pinned threads" in stale.fix
+    # must stay: ahead of a date or a plan, not of an experiment, is no comparison the ledger holds.
+    assert claims(cpu, "Pinned threads is ahead of schedule by 10%.") == []
+    assert claims(cpu, "Pinned threads landed ahead of the release by two weeks.") == []

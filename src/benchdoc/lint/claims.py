@@ -80,7 +80,7 @@ _BY_VERB = re.compile(
     r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|trim(?:s|med|ming)?|shav(?:es|ed|ing|e)|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
     r"beat(?:s|ing)?|lead(?:s|ing)?(?!\s+to\b)|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
     r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
-    r"underperform(?:s|ed|ing)?|speeds? up|slows? down)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)"
+    r"underperform(?:s|ed|ing)?|speeds? up|slows? down|ahead of|behind)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)"
     # "reduced of 50%", "increased of 10%": "of" for "by" right after the verb, as a translated text writes it
     r"(?:\bby|(?<=ed )of|(?<=es )of)\s+(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|"
     r"nearly\s+|almost\s+|over\s+|more than\s+|at least\s+)?" + _AMOUNT,
@@ -139,8 +139,8 @@ _VERB_PERCENT = re.compile(
 _VERB_POLARITY = (
     (re.compile(r"^(?:add|gain|buy|bought|give|gave|bring|brought)", re.IGNORECASE), GOOD),
     (re.compile(r"^(?:cost|los)", re.IGNORECASE), BAD),
-    (re.compile(r"underperform|trail|lag|regress|slows? down", re.IGNORECASE), BAD),
-    (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up", re.IGNORECASE), GOOD),
+    (re.compile(r"underperform|trail|lag|regress|slows? down|behind", re.IGNORECASE), BAD),
+    (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up|ahead", re.IGNORECASE), GOOD),
     (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
     (re.compile(r"reduc|cut|trim|shav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
