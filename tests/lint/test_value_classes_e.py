@@ -7,8 +7,15 @@ TTFT p99 400 ms, goodput 5.50 req/s), torch.compile 1300 tok/s.
 
 from __future__ import annotations
 
-from benchdoc.lint import LintFacts
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchdoc.config import parse_config
+from benchdoc.ledger.models import NewRun, Sample
+from benchdoc.ledger.store import Ledger
+from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.lint.findings import STALE_VALUE
+from benchdoc.results import build_results
 
 from .test_reading_classes import facts, kinds, lint
 
@@ -108,3 +115,44 @@ def test_the_after_side_of_moving_a_setup_to_an_unnamed_one_is_not_the_setup_s(f
     # Must stay flagged: a change of the setup itself, and a wrong before side of the move.
     assert stale(facts, "CUDA graphs took goodput from 5.00 to 5.90 req/s.")
     assert stale(facts, "Moving CUDA graphs to the new allocator took goodput from 5.20 to 5.90 req/s.")
+
+
+SHARED = """\
+[metrics.hit]
+label = "Prefix cache hit rate"
+unit = "%"
+direction = "higher"
+digits = 1
+primary = true
+
+[experiments.off]
+label = "Sharing off"
+aliases = ["off"]
+role = "reference"
+
+[experiments.shared]
+label = "Prefix sharing"
+aliases = ["prefix"]
+compare_to = "off"
+"""
+
+
+def test_an_experiment_s_name_inside_a_metric_s_name_names_no_experiment(tmp_path: Path) -> None:
+    config = parse_config(SHARED, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        for name, centre in (("off", 2.0), ("shared", 70.0)):
+            samples = [Sample("hit", centre + d, i, i) for i, d in enumerate((0.0, -0.1, 0.1))]
+            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
+                                     finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        shared = facts_from_results(build_results(config, ledger))
+
+    def found(text: str) -> list[str]:
+        return [f.kind for f in lint_text(shared, text + "\n", "log.md")]
+
+    # "prefix" is a word of the metric's name here, not the prefix-sharing experiment: 3.0% is nobody's the
+    # sentence names.
+    assert found("Its prefix cache hit rate is 3.0%, from accidental overlap only.") == []
+    # Must stay flagged: the experiment named besides the metric, by its alias or its label.
+    assert found("prefix reaches a prefix cache hit rate of 3.0%.") == [STALE_VALUE]
+    assert found("The prefix cache hit rate of Prefix sharing is 3.0%.") == [STALE_VALUE]

@@ -31,7 +31,7 @@ class Knowledge:
 
     def __init__(self, facts: LintFacts) -> None:
         self.facts = facts
-        self.mentions = MentionFinder(facts.experiments.values())
+        self.mentions = MentionFinder(facts.experiments.values(), (m.label for m in facts.metrics.values()))
         self.quantities = QuantityFinder(m.unit for m in facts.metrics.values() if m.unit)
         self.keywords = {name: keyword_pattern(m) for name, m in facts.metrics.items()}
         self.unit_words = {name: unit_pattern(m.unit) for name, m in facts.metrics.items() if m.unit}

@@ -30,7 +30,7 @@ class MentionFinder:
     however many experiments the project has.
     """
 
-    def __init__(self, experiments: Iterable[ExperimentFacts]) -> None:
+    def __init__(self, experiments: Iterable[ExperimentFacts], metric_labels: Iterable[str] = ()) -> None:
         self._trie: dict[str, Any] = {}
         for facts in experiments:
             for spelling, via in ((facts.label, "label"), (facts.name, "name"), *((a, "alias") for a in facts.aliases)):
@@ -41,6 +41,26 @@ class MentionFinder:
                 for word in words:
                     node = node.setdefault(word, {})
                 node.setdefault(_END, (facts.name, via))  # the first to claim a spelling keeps it
+        # A metric's name is read whole before an experiment's name that is one of its words: in "Radix cache hit
+        # rate is 2.1%" no experiment aliased "radix" is named.
+        self._metrics: dict[str, Any] = {}
+        for label in metric_labels:
+            words = [token.lower() for token in _TOKEN.findall(label)]
+            node = self._metrics
+            for word in words:
+                node = node.setdefault(word, {})
+            if words:
+                node[_END] = True
+
+    def _metric_at(self, tokens: list[tuple[str, int, int]], i: int) -> int:
+        """Where a metric's name that starts at token ``i`` ends (a token index), or ``i`` when none does."""
+        node, j, stop = self._metrics, i, i
+        while j < len(tokens) and tokens[j][0] in node:
+            node = node[tokens[j][0]]
+            j += 1
+            if _END in node:
+                stop = j
+        return stop
 
     def find(self, text: str) -> list[Mention]:
         tokens = [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
@@ -55,8 +75,9 @@ class MentionFinder:
                 j += 1
                 if _END in node:
                     best = (j, node[_END])
-            if best is None:
-                i += 1
+            metric_end = self._metric_at(tokens, i) if self._metrics else i
+            if best is None or metric_end > best[0]:
+                i = max(i + 1, metric_end)
                 continue
             stop, (experiment, via) = best
             found.append(Mention(tokens[i][1], tokens[stop - 1][2], experiment, via))
