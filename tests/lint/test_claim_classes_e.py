@@ -1,7 +1,8 @@
 """Classes of claim misreading found on the fifth round of held-out batches, each probed with sentences of our own.
 
-The CPU-serving project of :mod:`tests.lint.test_claim_classes_d`, with one more experiment,
-turbo boost (compared with the stock build), whose only run failed: it has no result to compare.
+The CPU-serving project of :mod:`tests.lint.test_claim_classes_d`, with a cost per million tokens
+(pinned threads 25% cheaper than stock, huge pages 10%) and one more experiment, turbo boost
+(compared with the stock build), whose only run failed: it has no result to compare.
 """
 
 from __future__ import annotations
@@ -19,6 +20,15 @@ from benchdoc.lint import LintFacts, facts_from_results, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.results import build_results
 
+COST = """
+[metrics.cost_usd_mtok]
+label = "Cost per million tokens"
+unit = "USD/Mtok"
+direction = "lower"
+digits = 2
+"""
+# Cost per million tokens of each experiment: pinned threads 25% cheaper than stock, huge pages 10%.
+COSTS = {"stock": 2.00, "pinned": 1.50, "hugepages": 1.80, "prefetch": 2.00, "interleave": 1.40}
 TURBO = """
 [experiments.turbo]
 label = "Turbo boost"
@@ -30,13 +40,15 @@ compare_to = "stock"
 @pytest.fixture(scope="module")
 def cpu(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
     root: Path = tmp_path_factory.mktemp("cpu-e")
-    config = parse_config(CONFIG + TURBO, root / "benchdoc.toml")
+    config = parse_config(CONFIG + COST + TURBO, root / "benchdoc.toml")
     with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
         for name, day, figures, spread in RUNS:
             at = T0 + timedelta(days=day)
             samples = [Sample(metric, centre * (1 + spread * offset), i, i)
                        for metric, centre in zip(METRICS, figures)
                        for i, offset in enumerate((0, -2, 2, -1, 1))]
+            samples += [Sample("cost_usd_mtok", COSTS[name] * (1 + 0.001 * offset), i, i)
+                        for i, offset in enumerate((0, -2, 2, -1, 1))]
             ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
                                      finished_at=at + timedelta(minutes=5), host="cpu-a"))
         at = T0 + timedelta(days=4)
@@ -99,3 +111,20 @@ def test_ahead_of_or_behind_another_by_a_figure_is_a_claim_against_it(cpu: LintF
     # must stay: ahead of a date or a plan, not of an experiment, is no comparison the ledger holds.
     assert claims(cpu, "Pinned threads is ahead of schedule by 10%.") == []
     assert claims(cpu, "Pinned threads landed ahead of the release by two weeks.") == []
+
+
+def test_a_word_of_price_is_about_the_cost_metric(cpu: LintFacts) -> None:
+    # Pinned threads' cost per million tokens is 25% below stock's; its throughput 40% above.
+    assert claims(cpu, "Pinned threads is 25% cheaper than stock.") == []
+    assert claims(cpu, "Stock is 33% more expensive than pinned threads per million tokens.") == []
+    (stale,) = claims(cpu, "Pinned threads is 12% cheaper than stock.")
+    assert "pinned.cost_usd_mtok" in stale.fix
+    (stale,) = claims(cpu, "Huge pages is 30% cheaper than the stock build.")
+    assert "hugepages.cost_usd_mtok" in stale.fix
+    assert claims(cpu, "Pinned threads saves 25% on cost per million tokens versus stock.") == []
+    (stale,) = claims(cpu, "Pinned threads saves 9% on cost per million tokens versus stock.")
+    assert "pinned.cost_usd_mtok" in stale.fix
+    # must stay: a saving of what no metric names, or of nothing named, is no claim; a cheaper thing is no result.
+    assert claims(cpu, "Pinned threads saves 9% versus stock.") == []
+    assert claims(cpu, "Pinned threads saves 9% of the operator's time versus stock.") == []
+    assert claims(cpu, "On a 30% cheaper GPU, pinned threads is 40% faster than stock.") == []

@@ -25,8 +25,9 @@ _NUM = r"(?P<num>\d+(?:\.\d+)?)"
 _WORDS = {
     GOOD: r"faster|better|gains?|improvements?|speed-?ups?|boosts?|ahead|quicker|uplifts?|lift|win|more\s+(?:fast|quick)",
     BAD: r"slower|worse|regressions?|slow-?downs?|loss|behind|penalty|degradation|more\s+slow",
-    UP: r"higher|more\s+high|more|increases?|jump|above",
-    DOWN: r"lower|more\s+low|less|fewer|decreases?|drops?|reductions?|cut|below",
+    # "12% cheaper", "9% more expensive": the number of a cost goes down or up
+    UP: r"more\s+expensive|pricier|costlier|higher|more\s+high|more|increases?|jump|above",
+    DOWN: r"cheaper|less\s+expensive|lower|more\s+low|less|fewer|decreases?|drops?|reductions?|cut|below",
 }
 _ANY_WORD = "|".join(_WORDS.values())
 
@@ -130,7 +131,7 @@ _WORD_FACTOR = re.compile(
 _WORD_FACTORS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "half": 0.5,
                  **{share: size / 100 for share, size in _FRACTIONS.items()}}  # "a third of the TTFT of X": 1/3
 _VERB_PERCENT = re.compile(
-    r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost)\s+"
+    r"\b(?P<verb>adds?|added|adding|gains?|gained|buys|bought|gives|gave|brings|brought|costs?|loses?|lost|saves?|saved|saving)\s+"
     # "costs you only 1%", "buys us 9%": a pronoun the change is given to
     r"(?:(?:you|us|them|me)\s+)?(?:(?:an?\s+)?(?:extra|another|additional|further)\s+)?(?:(?:only|just|merely)\s+)?(?P<hedge>about\s+|roughly\s+|~\s*|around\s+|nearly\s+|almost\s+|"
     r"over\s+|more than\s+|at least\s+|up to\s+)?(?P<sign>[+\-−])?" + _NUM + r"\s*(?:%|percent\b)(?:\s+(?:of|to|in|on)\b)?",
@@ -142,7 +143,7 @@ _VERB_POLARITY = (
     (re.compile(r"underperform|trail|lag|regress|slows? down|behind", re.IGNORECASE), BAD),
     (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up|ahead", re.IGNORECASE), GOOD),
     (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
-    (re.compile(r"reduc|cut|trim|shav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
+    (re.compile(r"reduc|cut|trim|shav|sav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
 # After the claim word: up to four words, then the word that introduces what it is compared with
 # ("than |the baseline", "than with |the Triton backend").

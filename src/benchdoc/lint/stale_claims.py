@@ -44,7 +44,7 @@ from benchdoc.lint.facts import ExperimentFacts, MetricInfo
 from benchdoc.lint.findings import STALE_CLAIM, Finding
 from benchdoc.lint.knowledge import Knowledge, cite_current, cite_run, fmt, history, matches, mention_at, tolerance
 from benchdoc.lint.text import Unit
-from benchdoc.lint.words import HYPOTHETICAL
+from benchdoc.lint.words import COST, COST_WORD, HYPOTHETICAL
 
 _VS_HEADER = re.compile(r"^(?:vs\.?|versus|against|Δ|delta|change|diff(?:erence)?)\b", re.IGNORECASE)
 SPEED_WORD = re.compile(r"faster|slower|quicker|speed-?ups?|slow-?downs?", re.IGNORECASE)
@@ -352,7 +352,17 @@ class ClaimRule:
                 return None  # "30% higher acceptance": not a metric the ledger holds
             if not named and claim.polarity in (GOOD, BAD) and not only_filler(noun):
                 return None
-        return self._speed_only(claim, self.reader.metric(context, claim, neighbours))
+        if claim.word.startswith("sav"):
+            return None  # "saves 9%" of what its words do not name: no metric of ours
+        return self._cost_only(claim, self._speed_only(claim, self.reader.metric(context, claim, neighbours)))
+
+    def _cost_only(self, claim: Claim, reading: MetricReading | None) -> MetricReading | None:
+        """"12% cheaper", "9% more expensive": a word of price is about the project's one cost metric, never another."""
+        if not COST_WORD.fullmatch(claim.word):
+            return reading
+        costs = [m for m in reading.candidates if COST.search(f"{m.label} {m.unit}")] if reading else []
+        costs = costs or [m for m in self.facts.metrics.values() if COST.search(f"{m.label} {m.unit}")]
+        return MetricReading((costs[0],), True) if len(costs) == 1 else None
 
     def _speed_only(self, claim: Claim, reading: MetricReading | None) -> MetricReading | None:
         """"31% faster than BF16 with no accuracy loss": a speed word is about a speed (a rate or a

@@ -215,3 +215,7 @@ STATUS_WORDS: dict[str, Status] = {
     "fail": Status.FAILED,
 }
 STATUS_HEADERS = re.compile(r"^(?:status|verdict|result|outcome|state)$", re.IGNORECASE)
+
+# A word of price ("12% cheaper", "9% more expensive"), and a metric that is a price ("Cost per million tokens", "USD/Mtok").
+COST_WORD = re.compile(r"cheaper|less\s+expensive|more\s+expensive|pricier|costlier", re.IGNORECASE)
+COST = re.compile(r"\b(?:costs?|price|USD|EUR|dollars?)\b|[$€]", re.IGNORECASE)
