@@ -189,7 +189,10 @@ _INTERVAL_LEAD = (r"(?:runs|running|goes|going|ranges|ranging|spans|spanning|str
                   r"(?:from\s+|between\s+)?"
                   r"|(?:from|between)\s+")
 _INTERVAL = re.compile(
-    r"\b(?:(?:confidence\s+)?intervals?|CI)\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?(?:" + _INTERVAL_LEAD
+    # "the interval against no-chunk runs from ...": the pair it is of may be named between
+    r"\b(?:(?:confidence\s+)?intervals?|CI)(?:\s+(?:against|vs\.?|versus|over|relative to|compared (?:to|with))"
+    r"(?:\s+[\w.+/-]+){1,3}?(?=\s+(?:runs|running|goes|going|ranges|ranging|spans|spanning|stretches|stretching|reaches|reaching|is|was|:)))?"
+    r"\s*(?:of\s+|is\s+|was\s+|:\s*|=\s*)?(?:" + _INTERVAL_LEAD
     + r")?[\[(]?\s*" + _END + r"\s*(?:,|to|and|–|—|…|\.\.\.?)\s*" + _END + r"\s*[\])]?"
     r"|\[\s*[+\-−]\d+(?:\.\d+)?\s*%\s*,\s*[+\-−]?\d+(?:\.\d+)?\s*%\s*\]",
     re.IGNORECASE,
