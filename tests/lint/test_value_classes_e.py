@@ -156,3 +156,12 @@ def test_an_experiment_s_name_inside_a_metric_s_name_names_no_experiment(tmp_pat
     # Must stay flagged: the experiment named besides the metric, by its alias or its label.
     assert found("prefix reaches a prefix cache hit rate of 3.0%.") == [STALE_VALUE]
     assert found("The prefix cache hit rate of Prefix sharing is 3.0%.") == [STALE_VALUE]
+
+
+def test_a_figure_of_a_result_metric_named_after_it_is_no_load_setting(facts: LintFacts) -> None:
+    # The workload offers 6 req/s; CUDA graphs' goodput is 5.50 req/s.
+    assert stale(facts, "CUDA graphs delivers 6.00 req/s of goodput.")
+    assert stale(facts, "CUDA graphs delivers 6.00 req/s of goodput at full load.")
+    # Must stay quiet: the same figure said to be the load.
+    assert kinds(facts, "CUDA graphs runs at 6.00 req/s of offered load.") == []
+    assert kinds(facts, "CUDA graphs is driven with 6.00 req/s of arrivals.") == []

@@ -79,6 +79,9 @@ _OVER_LINK = re.compile(r"\s*over\s+(?:the\s+|an?\s+)?(?:RDMA|RoCE(?:v2)?|Infini
 # A metric's name and "=" just before a number ("goodput = 6.9 req/s"), and the words that name a load instead.
 _EQUALS_AFTER = re.compile(r"(?P<label>[A-Za-z][\w .%/-]{0,40}?)\s*=\s*(?:~\s*)?$")
 _LOAD_WORD = re.compile(r"\b(?:rate|qps|concurrency|load|offered|arrivals?|SLO|target|batch|max[_ ]?\w*)\b", re.IGNORECASE)
+# The metric named right after a figure as what it is a figure of: "12.00 req/s of goodput".
+_METRIC_OF = re.compile(r"\s*of\s+(?P<words>[A-Za-z][\w -]{0,30}?)\s*(?=[,.;:()]|$|\s(?:and|at|on|with|for|in|from)\b)",
+                        re.IGNORECASE)
 # A day the sentence dates its figure to ("on 11/20", "on 2026-11-20", "(Nov 20)").
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ON_DATE = re.compile(
@@ -176,7 +179,8 @@ class ValueRule:
             return None  # "Without P2P, 1P1D drops to 8,720 tok/s": a variant the ledger does not name
         if _not_a_result(context, quantity, self._fleets(experiments)) or self._not_recorded(context, quantity, experiments):
             return None  # "13 replicas cover 312 req/s", "(4,900 tok/s) are not comparable", "the 1500 ms alert"
-        if is_load_setting(self.facts, context, quantity, scope) and not self._metric_equals(context, quantity, candidates):
+        if is_load_setting(self.facts, context, quantity, scope) and not self._metric_equals(context, quantity, candidates) \
+                and not self._metric_of_after(context, quantity, candidates):
             return None  # "at 6 req/s offered": the workload, not a result
         missing = self._without_result(context, quantity, candidates, where, experiments)
         if missing is not None:
@@ -240,6 +244,14 @@ class ValueRule:
         if found is None or _LOAD_WORD.search(found.group("label")):
             return False
         return any(self.know.names_metric(m.name, found.group("label")) for m in candidates)
+
+    def _metric_of_after(self, context: Context, quantity: Quantity, candidates: list[MetricInfo]) -> bool:
+        """Whether a result metric's name follows the figure as what it is a figure of ("delivers 12.00 req/s of
+        goodput"): then a value equal to the workload's offered rate is that metric's, not the load."""
+        found = _METRIC_OF.match(context.plain, quantity.unit_end)
+        if found is None or _LOAD_WORD.search(found.group("words")):
+            return False
+        return any(self.know.names_metric(m.name, found.group("words")) for m in candidates)
 
     def _near_past(self, scope: Sequence[str], metrics: Sequence[MetricInfo], quantity: Quantity) -> bool:
         """Whether a figure lies within a few percent of an earlier result of a named experiment (what one
