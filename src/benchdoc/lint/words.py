@@ -147,7 +147,7 @@ NOT_OURS = re.compile(
     r"authors'?\s+|published\s+|project'?s\s+)?(?:paper|preprint|blog(?:\s+post)?|announcement|release notes|model card|"
     r"press release|datasheet|whitepaper)|"
     r"(?:in|per|from)\s+(?:the|their|its|a)\s+(?:upstream|vendor'?s?|published|official|third-party|public)\s+"
-    r"(?:benchmarks?|numbers|results|measurements|report|leaderboard)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
+    r"(?:benchmarks?|numbers|results|measurements|report|leaderboard|tests?|testing|runs|evaluations?|experiments)|according to|(?:the\s+)?(?:paper|authors|vendor|upstream)\s+(?:reports?|claims?|says|"
     r"states?|quotes?)|(?:we|I)\s+(?:have|has)\s*n[o']t\s+(?:yet\s+)?(?:run|measured|tried|tested|reproduced)|"
     r"not\s+(?:yet\s+)?(?:run|measured|reproduced)\s+(?:by us|here|it|this)|"
     # others' figures: "reports elsewhere put X ahead", "reportedly", "we cannot confirm it"
