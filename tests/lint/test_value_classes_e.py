@@ -165,3 +165,45 @@ def test_a_figure_of_a_result_metric_named_after_it_is_no_load_setting(facts: Li
     # Must stay quiet: the same figure said to be the load.
     assert kinds(facts, "CUDA graphs runs at 6.00 req/s of offered load.") == []
     assert kinds(facts, "CUDA graphs is driven with 6.00 req/s of arrivals.") == []
+
+
+TIMED = """\
+[metrics.e2e]
+label = "E2E latency p99"
+unit = "s"
+direction = "lower"
+digits = 1
+primary = true
+
+[metrics.warm]
+label = "Warm-up time"
+unit = "s"
+direction = "lower"
+digits = 0
+
+[experiments.buckets]
+label = "Power-of-two buckets"
+aliases = ["buckets"]
+"""
+
+
+def test_a_time_named_by_the_verb_of_what_it_times(tmp_path: Path) -> None:
+    config = parse_config(TIMED, tmp_path / "benchdoc.toml")
+    at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
+        samples = [Sample(m, v + d, i, i) for m, v in (("e2e", 6.0), ("warm", 120.0)) for i, d in enumerate((0, -0.1, 0.1))]
+        ledger.record_run(NewRun(experiment="buckets", samples=samples, started_at=at,
+                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
+        timed = facts_from_results(build_results(config, ledger))
+
+    def found(text: str) -> list[str]:
+        return [f.message for f in lint_text(timed, text + "\n", "log.md")]
+
+    # Two metrics in seconds: "warms up in" names the warm-up time (120 s).
+    (message,) = found("Power-of-two buckets warms up in 45 s.")
+    assert "Warm-up time" in message
+    (message,) = found("Power-of-two buckets has an E2E latency p99 of 6.0 s and warms up in 45 s.")
+    assert "Warm-up time" in message
+    # Must stay quiet: the right warm-up time, and a verb that times nothing the ledger records.
+    assert found("Power-of-two buckets warms up in 120 s.") == []
+    assert found("Power-of-two buckets finishes a replay in 45 s.") == []

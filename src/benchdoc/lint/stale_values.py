@@ -333,6 +333,8 @@ class ValueRule:
         if not named and _OF_AFTER.match(text, quantity.unit_end):
             named = list({m.name: m for at, m in found if quantity.unit_end <= at < hi}.values())
         if not named:
+            named = _timed_by_verb(candidates, text[lo : quantity.start])
+        if not named:
             clause = context.plain[clause_start:clause_end]
             named = [m for m in candidates if self.know.names_metric(m.name, clause)
                      and not self.know.names_metric(m.name, context.plain[hi:clause_end])]
@@ -526,6 +528,22 @@ class ValueRule:
                 paren = header.find("(", per.end())
                 header = header[: per.start()] + (header[paren:] if paren >= 0 else "")
         return header
+
+
+# A time named by the verb of what it times: "warms up in 40 s" (a "Warm-up time"), "loads in 12 s" (a "Model
+# load time"), "starts in 9 s" (a "Startup time"), "compiles in 80 s" (a "Compile time").
+_TIMED_VERB = re.compile(r"\b(?P<stem>warm|load|start|boot|compil|captur)(?:s|es|ed|ing|e)?(?:\s+up)?\s+in\s+"
+                         r"(?:about\s+|around\s+|roughly\s+|under\s+|~\s*)?$", re.IGNORECASE)
+
+
+def _timed_by_verb(candidates: list[MetricInfo], before: str) -> list[MetricInfo]:
+    """The one metric whose label names the time the verb right before the figure times, else none."""
+    found = _TIMED_VERB.search(before)
+    if found is None:
+        return []
+    stem = found.group("stem").lower()
+    named = [m for m in candidates if re.search(r"\b" + stem, m.label.lower()) and re.search(r"\btime\b", m.label.lower())]
+    return named if len(named) == 1 else []
 
 
 def _names_whole(metric: MetricInfo, text: str) -> bool:
