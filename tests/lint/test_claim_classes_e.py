@@ -156,3 +156,16 @@ def test_a_figure_beside_another_s_tests_is_still_ours(cpu: LintFacts) -> None:
     assert "10.0% faster than Stock build" in stale.fix
     (stale,) = claims(cpu, "Huge pages is 2x faster than stock; see the vendor's tests for theirs.")
     assert "10.0% faster than Stock build" in stale.fix
+
+
+def test_lifts_and_shortens_by_a_figure_are_changes_of_the_metric_named(cpu: LintFacts) -> None:
+    # Pinned threads' goodput is +150% over stock; its resident memory -25%.
+    assert claims(cpu, "Pinned threads lifts goodput by 150% over stock.") == []
+    (stale,) = claims(cpu, "Pinned threads lifts goodput by 20% over stock.")
+    assert "pinned.goodput_rps" in stale.fix
+    assert claims(cpu, "Pinned threads shortens resident memory by 25% against stock.") == []
+    (stale,) = claims(cpu, "Pinned threads shortens resident memory by 60% against stock.")
+    assert "pinned.rss_gb" in stale.fix
+    # must stay: what is lifted or shortened is no metric of ours.
+    assert claims(cpu, "Pinned threads lifts the box off the rack by 20%.") == []
+    assert claims(cpu, "Pinned threads shortens the queue by 60% against stock.") == []

@@ -77,8 +77,8 @@ _BARE_SIGNED = re.compile(
 # "1.6x TP8", "0.85x the baseline's": a ratio of the two, the target right after it.
 _BARE_FACTOR = re.compile(r"(?<![\w.])" + _NUM + _TIMES + r"\s+(?=[\w\"'(])", re.IGNORECASE)
 _BY_VERB = re.compile(
-    r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|"
-    r"reduc(?:es|ed|ing|e)|cut(?:s|ting)?|trim(?:s|med|ming)?|shav(?:es|ed|ing|e)|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
+    r"\b(?P<verb>improv(?:es|ed|ing|e)|increas(?:es|ed|ing|e)|rais(?:es|ed|ing|e)|boost(?:s|ed|ing)?|lift(?:s|ed|ing)?|"
+    r"reduc(?:es|ed|ing|e)|shorten(?:s|ed|ing)?|cut(?:s|ting)?|trim(?:s|med|ming)?|shav(?:es|ed|ing|e)|lower(?:s|ed|ing)?|decreas(?:es|ed|ing|e)|drop(?:s|ped|ping)?|"
     r"beat(?:s|ing)?|lead(?:s|ing)?(?!\s+to\b)|outperform(?:s|ed|ing)?|trail(?:s|ed|ing)?|lag(?:s|ged|ging)?|regress(?:es|ed|ing)?|"
     r"outpac(?:es|ed|ing|e)|outrun(?:s|ning)?|outstrip(?:s|ped|ping)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|"
     r"underperform(?:s|ed|ing)?|speeds? up|slows? down|ahead of|behind)\b(?P<mid>(?:[^.;:%]|\.(?=\w)){0,60}?)"
@@ -142,8 +142,8 @@ _VERB_POLARITY = (
     (re.compile(r"^(?:cost|los)", re.IGNORECASE), BAD),
     (re.compile(r"underperform|trail|lag|regress|slows? down|behind", re.IGNORECASE), BAD),
     (re.compile(r"improv|boost|beat|lead|outperform|outpac|outrun|outstrip|surpass|exceed|speeds? up|ahead", re.IGNORECASE), GOOD),
-    (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump", re.IGNORECASE), UP),
-    (re.compile(r"reduc|cut|trim|shav|sav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
+    (re.compile(r"increas|rais|ris|rose|climb|grow|grew|jump|lift", re.IGNORECASE), UP),
+    (re.compile(r"reduc|shorten|cut|trim|shav|sav|lower|decreas|drop|fall|fell|shrink|shrank", re.IGNORECASE), DOWN),
 )
 # After the claim word: up to four words, then the word that introduces what it is compared with
 # ("than |the baseline", "than with |the Triton backend").
