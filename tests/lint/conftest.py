@@ -7,6 +7,7 @@ channels never ran.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from benchdoc.config import Config, parse_config
 from benchdoc.ledger.models import NewRun, Sample
 from benchdoc.ledger.store import Ledger
 from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.outcome import Outcome
 from benchdoc.results import build_results
 
 T0 = datetime(2026, 11, 2, 9, tzinfo=timezone.utc)
@@ -108,3 +110,30 @@ def spec_facts(tmp_path: Path) -> LintFacts:
         for hours, (experiment, values) in enumerate(SPEC_RUNS):
             ledger.record_run(run(experiment, T0 + timedelta(hours=hours), {}, output_tok_s=values))
         return facts_from_results(build_results(config, ledger))
+
+
+# One builder for the class tests' own small projects: a config's text and its runs, recorded
+# in a real SQLite ledger, read back as lint facts.
+def measured(experiment: str, at: datetime, starts: dict[str, Sequence[float]], host: str = "gpu-a") -> NewRun:
+    """A successful run: each metric's values, one server start each (start i, repetition i)."""
+    samples = [Sample(metric, value, i, i) for metric, values in starts.items() for i, value in enumerate(values)]
+    return NewRun(experiment=experiment, samples=samples, started_at=at, finished_at=at + timedelta(minutes=5),
+                  host=host, environment={})
+
+
+def failed(experiment: str, at: datetime, reason: str, host: str = "gpu-a") -> NewRun:
+    return NewRun(experiment=experiment, outcome=Outcome.FAILED, started_at=at, finished_at=at + timedelta(minutes=1),
+                  failure_reason=reason, host=host, environment={})
+
+
+def facts_from(root: Path, config_text: str, runs: Iterable[NewRun]) -> LintFacts:
+    config = parse_config(config_text, root / "benchdoc.toml")
+    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
+        for new_run in runs:
+            ledger.record_run(new_run)
+        return facts_from_results(build_results(config, ledger))
+
+
+def spread(centre: float, per_start: float, offsets: Sequence[int] = (0, -2, 2, -1, 1)) -> list[float]:
+    """Five starts around a centre, ``per_start`` of it apart (0.001: a tight result)."""
+    return [centre * (1 + per_start * offset) for offset in offsets]

@@ -10,16 +10,12 @@ tell it from the stock build; NUMA interleave 150 tok/s, compared with pinned th
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
+from tests.lint.conftest import facts_from, measured, spread
 
-from benchdoc.config import parse_config
-from benchdoc.ledger.models import NewRun, Sample
-from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, Finding
-from benchdoc.results import build_results
 
 CONFIG = """\
 [metrics.out_tok_s]
@@ -87,17 +83,9 @@ RUNS = (
 
 @pytest.fixture(scope="module")
 def cpu(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
-    root: Path = tmp_path_factory.mktemp("cpu")
-    config = parse_config(CONFIG, root / "benchdoc.toml")
-    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
-        for name, day, figures, spread in RUNS:
-            at = T0 + timedelta(days=day)
-            samples = [Sample(metric, centre * (1 + spread * offset), i, i)
-                       for metric, centre in zip(METRICS, figures)
-                       for i, offset in enumerate((0, -2, 2, -1, 1))]
-            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
-                                     finished_at=at + timedelta(minutes=5), host="cpu-a"))
-        return facts_from_results(build_results(config, ledger))
+    runs = [measured(name, T0 + timedelta(days=day), {m: spread(c, width) for m, c in zip(METRICS, figures)}, "cpu-a")
+            for name, day, figures, width in RUNS]
+    return facts_from(tmp_path_factory.mktemp("cpu"), CONFIG, runs)
 
 
 def claims(facts: LintFacts, text: str) -> list[Finding]:

@@ -8,17 +8,13 @@ The CPU-serving project of :mod:`tests.lint.test_claim_classes_d`, with a cost p
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
+from tests.lint.conftest import facts_from, failed, measured, spread
 from tests.lint.test_claim_classes_d import CONFIG, METRICS, RUNS, T0
 
-from benchdoc.config import parse_config
-from benchdoc.ledger.models import NewRun, Outcome, Sample
-from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, Finding
-from benchdoc.results import build_results
 
 COST = """
 [metrics.cost_usd_mtok]
@@ -39,22 +35,12 @@ compare_to = "stock"
 
 @pytest.fixture(scope="module")
 def cpu(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
-    root: Path = tmp_path_factory.mktemp("cpu-e")
-    config = parse_config(CONFIG + COST + TURBO, root / "benchdoc.toml")
-    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
-        for name, day, figures, spread in RUNS:
-            at = T0 + timedelta(days=day)
-            samples = [Sample(metric, centre * (1 + spread * offset), i, i)
-                       for metric, centre in zip(METRICS, figures)
-                       for i, offset in enumerate((0, -2, 2, -1, 1))]
-            samples += [Sample("cost_usd_mtok", COSTS[name] * (1 + 0.001 * offset), i, i)
-                        for i, offset in enumerate((0, -2, 2, -1, 1))]
-            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
-                                     finished_at=at + timedelta(minutes=5), host="cpu-a"))
-        at = T0 + timedelta(days=4)
-        ledger.record_run(NewRun(experiment="turbo", outcome=Outcome.FAILED, started_at=at,
-                                 finished_at=at + timedelta(minutes=1), failure_reason="OOM", host="cpu-a"))
-        return facts_from_results(build_results(config, ledger))
+    runs = [measured(name, T0 + timedelta(days=day),
+                     {**{m: spread(c, width) for m, c in zip(METRICS, figures)}, "cost_usd_mtok": spread(COSTS[name], 0.001)},
+                     "cpu-a")
+            for name, day, figures, width in RUNS]
+    runs.append(failed("turbo", T0 + timedelta(days=4), "OOM", "cpu-a"))
+    return facts_from(tmp_path_factory.mktemp("cpu-e"), CONFIG + COST + TURBO, runs)
 
 
 def claims(facts: LintFacts, text: str) -> list[Finding]:

@@ -7,15 +7,13 @@ req/s), torch.compile 1300 tok/s. A second project holds a metric that is itself
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
-from benchdoc.config import parse_config
-from benchdoc.ledger.models import NewRun, Sample
-from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from tests.lint.conftest import facts_from, measured
+
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_VALUE
-from benchdoc.results import build_results
 
 from .test_reading_classes import facts, kinds, lint
 
@@ -49,13 +47,8 @@ aliases = ["base"]
 
 
 def test_a_score_column_of_a_metric_that_is_a_score_is_its_value(tmp_path: Path) -> None:
-    config = parse_config(SCORED, tmp_path / "benchdoc.toml")
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
-    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
-        samples = [Sample("judge", v, i, i) for i, v in enumerate((7.1, 7.2, 7.0))]
-        ledger.record_run(NewRun(experiment="base", samples=samples, started_at=at,
-                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
-        scored = facts_from_results(build_results(config, ledger))
+    scored = facts_from(tmp_path, SCORED, [measured("base", at, {"judge": (7.1, 7.2, 7.0)})])
     head = "| Prompt | Judge score |\n|---|---|\n"
     assert [f.kind for f in lint_text(scored, head + "| Base prompt | 7.1 |\n", "log.md")] == []
     assert [f.kind for f in lint_text(scored, head + "| Base prompt | 8.4 |\n", "log.md")] == [STALE_VALUE]
@@ -108,14 +101,9 @@ aliases = ["wide"]
 
 
 def test_about_widens_the_result_s_figure_not_its_extreme_starts(tmp_path: Path) -> None:
-    config = parse_config(SPREAD, tmp_path / "benchdoc.toml")
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
-    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
-        # Five server starts from 800 to 1200 tok/s: the result is their median, 1000 tok/s.
-        samples = [Sample("decode", v, 0, i) for i, v in enumerate((800.0, 900.0, 1000.0, 1100.0, 1200.0))]
-        ledger.record_run(NewRun(experiment="wide", samples=samples, started_at=at,
-                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
-        spread = facts_from_results(build_results(config, ledger))
+    # Five server starts from 800 to 1200 tok/s: the result is their median, 1000 tok/s.
+    spread = facts_from(tmp_path, SPREAD, [measured("wide", at, {"decode": (800.0, 900.0, 1000.0, 1100.0, 1200.0)})])
 
     def found(text: str) -> list[str]:
         return [f.kind for f in lint_text(spread, text + "\n", "log.md")]

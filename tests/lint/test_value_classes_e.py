@@ -7,15 +7,13 @@ TTFT p99 400 ms, goodput 5.50 req/s), torch.compile 1300 tok/s.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
-from benchdoc.config import parse_config
-from benchdoc.ledger.models import NewRun, Sample
-from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from tests.lint.conftest import facts_from, measured
+
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_VALUE
-from benchdoc.results import build_results
 
 from .test_reading_classes import facts, kinds, lint
 
@@ -138,14 +136,9 @@ compare_to = "off"
 
 
 def test_an_experiment_s_name_inside_a_metric_s_name_names_no_experiment(tmp_path: Path) -> None:
-    config = parse_config(SHARED, tmp_path / "benchdoc.toml")
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
-    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
-        for name, centre in (("off", 2.0), ("shared", 70.0)):
-            samples = [Sample("hit", centre + d, i, i) for i, d in enumerate((0.0, -0.1, 0.1))]
-            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
-                                     finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
-        shared = facts_from_results(build_results(config, ledger))
+    runs = [measured(name, at, {"hit": [centre + d for d in (0.0, -0.1, 0.1)]}) for name, centre in (("off", 2.0), ("shared", 70.0))]
+    shared = facts_from(tmp_path, SHARED, runs)
 
     def found(text: str) -> list[str]:
         return [f.kind for f in lint_text(shared, text + "\n", "log.md")]
@@ -188,13 +181,9 @@ aliases = ["buckets"]
 
 
 def test_a_time_named_by_the_verb_of_what_it_times(tmp_path: Path) -> None:
-    config = parse_config(TIMED, tmp_path / "benchdoc.toml")
     at = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
-    with Ledger.open(f"sqlite:///{tmp_path / 'ledger.db'}") as ledger:
-        samples = [Sample(m, v + d, i, i) for m, v in (("e2e", 6.0), ("warm", 120.0)) for i, d in enumerate((0, -0.1, 0.1))]
-        ledger.record_run(NewRun(experiment="buckets", samples=samples, started_at=at,
-                                 finished_at=at + timedelta(minutes=5), host="gpu-a", environment={}))
-        timed = facts_from_results(build_results(config, ledger))
+    starts = {m: [v + d for d in (0, -0.1, 0.1)] for m, v in (("e2e", 6.0), ("warm", 120.0))}
+    timed = facts_from(tmp_path, TIMED, [measured("buckets", at, starts)])
 
     def found(text: str) -> list[str]:
         return [f.message for f in lint_text(timed, text + "\n", "log.md")]

@@ -8,16 +8,12 @@ Tree 995 tok/s in 20 GB (equivalent within its 3% margin); Pinned 900 tok/s in 1
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
+from tests.lint.conftest import facts_from, failed, measured, spread
 
-from benchdoc.config import parse_config
-from benchdoc.ledger.models import NewRun, Sample
-from benchdoc.ledger.store import Ledger
-from benchdoc.lint import LintFacts, facts_from_results, lint_text
+from benchdoc.lint import LintFacts, lint_text
 from benchdoc.lint.findings import STALE_CLAIM, STALE_VALUE, STALE_VERDICT
-from benchdoc.results import build_results
 
 CONFIG = """\
 [metrics.decode_tok_s]
@@ -63,21 +59,12 @@ RUNS = (("ring", 0, 1000.0, 20.0, 1), ("tree", 1, 995.0, 20.0, 8), ("pinned", 2,
 
 @pytest.fixture(scope="module")
 def facts(tmp_path_factory: pytest.TempPathFactory) -> LintFacts:
-    root: Path = tmp_path_factory.mktemp("verdicts")
-    config = parse_config(CONFIG, root / "benchdoc.toml")
-    with Ledger.open(f"sqlite:///{root / 'ledger.db'}") as ledger:
-        for name, hour, decode, memory, spread in RUNS:
-            at = T0 + timedelta(hours=hour)
-            if decode is None or memory is None:
-                ledger.record_run(NewRun(experiment=name, outcome="failed", started_at=at, finished_at=at,
-                                         failure_reason="kernel launch failed"))
-                continue
-            samples = [Sample(metric, centre * (1 + spread * offset / 1000), i, i)
-                       for metric, centre in (("decode_tok_s", decode), ("memory_gb", memory))
-                       for i, offset in enumerate((0, -2, 2, -1, 1))]
-            ledger.record_run(NewRun(experiment=name, samples=samples, started_at=at,
-                                     finished_at=at + timedelta(minutes=5), host="gpu-a"))
-        return facts_from_results(build_results(config, ledger))
+    runs = [measured(name, T0 + timedelta(hours=hour),
+                     {"decode_tok_s": spread(decode, width / 1000), "memory_gb": spread(memory, width / 1000)})
+            if decode is not None and memory is not None
+            else failed(name, T0 + timedelta(hours=hour), "kernel launch failed")
+            for name, hour, decode, memory, width in RUNS]
+    return facts_from(tmp_path_factory.mktemp("verdicts"), CONFIG, runs)
 
 
 def kinds(facts: LintFacts, text: str) -> list[str]:
