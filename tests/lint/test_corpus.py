@@ -101,7 +101,9 @@ def test_a_ten_thousand_line_log_lints_in_about_the_time_a_sync_plan_takes() -> 
     assert proc.returncode == 0, proc.stderr
     speed = json.loads(proc.stdout)["speed"]
     assert speed["lines"] >= 10_000
-    # Measured near 1.3 on an idle machine; the bound is loose because the machine is shared.
+    # Measured near 1.3 when this bound was set; 2.7 to 2.9 on an idle machine since the rules of the
+    # held-out rounds were added (their regex searches are about a quarter of the lint's time): a bound
+    # this test is close to, kept so that the next slowdown is seen.
     assert speed["lint_over_sync"] < 3.0, speed
 
 
